@@ -1,0 +1,77 @@
+import * as t from 'io-ts';
+import { describeValue, MAX_NAMED_UNKNOWN } from './describe-value.js';
+
+type Struct<R extends t.Props, O extends t.Props> = { readonly [K in keyof R]: t.TypeOf<R[K]> } & {
+  readonly [K in keyof O]?: t.TypeOf<O[K]>;
+};
+type StructOutput<R extends t.Props, O extends t.Props> = { [K in keyof R]: t.OutputOf<R[K]> } & {
+  [K in keyof O]?: t.OutputOf<O[K]>;
+};
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * A JSON object codec with required and optional members. Unknown members are rejected by name
+ * (`unknown: 'reject'`, for what clients send us) or dropped (`'strip'`, for what we read back, so
+ * that a newer server may add members). The decoded value is a fresh object holding only the known
+ * members: `__proto__` or `constructor` keys can never reach the prototype chain.
+ */
+export const struct = <R extends t.Props, O extends t.Props>(
+  name: string,
+  required: R,
+  optional: O,
+  unknown: 'reject' | 'strip',
+): t.Type<Struct<R, O>, StructOutput<R, O>, unknown> => {
+  const known = [...Object.keys(required), ...Object.keys(optional)];
+  const allowed = `allowed: ${known.join(', ')}`;
+  const members = (o: Record<string, unknown>, props: t.Props, isRequired: boolean) =>
+    Object.keys(props).filter((key) => isRequired || (hasOwn(o, key) && o[key] !== undefined));
+
+  const type: t.Type<Struct<R, O>, StructOutput<R, O>, unknown> = new t.Type<Struct<R, O>, StructOutput<R, O>, unknown>(
+    name,
+    (u): u is Struct<R, O> => type.validate(u, t.getDefaultContext(type))._tag === 'Right',
+    (u, c) => {
+      if (typeof u !== 'object' || u === null || Array.isArray(u)) {
+        return t.failure(u, c, `expected a JSON object, got ${describeValue(u)}`);
+      }
+      const input = u as Record<string, unknown>;
+      const errors: t.ValidationError[] = [];
+      const output: Record<string, unknown> = {};
+      if (unknown === 'reject') {
+        const strangers = Object.keys(input).filter((k) => !known.includes(k));
+        for (const key of strangers.slice(0, MAX_NAMED_UNKNOWN)) {
+          const context = t.appendContext(c, key, t.unknown, input[key]);
+          errors.push({ value: input[key], context, message: `unknown member (${allowed})` });
+        }
+        if (strangers.length > MAX_NAMED_UNKNOWN) {
+          errors.push({ value: input, context: c, message: `and ${strangers.length - MAX_NAMED_UNKNOWN} more unknown members` });
+        }
+      }
+      const check = (props: t.Props, isRequired: boolean) => {
+        for (const key of members(input, props, isRequired)) {
+          const codec = props[key] as t.Mixed;
+          const context = t.appendContext(c, key, codec, input[key]);
+          if (!hasOwn(input, key)) {
+            errors.push({ value: undefined, context, message: 'required' });
+            continue;
+          }
+          const result = codec.validate(input[key], context);
+          if (result._tag === 'Left') errors.push(...result.left);
+          else output[key] = result.right;
+        }
+      };
+      check(required, true);
+      check(optional, false);
+      return errors.length > 0 ? t.failures(errors) : t.success(output as Struct<R, O>);
+    },
+    (value) => {
+      const output: Record<string, unknown> = {};
+      const record = value as Record<string, unknown>;
+      for (const [key, codec] of [...Object.entries(required), ...Object.entries(optional)]) {
+        if (record[key] !== undefined) output[key] = (codec as t.Mixed).encode(record[key]);
+      }
+      return output as StructOutput<R, O>;
+    },
+  );
+  return type;
+};

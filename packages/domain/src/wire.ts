@@ -1,0 +1,88 @@
+import * as t from 'io-ts';
+import { describeValue, MAX_NAMED_UNKNOWN } from './describe-value.js';
+import { ListCursorFromString, type ListCursor } from './plant-id.js';
+import { struct } from './struct.js';
+
+/** `{"error": <HTTP status>, "message": <text>}`: the body of every error response. */
+export const ErrorBody = struct(
+  'ErrorBody',
+  {
+    error: t.refinement(t.Int, (n) => n >= 100 && n <= 599, 'HttpStatus'),
+    message: t.string,
+  },
+  {},
+  'strip',
+);
+export type ErrorBody = t.TypeOf<typeof ErrorBody>;
+
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 1000;
+
+export interface PageLimitBrand {
+  readonly PageLimit: unique symbol;
+}
+export const PageLimit = t.brand(
+  t.Int,
+  (n): n is t.Branded<t.Int, PageLimitBrand> => n >= 1 && n <= MAX_PAGE_LIMIT,
+  'PageLimit',
+);
+export type PageLimit = t.TypeOf<typeof PageLimit>;
+
+/** `limit` as it arrives in a query string: canonical decimal digits 1…1000. */
+export const PageLimitFromString = new t.Type<PageLimit, string, unknown>(
+  'PageLimitFromString',
+  PageLimit.is,
+  (u, c) =>
+    typeof u === 'string' && /^[1-9][0-9]{0,3}$/.test(u) && Number(u) <= MAX_PAGE_LIMIT
+      ? t.success(Number(u) as PageLimit)
+      : t.failure(u, c, `expected an integer from 1 to ${MAX_PAGE_LIMIT}, got ${describeValue(u)}`),
+  String,
+);
+
+export interface ListQuery {
+  readonly limit: PageLimit;
+  readonly after: ListCursor;
+}
+export type ListQueryInput = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+const listParams = { limit: PageLimitFromString, after: ListCursorFromString } as const;
+const allowedParams = `allowed: ${Object.keys(listParams).join(', ')}`;
+
+/**
+ * The query of `GET /plants` as a parsed query string (`{limit?: string, after?: string}`, a
+ * repeated parameter arriving as an array). Absent members take their defaults; a repeated or
+ * unknown parameter is rejected by name.
+ */
+export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
+  'ListQuery',
+  (u): u is ListQuery =>
+    typeof u === 'object' && u !== null && PageLimit.is((u as ListQuery).limit) && ListCursorFromString.is((u as ListQuery).after),
+  (u, c) => {
+    if (typeof u !== 'object' || u === null) return t.failure(u, c, `expected a query string, got ${describeValue(u)}`);
+    const input = u as ListQueryInput;
+    const errors: t.ValidationError[] = [];
+    const output: { limit: PageLimit; after: ListCursor } = {
+      limit: DEFAULT_PAGE_LIMIT as PageLimit,
+      after: 0 as ListCursor,
+    };
+    let strangers = 0;
+    for (const [key, value] of Object.entries(input)) {
+      if (value === undefined) continue;
+      const context = t.appendContext(c, key, t.string, value);
+      if (!Object.hasOwn(listParams, key)) {
+        if (++strangers <= MAX_NAMED_UNKNOWN) errors.push({ value, context, message: `unknown query parameter (${allowedParams})` });
+      } else if (typeof value !== 'string') {
+        errors.push({ value, context, message: 'expected a single value, got the parameter repeated' });
+      } else {
+        const result = listParams[key as keyof typeof listParams].validate(value, context);
+        if (result._tag === 'Left') errors.push(...result.left);
+        else (output as Record<string, number>)[key] = result.right;
+      }
+    }
+    if (strangers > MAX_NAMED_UNKNOWN) {
+      errors.push({ value: input, context: c, message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters` });
+    }
+    return errors.length > 0 ? t.failures(errors) : t.success(output);
+  },
+  ({ limit, after }) => ({ limit: String(limit), after: String(after) }),
+);
