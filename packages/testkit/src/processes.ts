@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface RunResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `node <script> …args` to completion (bounded by `timeoutMs`) and collects its output. */
+export const runNode = async (
+  script: string,
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 30_000,
+): Promise<RunResult> => {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: timeoutMs,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+};
+
+/** A free TCP port on 127.0.0.1 (the tiny window before the server binds it is acceptable in tests). */
+export const freePort = async (): Promise<number> => {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new TypeError('no port from the OS');
+  return address.port;
+};
+
+export const tempDir = async (prefix: string): Promise<{ path: string; remove(): Promise<void> }> => {
+  const path = await mkdtemp(join(tmpdir(), `plant-store-${prefix}-`));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+};
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Everything the process wrote so far (stdout + stderr). */
+  output(): string;
+  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Whether the process is still running. */
+  alive(): boolean;
+  /** Sends `signal` and waits for the exit; SIGKILL after `graceMs`. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
+}
+
+export interface StartServerOptions {
+  /** The server's entry point, e.g. `apps/server/dist/main.js` or a deployed copy's. */
+  readonly main: string;
+  /** Working directory of the process (relative DATABASE_URL paths resolve against it). */
+  readonly cwd?: string;
+  /** How long to wait for /healthz (default 20 s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Starts a built server as a real process on a free port of 127.0.0.1 (never another address)
+ * and waits until /healthz answers.
+ */
+export const startServer = async (env: Record<string, string>, options: StartServerOptions): Promise<ServerProcess> => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [options.main], {
+    cwd: options.cwd,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`server exited with ${child.exitCode ?? child.signalCode} before it was ready:\n${output}`);
+    }
+    try {
+      const response = await fetch(`${url}/healthz`);
+      await response.arrayBuffer();
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not become ready in time:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return {
+    url,
+    port,
+    child,
+    pid: child.pid as number,
+    output: () => output,
+    exited,
+    alive,
+    stop: async (signal = 'SIGTERM', graceMs = 15_000) => {
+      if (!alive()) return child.exitCode;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const { code } = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+};
+
+/** The resident set size of a process in bytes, from /proc/<pid>/status (Linux). */
+export const rssBytes = (pid: number): number => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(kb) * 1024;
+};
