@@ -1,0 +1,413 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import {
+  ListCursor,
+  MAX_PLANT_ID,
+  PageLimit,
+  PlantId,
+  PlantName,
+  PlantTag,
+  type Plant,
+} from '@plant-store/domain';
+import type { Either } from 'fp-ts/lib/Either.js';
+import type * as t from 'io-ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewPlant } from '../ports/plant-store.js';
+import type { Store } from '../ports/store.js';
+import type { NewToken, Scope } from '../ports/token-store.js';
+
+/**
+ * The one contract every Store adapter passes (STYLE.md §6), run on a real database.
+ *
+ * `open` must return a store over the SAME database every time it is called within one suite
+ * (the suite opens several to test concurrency across instances and reopening). The database
+ * need not be empty: every test works on ids and token names of its own, drawn from a random
+ * range below 2^40 (the suite never creates an id near 2^53−1, which would move a high-water
+ * mark to the end of the id space for good). Still, a fresh database per run is most reliable
+ * (SQLite: a temp file; PostgreSQL: truncate the tables in the factory before the suite).
+ * `persistent: false` (e.g. `:memory:`) skips the tests that reopen the database.
+ */
+export interface PlantStoreContractOptions {
+  readonly persistent?: boolean;
+}
+
+const decodeOrThrow =
+  <A>(codec: t.Type<A, unknown, unknown>) =>
+  (value: unknown): A => {
+    const result = codec.decode(value);
+    if (result._tag === 'Left') throw new TypeError(`test value ${JSON.stringify(value)} is not a valid ${codec.name}`);
+    return result.right;
+  };
+const plantId = decodeOrThrow(PlantId as t.Type<PlantId, unknown, unknown>);
+const plantName = decodeOrThrow(PlantName as t.Type<PlantName, unknown, unknown>);
+const plantTag = decodeOrThrow(PlantTag as t.Type<PlantTag, unknown, unknown>);
+const page = (limit: number, after: number) => ({
+  limit: decodeOrThrow(PageLimit as t.Type<PageLimit, unknown, unknown>)(limit),
+  after: decodeOrThrow(ListCursor as t.Type<ListCursor, unknown, unknown>)(after),
+});
+
+/** The Right of an Either, or a failed assertion showing the Left. */
+const rightOf = <E, A>(result: Either<E, A>): A => {
+  if (result._tag === 'Left') expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}`);
+  return result.right;
+};
+/** `'Right'`, or the tag of the Left (`'IdTaken'`, `'StoreUnavailable'`…). */
+const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
+  result._tag === 'Left' ? result.left._tag : 'Right';
+
+export function plantStoreContract(name: string, open: () => Promise<Store>, options: PlantStoreContractOptions = {}): void {
+  const persistent = options.persistent ?? true;
+
+  describe(`PlantStore contract: ${name}`, () => {
+    let store: Store;
+    // Each test takes ids base+1 … base+1000 of a range no other test of this run touches.
+    let nextBase = randomInt(2 ** 32, 2 ** 39);
+    const freshBase = (): number => (nextBase += 2 ** 20);
+    const runId = randomBytes(6).toString('hex');
+    let tokenCounter = 0;
+    const newToken = (scopes: readonly Scope[] = ['plants:read'], expiresAt: Date | null = null): NewToken => {
+      tokenCounter += 1;
+      return { id: `tok_${runId}_${tokenCounter}`, name: `contract-${runId}-${tokenCounter}`, scopes, hash: randomBytes(32), expiresAt };
+    };
+    const create = (plant: NewPlant) => store.plants.create(plant)();
+
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    describe('create', () => {
+      it('assigns an id when none is given and returns the stored plant', async () => {
+        const plant = rightOf(await create({ name: plantName('Monstera'), tag: plantTag('tropical') }));
+        expect(PlantId.is(plant.id)).toBe(true);
+        expect(plant).toEqual({ id: plant.id, name: 'Monstera', tag: 'tropical' });
+        expect(rightOf(await store.plants.get(plant.id)())).toEqual(plant);
+      });
+
+      it('keeps a client-chosen id and stores the name exactly as sent', async () => {
+        const id = plantId(freshBase() + 1);
+        const name = plantName('  Ficus lyrata \u{1F331} ünïcödé  ');
+        expect(rightOf(await create({ id, name, tag: plantTag('tag with spaces') }))).toEqual({ id, name, tag: 'tag with spaces' });
+        expect(rightOf(await store.plants.get(id)())).toEqual({ id, name, tag: 'tag with spaces' });
+      });
+
+      it('omits an absent tag (no member, never null) in create, get and list', async () => {
+        const id = plantId(freshBase() + 1);
+        const created = rightOf(await create({ id, name: plantName('Pothos') }));
+        const got = rightOf(await store.plants.get(id)());
+        const listed = rightOf(await store.plants.list(page(1, id - 1))());
+        for (const plant of [created, got, listed[0]]) {
+          expect(plant).toEqual({ id, name: 'Pothos' });
+          expect(Object.hasOwn(plant ?? {}, 'tag')).toBe(false);
+        }
+      });
+
+      it('returns IdTaken for a taken id and changes nothing', async () => {
+        const id = plantId(freshBase() + 1);
+        rightOf(await create({ id, name: plantName('first'), tag: plantTag('a') }));
+        expect(await create({ id, name: plantName('second') })).toEqual({ _tag: 'Left', left: { _tag: 'IdTaken', id } });
+        expect(rightOf(await store.plants.get(id)())).toEqual({ id, name: 'first', tag: 'a' });
+      });
+
+      it('never assigns an id that a client chose', async () => {
+        const first = rightOf(await create({ name: plantName('server') }));
+        const chosen = [first.id + 1, first.id + 2, first.id + 5].map(plantId);
+        for (const id of chosen) rightOf(await create({ id, name: plantName('client') }));
+        const assigned: number[] = [];
+        for (let i = 0; i < 6; i += 1) assigned.push(rightOf(await create({ name: plantName(`server ${i}`) })).id);
+        expect(new Set(assigned).size).toBe(assigned.length);
+        for (const id of [first.id, ...chosen]) expect(assigned).not.toContain(id);
+        for (const id of chosen) expect(rightOf(await store.plants.get(id)()).name).toBe('client');
+      });
+
+      it('never reuses a deleted id, server-assigned or client-chosen', async () => {
+        const assigned = rightOf(await create({ name: plantName('to delete') }));
+        rightOf(await store.plants.delete(assigned.id)());
+        const chosen = plantId(assigned.id + 10);
+        rightOf(await create({ id: chosen, name: plantName('client, to delete') }));
+        rightOf(await store.plants.delete(chosen)());
+        const later: number[] = [];
+        for (let i = 0; i < 12; i += 1) later.push(rightOf(await create({ name: plantName(`later ${i}`) })).id);
+        expect(later).not.toContain(assigned.id);
+        expect(later).not.toContain(chosen);
+      });
+
+      // Only ids that get stored raise the high-water mark. A 404 delete of 2^53−1 that moved it
+      // would send every later server-assigned create to the gap search, which reuses deleted ids.
+      it('does not move the high-water mark on a delete of an absent id', async () => {
+        const before = rightOf(await create({ name: plantName('before the failed deletes') }));
+        for (const absent of [MAX_PLANT_ID, before.id + 5].map(plantId)) {
+          expect(await store.plants.delete(absent)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id: absent } });
+        }
+        expect(rightOf(await create({ name: plantName('after the failed deletes') })).id).toBe(before.id + 1);
+        // In the same batch as a create, too.
+        const [deleted, assigned] = await Promise.all([
+          store.plants.delete(plantId(MAX_PLANT_ID))(),
+          create({ name: plantName('same batch') }),
+        ]);
+        expect(tagOf(deleted)).toBe('PlantNotFound');
+        expect(rightOf(assigned).id).toBe(before.id + 2);
+      });
+
+      it('does not lower the high-water mark on a delete of the highest id', async () => {
+        const assigned = rightOf(await create({ name: plantName('below the high id') }));
+        const high = plantId(assigned.id + 10);
+        rightOf(await create({ id: high, name: plantName('the highest id') }));
+        rightOf(await store.plants.delete(high)());
+        expect(rightOf(await create({ name: plantName('after the delete') })).id).toBe(high + 1);
+      });
+
+      it('gives each of 50 concurrent server-assigned creates its own id', async () => {
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ name: plantName(`bulk ${i}`) })));
+        const ids = results.map((r) => rightOf(r).id);
+        expect(new Set(ids).size).toBe(50);
+        for (const [i, id] of ids.entries()) expect(rightOf(await store.plants.get(id)()).name).toBe(`bulk ${i}`);
+      });
+    });
+
+    describe('get and delete', () => {
+      it('returns PlantNotFound for an unknown id', async () => {
+        const id = plantId(freshBase() + 1);
+        expect(await store.plants.get(id)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+      });
+
+      it('deletes a plant once; afterwards get and delete return PlantNotFound', async () => {
+        const id = plantId(freshBase() + 1);
+        rightOf(await create({ id, name: plantName('short-lived') }));
+        expect(await store.plants.delete(id)()).toEqual({ _tag: 'Right', right: undefined });
+        expect(tagOf(await store.plants.get(id)())).toBe('PlantNotFound');
+        expect(await store.plants.delete(id)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+      });
+
+      it('lets a deleted id be created again by a client', async () => {
+        const id = plantId(freshBase() + 1);
+        rightOf(await create({ id, name: plantName('one') }));
+        rightOf(await store.plants.delete(id)());
+        expect(rightOf(await create({ id, name: plantName('two') }))).toEqual({ id, name: 'two' });
+      });
+    });
+
+    describe('list', () => {
+      it('pages in ascending id order with limit and after', async () => {
+        const base = freshBase();
+        // Created out of order, so the order cannot come from insertion.
+        for (const offset of [3, 1, 5, 2, 4]) {
+          const tag = offset % 2 === 0 ? { tag: plantTag(`even ${offset}`) } : {};
+          rightOf(await create({ id: plantId(base + offset), name: plantName(`plant ${offset}`), ...tag }));
+        }
+        const expected = (offset: number): Plant =>
+          offset % 2 === 0
+            ? ({ id: base + offset, name: `plant ${offset}`, tag: `even ${offset}` } as Plant)
+            : ({ id: base + offset, name: `plant ${offset}` } as Plant);
+        expect(rightOf(await store.plants.list(page(2, base))())).toEqual([expected(1), expected(2)]);
+        expect(rightOf(await store.plants.list(page(2, base + 2))())).toEqual([expected(3), expected(4)]);
+        const last = rightOf(await store.plants.list(page(2, base + 4))());
+        expect(last[0]).toEqual(expected(5));
+        expect(last.every((p) => p.id > base + 4)).toBe(true);
+        expect(rightOf(await store.plants.list(page(3, base + 1))()).map((p) => p.id)).toEqual([base + 2, base + 3, base + 4]);
+      });
+
+      it('returns every page in strictly ascending order from the start', async () => {
+        const plants = rightOf(await store.plants.list(page(1000, 0))());
+        expect(plants.length).toBeGreaterThan(0);
+        expect(plants.length).toBeLessThanOrEqual(1000);
+        for (let i = 1; i < plants.length; i += 1) expect((plants[i] as Plant).id).toBeGreaterThan((plants[i - 1] as Plant).id);
+      });
+
+      it('returns an empty page after the last possible id', async () => {
+        expect(rightOf(await store.plants.list(page(10, MAX_PLANT_ID))())).toEqual([]);
+      });
+    });
+
+    describe('concurrency', () => {
+      it('lets exactly one of 50 concurrent creates of one id succeed', async () => {
+        const id = plantId(freshBase() + 1);
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ id, name: plantName(`racer ${i}`) })));
+        const winners = results.flatMap((r, i) => (r._tag === 'Right' ? [i] : []));
+        expect(winners).toHaveLength(1);
+        for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'IdTaken', id });
+        expect(rightOf(await store.plants.get(id)()).name).toBe(`racer ${winners[0]}`);
+      });
+
+      it('lets exactly one of 20 concurrent deletes of one plant succeed', async () => {
+        const id = plantId(freshBase() + 1);
+        rightOf(await create({ id, name: plantName('contested') }));
+        const results = await Promise.all(Array.from({ length: 20 }, () => store.plants.delete(id)()));
+        expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
+        for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'PlantNotFound', id });
+      });
+
+      it('fails only the conflicting write among concurrent good ones', async () => {
+        const base = freshBase();
+        const taken = plantId(base + 1);
+        rightOf(await create({ id: taken, name: plantName('original') }));
+        const results = await Promise.all([
+          create({ id: plantId(base + 2), name: plantName('good 2') }),
+          create({ id: taken, name: plantName('conflict') }),
+          create({ id: plantId(base + 3), name: plantName('good 3') }),
+          store.tokens.insert(newToken())(),
+          // Last: a server-assigned id may be any free id, base + 3 included.
+          create({ name: plantName('good, assigned') }),
+        ]);
+        expect(results.map(tagOf)).toEqual(['Right', 'IdTaken', 'Right', 'Right', 'Right']);
+        expect(rightOf(await store.plants.get(taken)()).name).toBe('original');
+        expect(rightOf(await store.plants.get(plantId(base + 2))()).name).toBe('good 2');
+        expect(rightOf(await store.plants.get(plantId(base + 3))()).name).toBe('good 3');
+      });
+
+      it('applies concurrent writes of one id in the order they were made', async () => {
+        const base = freshBase();
+        const id = plantId(base + 1);
+        const absent = plantId(base + 2);
+        const results = await Promise.all([
+          create({ id, name: plantName('first') }),
+          store.plants.delete(id)(),
+          create({ id, name: plantName('second') }),
+          store.plants.delete(absent)(),
+          create({ id: absent, name: plantName('after the failed delete') }),
+        ]);
+        expect(results.map(tagOf)).toEqual(['Right', 'Right', 'Right', 'PlantNotFound', 'Right']);
+        expect(rightOf(await store.plants.get(id)()).name).toBe('second');
+      });
+
+      it.runIf(persistent)('lets exactly one create win across two store instances over one database', async () => {
+        const other = await open();
+        try {
+          const id = plantId(freshBase() + 1);
+          const results = await Promise.all(
+            Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? store : other).plants.create({ id, name: plantName(`racer ${i}`) })()),
+          );
+          expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
+          expect(results.map(tagOf).filter((tag) => tag !== 'Right').every((tag) => tag === 'IdTaken')).toBe(true);
+          expect(tagOf(await other.plants.get(id)())).toBe('Right');
+        } finally {
+          await other.close();
+        }
+      });
+    });
+
+    describe('tokens', () => {
+      it('inserts a token and finds it by its hash, with the hash', async () => {
+        const token = newToken(['plants:read', 'plants:write'], new Date('2031-02-03T04:05:06.789Z'));
+        const record = rightOf(await store.tokens.insert(token)());
+        expect(record).toEqual({
+          id: token.id,
+          name: token.name,
+          scopes: ['plants:read', 'plants:write'],
+          createdAt: expect.any(Date),
+          expiresAt: new Date('2031-02-03T04:05:06.789Z'),
+          revokedAt: null,
+        });
+        expect(Object.hasOwn(record, 'hash')).toBe(false);
+        const found = rightOf(await store.tokens.findByHash(token.hash)());
+        expect(found).toBeDefined();
+        expect(found?.id).toBe(token.id);
+        expect(found?.scopes).toEqual(['plants:read', 'plants:write']);
+        expect(Buffer.from(found?.hash ?? []).equals(Buffer.from(token.hash))).toBe(true);
+        expect(found?.createdAt.getTime()).toBe(record.createdAt.getTime());
+      });
+
+      it('finds nothing for an unknown hash', async () => {
+        expect(rightOf(await store.tokens.findByHash(randomBytes(32))())).toBeUndefined();
+      });
+
+      it('keeps an empty scope list and no expiry', async () => {
+        const token = newToken([]);
+        expect(rightOf(await store.tokens.insert(token)())).toMatchObject({ scopes: [], expiresAt: null, revokedAt: null });
+        expect(rightOf(await store.tokens.findByHash(token.hash)())).toMatchObject({ scopes: [], expiresAt: null });
+      });
+
+      it('lists tokens without their hashes and counts them', async () => {
+        const before = rightOf(await store.tokens.count()());
+        const tokens = [newToken(), newToken(['plants:write'])];
+        for (const token of tokens) rightOf(await store.tokens.insert(token)());
+        expect(rightOf(await store.tokens.count()())).toBe(before + 2);
+        const listed = rightOf(await store.tokens.list()());
+        for (const token of tokens) {
+          const record = listed.find((r) => r.id === token.id);
+          expect(record).toMatchObject({ name: token.name, scopes: [...token.scopes], revokedAt: null });
+          expect(Object.hasOwn(record ?? {}, 'hash')).toBe(false);
+        }
+      });
+
+      it('revokes by id or by name once, keeping the record', async () => {
+        const [byId, byName] = [newToken(), newToken()];
+        for (const token of [byId, byName]) rightOf(await store.tokens.insert(token)());
+        const at = new Date('2030-01-01T00:00:00.123Z');
+        expect(rightOf(await store.tokens.revoke(byId.id, at)())).toBe(true);
+        expect(rightOf(await store.tokens.revoke(byName.name, at)())).toBe(true);
+        expect(rightOf(await store.tokens.revoke(byId.id, new Date())())).toBe(false);
+        expect(rightOf(await store.tokens.revoke(`no-such-token-${runId}`, at)())).toBe(false);
+        expect(rightOf(await store.tokens.findByHash(byId.hash)())?.revokedAt).toEqual(at);
+        expect(rightOf(await store.tokens.list()()).find((r) => r.id === byName.id)?.revokedAt).toEqual(at);
+      });
+
+      it('refuses a second token with the same name without failing its neighbours', async () => {
+        const first = newToken();
+        rightOf(await store.tokens.insert(first)());
+        const plantIdNow = plantId(freshBase() + 1);
+        const [duplicate, neighbour] = await Promise.all([
+          store.tokens.insert({ ...newToken(), name: first.name })(),
+          create({ id: plantIdNow, name: plantName('neighbour') }),
+        ]);
+        expect(tagOf(duplicate)).toBe('StoreUnavailable');
+        expect(tagOf(neighbour)).toBe('Right');
+        expect(tagOf(await store.plants.get(plantIdNow)())).toBe('Right');
+      });
+    });
+
+    describe('lifecycle', () => {
+      it('answers ping', async () => {
+        expect(await store.plants.ping()()).toEqual({ _tag: 'Right', right: undefined });
+      });
+
+      it('closes idempotently; afterwards every operation resolves to StoreUnavailable', async () => {
+        const other = await open();
+        await Promise.all([other.close(), other.close()]);
+        await other.close();
+        const id = plantId(1);
+        const outcomes = await Promise.all([
+          other.plants.create({ name: plantName('late') })(),
+          other.plants.get(id)(),
+          other.plants.delete(id)(),
+          other.plants.list(page(1, 0))(),
+          other.plants.ping()(),
+          other.tokens.insert(newToken())(),
+          other.tokens.count()(),
+        ]);
+        expect(outcomes.map(tagOf)).toEqual(Array(outcomes.length).fill('StoreUnavailable'));
+      });
+
+      it('flushes writes still pending when close is called', async () => {
+        const other = await open();
+        const id = plantId(freshBase() + 1);
+        const pending = other.plants.create({ id, name: plantName('pending at close') })();
+        await other.close();
+        expect(tagOf(await pending)).toBe('Right');
+        if (persistent) expect(tagOf(await store.plants.get(id)())).toBe('Right');
+      });
+
+      it.runIf(persistent)('sees committed data after reopening, ids included', async () => {
+        const first = await open();
+        const id = plantId(freshBase() + 1);
+        const token = newToken(['plants:write']);
+        rightOf(await first.plants.create({ id, name: plantName('durable'), tag: plantTag('kept') })());
+        rightOf(await first.tokens.insert(token)());
+        const deleted = rightOf(await first.plants.create({ name: plantName('deleted before reopen') })());
+        rightOf(await first.plants.delete(deleted.id)());
+        await first.close();
+
+        const second = await open();
+        try {
+          expect(rightOf(await second.plants.get(id)())).toEqual({ id, name: 'durable', tag: 'kept' });
+          expect(rightOf(await second.tokens.findByHash(token.hash)())?.id).toBe(token.id);
+          const next = rightOf(await second.plants.create({ name: plantName('after reopen') })());
+          expect(next.id).not.toBe(deleted.id);
+        } finally {
+          await second.close();
+        }
+      });
+    });
+  });
+}

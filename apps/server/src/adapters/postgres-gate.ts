@@ -1,0 +1,204 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
+
+export interface PostgresStoreLogger {
+  /** Routine events (migrations applied); optional, pino loggers have it. */
+  info?(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * What a StoreUnavailable carries from this adapter: the driver's message and SQLSTATE (or
+ * connection error code), nothing else. The driver's error objects can hold the query's
+ * parameters and a `detail` that quotes row values (a token hash in a unique violation), so they
+ * never leave the adapter.
+ */
+export class PostgresStoreError extends Error {
+  override readonly name = 'PostgresStoreError';
+  constructor(
+    message: string,
+    /** SQLSTATE such as `57014`, or a connection error code such as `ECONNREFUSED`. */
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+]);
+
+/**
+ * Expected while the database is restarting, overloaded or slow: connection errors, SQLSTATE
+ * classes 08 (connection exception), 53 (insufficient resources, e.g. too many connections),
+ * 57 (operator intervention: statement timeout 57014, admin shutdown 57P01, starting up 57P03)
+ * and 40 (serialization failure, deadlock). Logged as warnings; anything else is an error.
+ */
+export const isTransient = (code: string | undefined): boolean =>
+  code !== undefined && (CONNECTION_CODES.has(code) || /^(08|53|57|40)[0-9A-Z]{3}$/.test(code));
+
+/**
+ * A server-side connection shutdown (SQLSTATE 57P01 admin shutdown, 57P02 crash shutdown,
+ * 57P03 cannot connect now) handed to a query. In postgres 3.4.9 such a FATAL reaches a query
+ * only before that query was sent: a query that was running when its backend died gets
+ * CONNECTION_CLOSED instead, and the driver keeps the FATAL and hands it to the first query of
+ * the replacement connection, unsent (porsager/postgres#1223). So these, and only these, are
+ * retried once, writes included: the statement cannot have run.
+ */
+const isNeverSent = (error: unknown): boolean => {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return code === '57P01' || code === '57P02' || code === '57P03';
+};
+
+/** The driver's error (or anything thrown) as a PostgresStoreError. */
+export const sanitize = (error: unknown): PostgresStoreError => {
+  if (error instanceof PostgresStoreError) return error;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return new PostgresStoreError(error.message, typeof code === 'string' ? code : undefined);
+  }
+  return new PostgresStoreError(String(error), undefined);
+};
+
+export interface GateOptions {
+  /** Operations handed to the driver at once (connections × pipeline depth). */
+  readonly slots: number;
+  /** How long an operation may wait for a slot before it becomes StoreUnavailable. */
+  readonly acquireTimeoutMs: number;
+  /** How long an operation may run once it has a slot (a backstop behind statement_timeout). */
+  readonly runTimeoutMs: number;
+  readonly logger: PostgresStoreLogger | undefined;
+}
+
+interface Waiter {
+  readonly start: () => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * Bounds every database operation in time, so that no request waits forever on the pool.
+ *
+ * The `postgres` driver never times out a query that waits for a connection: it queues it (or
+ * pipelines it behind a busy connection's queries) without limit. So operations pass this gate
+ * first: at most `slots` are with the driver at once; the others wait here in FIFO order, and one
+ * that waited `acquireTimeoutMs` leaves the queue as StoreUnavailable without ever reaching the
+ * database (so a write that was answered 503 for waiting cannot commit later). An operation with
+ * a slot is bounded by the server's `statement_timeout` and, as a backstop against a silent
+ * network, by `runTimeoutMs`; past that it resolves to StoreUnavailable (its outcome unknown).
+ * An operation the driver failed before sending it (see isNeverSent) is tried once more.
+ */
+export class PostgresGate {
+  private active = 0;
+  private readonly waiting: Waiter[] = [];
+  private closedError: Error | undefined;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: GateOptions) {}
+
+  /** Runs `work` through the gate. Never rejects: failures become StoreUnavailable, logged once. */
+  run<A>(what: string, work: () => Promise<A>): Promise<E.Either<StoreUnavailable, A>> {
+    return new Promise((resolve) => {
+      if (this.closedError !== undefined) {
+        resolve(E.left(storeUnavailable(this.closedError)));
+        return;
+      }
+      const start = (): void => {
+        this.active += 1;
+        let done = false;
+        const finish = (result: E.Either<StoreUnavailable, A>): void => {
+          if (done) return;
+          done = true;
+          clearTimeout(backstop);
+          this.release();
+          resolve(result);
+        };
+        const backstop = setTimeout(() => {
+          finish(this.fail(what, new PostgresStoreError(`no answer from PostgreSQL within ${this.options.runTimeoutMs} ms`, 'QUERY_TIMEOUT')));
+        }, this.options.runTimeoutMs);
+        const attempt = (): Promise<A> => {
+          try {
+            return work();
+          } catch (error) {
+            return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        };
+        const pending = attempt().catch((error: unknown) => (isNeverSent(error) ? attempt() : Promise.reject(error)));
+        pending.then(
+          (value) => finish(E.right(value)),
+          (error: unknown) => finish(this.fail(what, error)),
+        );
+      };
+      if (this.active < this.options.slots && this.waiting.length === 0) {
+        start();
+        return;
+      }
+      const waiter: Waiter = {
+        start,
+        timer: setTimeout(() => {
+          const index = this.waiting.indexOf(waiter);
+          if (index >= 0) this.waiting.splice(index, 1);
+          if (this.active === 0 && this.waiting.length === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+          resolve(
+            this.fail(
+              what,
+              new PostgresStoreError(`no database connection free within ${this.options.acquireTimeoutMs} ms`, 'ACQUIRE_TIMEOUT'),
+            ),
+          );
+        }, this.options.acquireTimeoutMs),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  /**
+   * Refuses new operations (they resolve to StoreUnavailable with `error`) and resolves once
+   * every operation already admitted, waiting or running, has finished.
+   */
+  close(error: Error): Promise<void> {
+    this.closedError ??= error;
+    return this.idle();
+  }
+
+  /** Operations waiting for a slot (for tests and metrics). */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  private idle(): Promise<void> {
+    if (this.active === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private release(): void {
+    this.active -= 1;
+    if (this.active === 0 && this.waiting.length === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    const next = this.waiting.shift();
+    if (next !== undefined) {
+      clearTimeout(next.timer);
+      next.start();
+    }
+  }
+
+  private fail(what: string, error: unknown): E.Either<StoreUnavailable, never> {
+    const cause = sanitize(error);
+    const log = { err: { message: cause.message, code: cause.code }, operation: what };
+    if (isTransient(cause.code) || cause.code === 'ACQUIRE_TIMEOUT' || cause.code === 'QUERY_TIMEOUT') {
+      this.options.logger?.warn(log, 'PostgreSQL unavailable');
+    } else {
+      this.options.logger?.error(log, 'PostgreSQL operation failed');
+    }
+    return E.left(storeUnavailable(cause));
+  }
+}

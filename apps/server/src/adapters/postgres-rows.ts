@@ -1,0 +1,82 @@
+import { Plant, PlantIdFromPath } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as t from 'io-ts';
+import type { StoreUnavailable } from '../ports/plant-store.js';
+import type { Scope } from '../ports/token-store.js';
+import { decodeEach, rowProblem, ScopeCodec, tokenRowDecoders } from './store-rows.js';
+
+/**
+ * Codecs for what the `postgres` driver hands back. Every row goes through one of these before
+ * it leaves the adapter; a row that does not decode becomes StoreUnavailable naming the table and
+ * the fields, never a half-typed value.
+ *
+ * Trap: PostgreSQL's `int8` arrives as a string (the driver cannot know it fits a JS number).
+ * The id column is `int8` with a CHECK keeping it within 1 … 2^53−1, so the string is parsed
+ * with the domain's canonical-decimal codec and the row then decoded with `Plant`, so an id
+ * always leaves as a JSON number. What both adapters do alike lives in store-rows.ts.
+ */
+
+const PlantRow = t.type({ id: PlantIdFromPath, name: t.string, tag: t.union([t.string, t.null]) }, 'PlantRow');
+
+/** A `plants` row to a Plant; a NULL tag becomes an absent member (never `null`). */
+export const plantFromRow = (row: unknown): E.Either<StoreUnavailable, Plant> =>
+  pipe(
+    PlantRow.decode(row),
+    E.chain((r) => Plant.decode(r.tag === null ? { id: r.id, name: r.name } : r)),
+    E.mapLeft((errors) => rowProblem('plants', errors)),
+  );
+
+/** Decodes every row of a page; the first bad row fails the page. */
+export const plantsFromRows = decodeEach(plantFromRow);
+
+const Scopes = t.readonlyArray(ScopeCodec);
+
+/** `scopes` is jsonb, selected as `scopes::text` (the driver then leaves JSON parsing to us). */
+const ScopesFromJsonText = new t.Type<readonly Scope[], string, unknown>(
+  'ScopesFromJsonText',
+  Scopes.is,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected jsonb text');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(u);
+    } catch {
+      return t.failure(u, c, 'expected a JSON array of scopes');
+    }
+    return Scopes.is(parsed) ? t.success(parsed) : t.failure(u, c, `expected a JSON array of known scopes, got ${u}`);
+  },
+  (scopes) => JSON.stringify(scopes),
+);
+
+const Bytes = new t.Type<Uint8Array, Uint8Array, unknown>(
+  'Bytes',
+  (u): u is Uint8Array => u instanceof Uint8Array,
+  // A copy as a plain Uint8Array: the driver's Buffer may be a view into a shared pool.
+  (u, c) => (u instanceof Uint8Array ? t.success(Uint8Array.from(u)) : t.failure(u, c, 'expected bytea')),
+  t.identity,
+);
+
+const DateValue = new t.Type<Date, Date, unknown>(
+  'Timestamptz',
+  (u): u is Date => u instanceof Date,
+  (u, c) => (u instanceof Date && !Number.isNaN(u.getTime()) ? t.success(u) : t.failure(u, c, 'expected a timestamptz')),
+  t.identity,
+);
+const DateOrNull = t.union([DateValue, t.null]);
+
+const TokenRow = t.type(
+  {
+    id: t.string,
+    name: t.string,
+    scopes: ScopesFromJsonText,
+    hash: Bytes,
+    created_at: DateValue,
+    expires_at: DateOrNull,
+    revoked_at: DateOrNull,
+  },
+  'TokenRow',
+);
+
+/** A `tokens` row to a TokenRecord, with its stored hash (`tokenFromRow`) or without it. */
+export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);

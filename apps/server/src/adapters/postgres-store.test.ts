@@ -1,0 +1,174 @@
+import { MAX_PLANT_ID } from '@plant-store/domain';
+import { afterAll, expect, it } from 'vitest';
+import { describePostgres, freshPostgresUrl, openAdminSql, pgTestUrl, type FreshPostgres } from '@plant-store/testkit';
+import { id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../test/support/postgres-store.js';
+import type { Store } from '../ports/store.js';
+import { plantStoreContract } from './plant-store-contract.js';
+import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import { openPostgresStore } from './postgres-store.js';
+
+// The contract, migrations and the id and type traps. Pool exhaustion, timeouts and lost
+// connections: postgres-outage.test.ts.
+
+describePostgres('PostgreSQL store', () => {
+  let fresh: Promise<FreshPostgres> | undefined;
+  const freshOnce = (): Promise<FreshPostgres> => (fresh ??= freshPostgresUrl());
+  afterAll(async () => {
+    await (await fresh)?.drop();
+  });
+
+  plantStoreContract('PostgreSQL', async () => openPostgresStore({ url: (await freshOnce()).url, poolSize: 4 }));
+});
+
+describePostgres('openPostgresStore migrations', () => {
+  const fresh = useFreshSchema();
+
+  it('migrates once when four instances open an empty schema at the same time', async () => {
+    const loggers = Array.from({ length: 4 }, recordingLogger);
+    const stores = await Promise.all(loggers.map((logger) => fresh.open({ logger })));
+    const { schema } = await fresh.db();
+    const admin = openAdminSql();
+    try {
+      const rows = await admin`SELECT version, count(*)::int4 AS n FROM ${admin(schema)}.schema_migrations GROUP BY version ORDER BY version`;
+      expect(rows.map((r) => [r['version'], r['n']])).toEqual(POSTGRES_MIGRATIONS.map((m) => [m.version, 1]));
+    } finally {
+      await admin.end();
+    }
+    const applied = loggers.flatMap((l) => l.lines.filter((line) => line.msg === 'applied PostgreSQL migrations'));
+    expect(applied).toHaveLength(1);
+    // All four work over the same tables.
+    const [a, b, c, d] = stores as [Store, Store, Store, Store];
+    const plant = rightOf(await a.plants.create({ name: name('shared') })());
+    expect(rightOf(await b.plants.get(plant.id)())).toEqual(plant);
+    rightOf(await c.plants.delete(plant.id)());
+    expect(tagOf(await d.plants.get(plant.id)())).toBe('PlantNotFound');
+  });
+
+  it('creates the schema named by the schema option, also when several instances race', async () => {
+    const { schema: base } = await fresh.db();
+    const schema = `${base}_opt`;
+    const stores = await Promise.all(
+      Array.from({ length: 3 }, async () => fresh.track(await openPostgresStore({ url: pgTestUrl, schema, poolSize: 1 }))),
+    );
+    const admin = openAdminSql();
+    try {
+      const plant = rightOf(await stores[0]!.plants.create({ name: name('in its own schema') })());
+      const [row] = await admin`SELECT name FROM ${admin(schema)}.plants WHERE id = ${plant.id}`;
+      expect(row?.['name']).toBe('in its own schema');
+      await Promise.all(stores.splice(0).map((s) => s.close()));
+    } finally {
+      await admin`DROP SCHEMA IF EXISTS ${admin(schema)} CASCADE`;
+      await admin.end();
+    }
+  });
+
+  it('rejects options it cannot use with a TypeError naming them', async () => {
+    await expect(openPostgresStore({ url: 'mysql://x' })).rejects.toThrow(TypeError);
+    await expect(openPostgresStore({ url: pgTestUrl, poolSize: 0 })).rejects.toThrow(/poolSize/);
+    await expect(openPostgresStore({ url: pgTestUrl, schema: 'x; drop table plants' })).rejects.toThrow(/schema/);
+  });
+});
+
+describePostgres('PostgreSQL store traps', () => {
+  const fresh = useFreshSchema();
+
+  it('returns ids as JSON numbers, up to 2^53-1, although int8 arrives as a string', async () => {
+    const store = await fresh.open();
+    const max = id(MAX_PLANT_ID);
+    rightOf(await store.plants.create({ id: max, name: name('the last id') })());
+    const got = rightOf(await store.plants.get(max)());
+    expect(got).toEqual({ id: MAX_PLANT_ID, name: 'the last id' });
+    expect(typeof got.id).toBe('number');
+    const listed = rightOf(await store.plants.list(page(10, MAX_PLANT_ID - 1))());
+    expect(listed).toEqual([{ id: MAX_PLANT_ID, name: 'the last id' }]);
+    expect(JSON.stringify(listed)).toBe(`[{"id":${MAX_PLANT_ID},"name":"the last id"}]`);
+  });
+
+  it('assigns the smallest free ids above a moving cursor once a client took 2^53-1', async () => {
+    const store = await fresh.open();
+    for (const n of [MAX_PLANT_ID, 1, 2, 4]) rightOf(await store.plants.create({ id: id(n), name: name(`chosen ${n}`) })());
+    const assigned: number[] = [];
+    for (let i = 0; i < 3; i += 1) assigned.push(rightOf(await store.plants.create({ name: name(`assigned ${i}`) })()).id);
+    expect(assigned).toEqual([3, 5, 6]);
+    // The cursor does not go back to a freed id while there are free ids above it.
+    rightOf(await store.plants.delete(id(1))());
+    expect(rightOf(await store.plants.create({ name: name('after delete') })()).id).toBe(7);
+    // Client-chosen ids still work, also in the same batch as assigned ones.
+    const [chosen, more] = await Promise.all([
+      store.plants.create({ id: id(100), name: name('chosen 100') })(),
+      store.plants.create({ name: name('more') })(),
+    ]);
+    expect(rightOf(chosen).id).toBe(100);
+    expect(rightOf(more).id).toBe(8);
+  });
+
+  it('gives concurrent creates through two instances distinct free ids once 2^53-1 is taken', async () => {
+    const [one, two] = [await fresh.open(), await fresh.open()];
+    rightOf(await one.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })());
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? one : two).plants.create({ name: name(`racer ${i}`) })()),
+    );
+    const ids = results.map((r) => rightOf(r).id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [i, n] of ids.entries()) expect(rightOf(await two.plants.get(id(n))()).name).toBe(`racer ${i}`);
+  });
+
+  it('keeps assigned ids clear of explicit ids made concurrently through two instances', async () => {
+    const [one, two] = [await fresh.open(), await fresh.open()];
+    const first = rightOf(await one.plants.create({ name: name('start') })()).id;
+    // Explicit ids just above the mark, where a sequence would hand them out again.
+    const explicit = Array.from({ length: 40 }, (_, i) => first + 1 + i * 3);
+    const writes = [
+      ...explicit.map((n, i) => (i % 2 === 0 ? one : two).plants.create({ id: id(n), name: name(`explicit ${n}`) })()),
+      ...Array.from({ length: 80 }, (_, i) => (i % 2 === 0 ? two : one).plants.create({ name: name(`assigned ${i}`) })()),
+    ];
+    const results = await Promise.all(writes);
+    // An explicit id may lose to an assigned one that got there first (IdTaken); an assigned
+    // create never fails, and no two plants share an id.
+    const explicitResults = results.slice(0, explicit.length);
+    const assignedResults = results.slice(explicit.length);
+    for (const r of explicitResults) expect(['Right', 'IdTaken']).toContain(tagOf(r));
+    const ids = [...explicitResults.flatMap((r) => (r._tag === 'Right' ? [r.right.id] : [])), ...assignedResults.map((r) => rightOf(r).id)];
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [i, r] of explicitResults.entries()) {
+      if (r._tag === 'Right') expect(rightOf(await one.plants.get(id(explicit[i]!))()).name).toBe(`explicit ${explicit[i]}`);
+    }
+    for (const [i, r] of assignedResults.entries()) expect(rightOf(await two.plants.get(rightOf(r).id)()).name).toBe(`assigned ${i}`);
+    // A later assigned id is above every id ever stored.
+    const later = rightOf(await two.plants.create({ name: name('later') })()).id;
+    expect(later).toBeGreaterThan(Math.max(...ids, ...explicit));
+  });
+
+  it('keeps exact outcomes when writes span many batches and a small pool is saturated', async () => {
+    const store = await fresh.open({ poolSize: 2, maxBatchSize: 7 });
+    const contested = id(5_000_000);
+    const writes = Array.from({ length: 600 }, (_, i) => {
+      if (i % 10 === 0) return store.plants.create({ id: contested, name: name(`racer ${i}`) })();
+      if (i % 10 === 5) return store.plants.delete(contested)();
+      return store.plants.create({ name: name(`bulk ${i}`) })();
+    });
+    const reads = Array.from({ length: 600 }, () => store.plants.get(contested)());
+    const [written, read] = await Promise.all([Promise.all(writes), Promise.all(reads)]);
+    // Writes apply in order: each create of the contested id follows a delete of it (or comes
+    // first), so every one succeeds; each delete follows a create, so every one succeeds too.
+    expect(written.map(tagOf)).toEqual(Array(600).fill('Right'));
+    const assigned = written.flatMap((r, i) => (i % 5 === 0 || r._tag === 'Left' || r.right === undefined ? [] : [r.right.id]));
+    expect(new Set(assigned).size).toBe(480);
+    for (const r of read) expect(['Right', 'PlantNotFound']).toContain(tagOf(r));
+  });
+
+  it('stores token scopes as a jsonb array', async () => {
+    const store = await fresh.open();
+    rightOf(
+      await store.tokens.insert({ id: 'tok_json', name: 'json', scopes: ['plants:read', 'plants:write'], hash: new Uint8Array(32).fill(7), expiresAt: null })(),
+    );
+    const { schema } = await fresh.db();
+    const admin = openAdminSql();
+    try {
+      const [row] = await admin`SELECT jsonb_typeof(scopes) AS kind, scopes::text AS text FROM ${admin(schema)}.tokens WHERE id = 'tok_json'`;
+      expect(row).toEqual({ kind: 'array', text: '["plants:read", "plants:write"]' });
+    } finally {
+      await admin.end();
+    }
+  });
+});

@@ -1,0 +1,233 @@
+import { plantNotFound, type Plant, type PlantNotFound } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+// The `postgres` driver (porsager), not `pg`: it pipelines queries over each connection (a
+// request's query need not wait for the previous one's answer, so a small pool serves many
+// concurrent requests), prepares statements automatically, and has no pool-level 'error' event
+// that crashes the process when the database restarts (failures reject the query's own promise).
+// Its gaps in 3.4.9 (unbounded waits for a connection, crash-prone begin()/reserve() and
+// fetch_types when connections die, a replayed FATAL) are worked around here and in
+// postgres-gate.ts / postgres-write-queue.ts; see POSTGRES.md.
+import postgres from 'postgres';
+import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailable } from '../ports/plant-store.js';
+import type { Store } from '../ports/store.js';
+import type { NewToken, TokenRecord, TokenStore } from '../ports/token-store.js';
+import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './postgres-gate.js';
+import { migratePostgres } from './postgres-migrations.js';
+import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './postgres-rows.js';
+import { countFromRow } from './store-rows.js';
+import { PostgresWriteQueue } from './postgres-write-queue.js';
+
+export type { PostgresStoreLogger } from './postgres-gate.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database?…` (libpq-style query parameters allowed). */
+  readonly url: string;
+  /** Connections in the pool; default 10. */
+  readonly poolSize?: number;
+  /**
+   * How long an operation may wait for the pool (a free pipeline slot or the write queue)
+   * before it resolves to StoreUnavailable (503); also the TCP connect timeout. Default 5000.
+   */
+  readonly acquireTimeoutMs?: number;
+  /** PostgreSQL's `statement_timeout` for every statement of this store; default 10000. */
+  readonly statementTimeoutMs?: number;
+  /** A schema to keep the tables in (created if missing); default: the URL's search_path. */
+  readonly schema?: string;
+  readonly logger?: PostgresStoreLogger;
+  /** Most writes per group-commit statement; default 1000. */
+  readonly maxBatchSize?: number;
+}
+
+/** Queries handed to the driver per connection before more wait in the gate. */
+export const PIPELINE_DEPTH = 8;
+
+const integerOption = (name: string, value: number | undefined, fallback: number, min: number, max: number): number => {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new TypeError(`openPostgresStore: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return n;
+};
+
+/** The URL without its password, for messages. */
+const redact = (url: string): string => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+
+const closedError = (): PostgresStoreError => new PostgresStoreError('the store is closed', 'STORE_CLOSED');
+
+/**
+ * Opens the PostgreSQL store: a bounded pool, migrations applied under an advisory lock, plant
+ * writes group-committed, every operation bounded in time. Rejects with an Error naming the
+ * cause when the database cannot be reached or migrated (start-up fails rather than serving 503s
+ * forever); a TypeError for bad options. Once open, it never rejects and never crashes the
+ * process on a database outage: operations resolve to StoreUnavailable until the database is
+ * back, then the pool reconnects by itself.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const { url, schema, logger } = options;
+  if (typeof url !== 'string' || !/^postgres(ql)?:\/\//i.test(url)) {
+    throw new TypeError('openPostgresStore: url must be a postgres:// or postgresql:// URL');
+  }
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new TypeError(`openPostgresStore: schema must be a plain identifier, got ${JSON.stringify(schema)}`);
+  }
+  const poolSize = integerOption('poolSize', options.poolSize, 10, 1, 1000);
+  const acquireTimeoutMs = integerOption('acquireTimeoutMs', options.acquireTimeoutMs, 5000, 1, 600_000);
+  const statementTimeoutMs = integerOption('statementTimeoutMs', options.statementTimeoutMs, 10_000, 1, 3_600_000);
+  const maxBatchSize = integerOption('maxBatchSize', options.maxBatchSize, 1000, 1, 10_000);
+
+  let sql: postgres.Sql;
+  try {
+    sql = postgres(url, {
+      max: poolSize,
+      // Seconds. Without it a connect to an unreachable host waits for the OS (minutes).
+      connect_timeout: Math.max(1, Math.ceil(acquireTimeoutMs / 1000)),
+      // Off: the driver's array-type lookup runs on every new connection, and when that query
+      // fails (a connection killed while starting, or cancelled) its promise rejects unhandled
+      // and crashes the process (porsager/postgres#1192, #1223). We pass no array parameters.
+      fetch_types: false,
+      // `CREATE … IF NOT EXISTS` notices would otherwise go to console.log.
+      onnotice: () => undefined,
+      // Seconds between reconnect attempts after failures. The driver's default grows to 20 s
+      // during a long outage, which would delay recovery by as much once the database is back.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2),
+      connection: {
+        application_name: 'plant-store',
+        // Every statement is cancelled by the server past this (SQLSTATE 57014 → 503).
+        statement_timeout: statementTimeoutMs,
+        ...(schema === undefined ? {} : { search_path: schema }),
+      },
+    });
+  } catch (cause) {
+    throw new TypeError(`openPostgresStore: cannot use the URL ${redact(url)}`, { cause });
+  }
+
+  const gate = new PostgresGate({
+    slots: poolSize * PIPELINE_DEPTH,
+    acquireTimeoutMs,
+    runTimeoutMs: acquireTimeoutMs + 2 * statementTimeoutMs + 1000,
+    logger,
+  });
+
+  const reachable = await gate.run('connect', () => sql`SELECT 1 AS one`);
+  if (E.isLeft(reachable)) {
+    await sql.end({ timeout: 0 }).catch(() => undefined);
+    const cause = reachable.left.cause;
+    throw new Error(`PostgreSQL at ${redact(url)} is not reachable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+  try {
+    const applied = await migratePostgres(sql, schema);
+    if (applied.length > 0) logger?.info?.({ versions: applied }, 'applied PostgreSQL migrations');
+  } catch (error) {
+    await sql.end({ timeout: 0 }).catch(() => undefined);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`migrating PostgreSQL at ${redact(url)} failed: ${message}`);
+  }
+
+  const writes = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs, maxBatchSize });
+  const plants = createPostgresPlantStore(sql, gate, writes, logger);
+  const tokens = createPostgresTokenStore(sql, gate, logger);
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await writes.close();
+      await gate.close(closedError());
+      // Every operation has been answered by now, so nothing in flight needs waiting for; a
+      // graceful end could wait forever on a connection the server killed mid-query (the driver
+      // keeps that query marked active until the connection is reused).
+      await sql.end({ timeout: 0 });
+    })();
+    return closing;
+  };
+
+  return { plants, tokens, close };
+}
+
+/** Logs a row that did not decode (a defect, not an outage) and passes the Either on. */
+const logDecodeFailure =
+  (logger: PostgresStoreLogger | undefined, what: string) =>
+  <A>(result: E.Either<StoreUnavailable, A>): E.Either<StoreUnavailable, A> => {
+    if (E.isLeft(result)) {
+      const { cause } = result.left;
+      logger?.error({ err: { message: cause instanceof Error ? cause.message : String(cause) }, operation: what }, 'PostgreSQL row does not decode');
+    }
+    return result;
+  };
+
+const createPostgresPlantStore = (
+  sql: postgres.Sql,
+  gate: PostgresGate,
+  writes: PostgresWriteQueue,
+  logger: PostgresStoreLogger | undefined,
+): PlantStore => ({
+  create: (plant) => () => writes.create(plant),
+  delete: (id) => () => writes.delete(id),
+  get: (id): TaskEither<PlantNotFound | StoreError, Plant> => async () =>
+    pipe(
+      await gate.run('get plant', () => sql`SELECT id, name, tag FROM plants WHERE id = ${id}::int8`),
+      E.chainW((rows): E.Either<PlantNotFound | StoreError, Plant> =>
+        rows[0] === undefined ? E.left(plantNotFound(id)) : logDecodeFailure(logger, 'get plant')(plantFromRow(rows[0])),
+      ),
+    ),
+  // `id > $1 ORDER BY id LIMIT $2` is one seek into the primary key, whatever the table size.
+  list: ({ limit, after }) => async () =>
+    pipe(
+      await gate.run('list plants', () => sql`SELECT id, name, tag FROM plants WHERE id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`),
+      E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
+    ),
+  ping: () => async () =>
+    pipe(
+      await gate.run('ping', () => sql`SELECT 1 AS one`),
+      E.chain((rows) => (rows.length === 1 ? E.right(undefined) : E.left(storeUnavailable(new PostgresStoreError('SELECT 1 returned no row', undefined))))),
+    ),
+});
+
+const createPostgresTokenStore = (sql: postgres.Sql, gate: PostgresGate, logger: PostgresStoreLogger | undefined): TokenStore => ({
+    insert: (token: NewToken): TaskEither<StoreError, TokenRecord> => async () =>
+      pipe(
+        await gate.run(
+          'insert token',
+          () => sql`
+            INSERT INTO tokens (id, name, scopes, hash, created_at, expires_at, revoked_at)
+            VALUES (${token.id}, ${token.name}, ${sql.json([...token.scopes])}, ${Buffer.from(token.hash)},
+                    ${new Date()}, ${token.expiresAt}, NULL)
+            RETURNING id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at`,
+        ),
+        E.chain((rows) => logDecodeFailure(logger, 'insert token')(tokenRecordFromRow(rows[0]))),
+      ),
+    findByHash: (hash) => async () =>
+      pipe(
+        await gate.run('find token', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens WHERE hash = ${Buffer.from(hash)}`),
+        E.chain((rows) => (rows[0] === undefined ? E.right(undefined) : logDecodeFailure(logger, 'find token')(tokenFromRow(rows[0])))),
+      ),
+    list: () => async () =>
+      pipe(
+        await gate.run('list tokens', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, id`),
+        E.chain((rows) => {
+          const records: TokenRecord[] = [];
+          for (const row of rows) {
+            const record = logDecodeFailure(logger, 'list tokens')(tokenRecordFromRow(row));
+            if (E.isLeft(record)) return record;
+            records.push(record.right);
+          }
+          return E.right(records);
+        }),
+      ),
+    revoke: (idOrName, at) => async () =>
+      pipe(
+        await gate.run(
+          'revoke token',
+          () => sql`UPDATE tokens SET revoked_at = ${at} WHERE (id = ${idOrName} OR name = ${idOrName}) AND revoked_at IS NULL RETURNING id`,
+        ),
+        E.map((rows) => rows.length > 0),
+      ),
+    count: () => async () =>
+      pipe(
+        await gate.run('count tokens', () => sql`SELECT count(*)::int4 AS n FROM tokens`),
+        E.chain((rows) => countFromRow(rows[0])),
+      ),
+});

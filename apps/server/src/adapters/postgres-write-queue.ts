@@ -1,0 +1,315 @@
+import { idTaken, MAX_PLANT_ID, PlantIdFromPath, plantNotFound, type IdTaken, type Plant, type PlantId, type PlantNotFound } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import type postgres from 'postgres';
+import { storeUnavailable, type NewPlant, type StoreError } from '../ports/plant-store.js';
+import { PostgresStoreError, type PostgresGate } from './postgres-gate.js';
+
+type CreateOutcome = E.Either<IdTaken | StoreError, Plant>;
+type DeleteOutcome = E.Either<PlantNotFound | StoreError, void>;
+
+type Write =
+  | { readonly kind: 'create'; readonly plant: NewPlant; readonly resolve: (outcome: CreateOutcome) => void }
+  | { readonly kind: 'delete'; readonly id: PlantId; readonly resolve: (outcome: DeleteOutcome) => void };
+
+interface Queued {
+  readonly write: Write;
+  readonly timer: NodeJS.Timeout;
+}
+
+export interface WriteQueueOptions {
+  readonly sql: postgres.Sql;
+  readonly gate: PostgresGate;
+  /** How long a write may wait in the queue before it becomes StoreUnavailable. */
+  readonly acquireTimeoutMs: number;
+  /** Most writes per batch. */
+  readonly maxBatchSize: number;
+}
+
+const unavailable = (message: string, code: string): StoreError => storeUnavailable(new PostgresStoreError(message, code));
+
+/**
+ * Group commit for PostgreSQL: the creates and deletes that arrive during one event-loop turn
+ * (and those that arrive while a batch is being written) go to the database as ONE statement,
+ * so N writes cost one round trip and one commit (one WAL flush) instead of N.
+ *
+ * Each write keeps its own outcome. In that statement a create is `INSERT … ON CONFLICT (id) DO
+ * NOTHING RETURNING id` (no row back: IdTaken; no exception, so one duplicate cannot abort its
+ * neighbours) and a delete is `DELETE … RETURNING` (no row back: PlantNotFound). A batch that
+ * names one id twice (create, delete, create…) is split where the id repeats and its statements
+ * run one after another, so the writes take effect in the order they were made. A write
+ * resolves only after its statement has returned, i.e. after COMMIT; if the statement fails,
+ * its writes and the batch's later ones resolve to StoreUnavailable (none acknowledged).
+ *
+ * The statement first updates the single `plant_id_counter` row, the high-water mark: raised to
+ * above the largest client-chosen id the statement creates (never by a delete), then advanced
+ * past the ids it assigns. The
+ * row lock makes write statements of all instances take turns, which keeps the mark exact under
+ * concurrency (an explicit id does not advance a sequence; this mark it does) and rules out
+ * deadlocks between statements that touch the same plants in different orders. One statement is
+ * in flight per store at a time; the next batch gathers meanwhile.
+ *
+ * Why one statement and not a transaction: the driver's `begin()`/`reserve()` pin a connection,
+ * and in postgres 3.4.9 a pinned connection that dies mid-transaction can throw from a timer
+ * (an uncatchable crash) or never come back (porsager/postgres#1208, #1215, #1216). Single
+ * statements run on pooled connections, which the driver replaces cleanly.
+ */
+export class PostgresWriteQueue {
+  private readonly queue: Queued[] = [];
+  private scheduled = false;
+  private running: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: WriteQueueOptions) {}
+
+  create(plant: NewPlant): Promise<CreateOutcome> {
+    return new Promise((resolve) => this.submit({ kind: 'create', plant, resolve }));
+  }
+
+  delete(id: PlantId): Promise<DeleteOutcome> {
+    return new Promise((resolve) => this.submit({ kind: 'delete', id, resolve }));
+  }
+
+  /** Refuses new writes, then resolves once the queued ones are committed (or failed). */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.running !== undefined || this.queue.length > 0) {
+      if (this.running === undefined) this.flush();
+      await this.running;
+    }
+  }
+
+  private submit(write: Write): void {
+    if (this.closed) {
+      write.resolve(E.left(unavailable('the store is closed', 'STORE_CLOSED')));
+      return;
+    }
+    const queued: Queued = {
+      write,
+      timer: setTimeout(() => {
+        const index = this.queue.indexOf(queued);
+        if (index < 0) return;
+        this.queue.splice(index, 1);
+        write.resolve(
+          E.left(unavailable(`no database connection free within ${this.options.acquireTimeoutMs} ms`, 'ACQUIRE_TIMEOUT')),
+        );
+      }, this.options.acquireTimeoutMs),
+    };
+    this.queue.push(queued);
+    if (!this.scheduled && this.running === undefined) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        if (this.running === undefined) this.flush();
+      });
+    }
+  }
+
+  private flush(): void {
+    const batch = this.queue.splice(0, this.options.maxBatchSize);
+    if (batch.length === 0) return;
+    for (const { timer } of batch) clearTimeout(timer);
+    const writes = batch.map((queued) => queued.write);
+    this.running = this.commit(writes)
+      .catch((error: unknown) => {
+        // A defect (commit itself never rejects on database errors): fail whatever is still
+        // waiting rather than leave it hanging; resolving an already resolved write is a no-op.
+        const failed = E.left(unavailable(`the write batch failed: ${error instanceof Error ? error.message : String(error)}`, 'DEFECT'));
+        for (const write of writes) {
+          if (write.kind === 'create') write.resolve(failed);
+          else write.resolve(failed);
+        }
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.queue.length > 0) this.flush();
+      });
+  }
+
+  private async commit(writes: readonly Write[]): Promise<void> {
+    const segments = segment(writes);
+    for (const [index, part] of segments.entries()) {
+      const outcome = await this.options.gate.run(`write batch of ${part.length}`, () => this.runSegment(part));
+      if (E.isLeft(outcome)) {
+        // This segment rolled back (or its outcome is unknown); the later ones never ran.
+        const failed = E.left(outcome.left);
+        for (const write of segments.slice(index).flat()) {
+          if (write.kind === 'create') write.resolve(failed);
+          else write.resolve(failed);
+        }
+        return;
+      }
+      // The statement has returned, so it has committed: hand out the outcomes.
+      const exhausted = settle(part, outcome.right);
+      for (const write of exhausted) write.resolve(await this.createInGap(write.plant));
+    }
+  }
+
+  /**
+   * A server-assigned create once the high-water mark has passed 2^53−1 (a client took the last
+   * id): the smallest free id above a persisted gap cursor, wrapping to 1 once, as the SQLite
+   * store does. Only here may a deleted id be reused; the contract's range leaves no other choice
+   * short of refusing the create. The cursor only moves forward, so the search walks each stored
+   * id at most once per wrap. The statement locks the counter row before reading the cursor, so
+   * concurrent instances take turns; should one still take the same id first, try again.
+   */
+  private async createInGap(plant: NewPlant): Promise<CreateOutcome> {
+    const { sql, gate } = this.options;
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const outcome = await gate.run('create in an id gap', async () => {
+        const [row] = await sql`
+          WITH cursor AS (
+            -- FOR UPDATE: wait for other writers first, then read their committed cursor.
+            SELECT gap_cursor AS at FROM plant_id_counter FOR UPDATE
+          ), found AS (
+            SELECT COALESCE(
+              (SELECT c.at + 1 FROM cursor c
+                WHERE c.at + 1 <= ${MAX_PLANT_ID}::int8 AND NOT EXISTS (SELECT 1 FROM plants WHERE id = c.at + 1)),
+              (SELECT p.id + 1 FROM plants p, cursor c
+                WHERE p.id > c.at AND p.id < ${MAX_PLANT_ID}::int8
+                  AND NOT EXISTS (SELECT 1 FROM plants q WHERE q.id = p.id + 1)
+                ORDER BY p.id LIMIT 1),
+              (SELECT 1::int8 WHERE NOT EXISTS (SELECT 1 FROM plants WHERE id = 1)),
+              (SELECT p.id + 1 FROM plants p
+                WHERE p.id < ${MAX_PLANT_ID}::int8 AND NOT EXISTS (SELECT 1 FROM plants q WHERE q.id = p.id + 1)
+                ORDER BY p.id LIMIT 1)
+            ) AS id
+          ), moved AS (
+            UPDATE plant_id_counter SET gap_cursor = found.id FROM found WHERE found.id IS NOT NULL RETURNING found.id
+          ), inserted AS (
+            INSERT INTO plants (id, name, tag) SELECT id, ${plant.name}, ${plant.tag ?? null} FROM moved
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id
+          )
+          SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id`;
+        return GapRow.decode(row);
+      });
+      if (E.isLeft(outcome)) return outcome;
+      const decoded = outcome.right;
+      if (decoded._tag === 'Left') return E.left(unavailable('the id gap statement returned an unexpected row', 'BAD_RESULT'));
+      const { candidate, id } = decoded.right;
+      if (candidate === null) return E.left(unavailable(`every plant id from 1 to ${MAX_PLANT_ID} is in use`, 'IDS_EXHAUSTED'));
+      if (id !== null) {
+        const created = { id, name: plant.name };
+        return E.right(plant.tag === undefined ? created : { ...created, tag: plant.tag });
+      }
+    }
+    return E.left(unavailable('could not claim a free plant id; other writers took each one first', 'ID_CONTENTION'));
+  }
+
+  /** One statement for writes that name distinct ids; resolves to one row per write, in order. */
+  private async runSegment(writes: readonly Write[]): Promise<readonly SegmentRow[]> {
+    const { sql } = this.options;
+    let autos = 0;
+    let maxExplicit = 0;
+    const input = writes.map((write, i) => {
+      // A delete never raises the mark: it stores nothing, and a 404 delete of 2^53−1 would
+      // otherwise send every later server-assigned create to the gap search for good.
+      if (write.kind === 'delete') return { i, op: 'delete', id: write.id, auto: null, name: null, tag: null };
+      const { id, name, tag } = write.plant;
+      if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
+      return { i, op: 'create', id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null };
+    });
+    const rows = await sql`
+      WITH counter AS (
+        UPDATE plant_id_counter
+           SET next_id = GREATEST(next_id, ${maxExplicit}::int8 + 1) + ${autos}::int8
+        RETURNING next_id - ${autos}::int8 AS base
+      ), input AS (
+        SELECT x.i, x.op, COALESCE(x.id, counter.base + x.auto) AS id, x.name, x.tag
+          FROM counter,
+               jsonb_to_recordset(${sql.json(input)}) AS x(i int4, op text, id int8, auto int8, name text, tag text)
+      ), deleted AS (
+        DELETE FROM plants p USING input d WHERE d.op = 'delete' AND p.id = d.id RETURNING d.i
+      ), inserted AS (
+        INSERT INTO plants (id, name, tag)
+        SELECT id, name, tag FROM input WHERE op = 'create' AND id <= ${MAX_PLANT_ID}::int8 ORDER BY id
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id
+      )
+      SELECT x.i, x.id::text AS id,
+             CASE WHEN x.op = 'delete' THEN x.i IN (SELECT i FROM deleted)
+                  ELSE x.id IN (SELECT id FROM inserted) END AS done
+        FROM input x
+       ORDER BY x.i`;
+    const decoded = SegmentRows.decode(rows);
+    if (decoded._tag === 'Left' || decoded.right.length !== writes.length) {
+      throw new PostgresStoreError(`the write statement returned ${rows.length} unexpected rows for ${writes.length} writes`, undefined);
+    }
+    return decoded.right;
+  }
+}
+
+const SegmentRow = t.type({ i: t.Int, id: t.string, done: t.boolean }, 'SegmentRow');
+type SegmentRow = t.TypeOf<typeof SegmentRow>;
+const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
+
+/**
+ * Splits a batch where an id comes back: one statement sees one snapshot and cannot touch a row
+ * twice, so a create, delete and create of one id must run as three statements, in order.
+ * Server-assigned ids are above every stored id and every id the statement creates, so they
+ * never split it. They may equal an absent id the statement deletes: that delete sees the
+ * snapshot before the insert and finds nothing, as if it ran first, which is a valid order for
+ * writes that were in flight together.
+ */
+const segment = (writes: readonly Write[]): Write[][] => {
+  const segments: Write[][] = [];
+  let current: Write[] = [];
+  let ids = new Set<number>();
+  for (const write of writes) {
+    const id = write.kind === 'delete' ? write.id : write.plant.id;
+    if (id !== undefined && ids.has(id)) {
+      segments.push(current);
+      current = [];
+      ids = new Set();
+    }
+    if (id !== undefined) ids.add(id);
+    current.push(write);
+  }
+  if (current.length > 0) segments.push(current);
+  return segments;
+};
+
+type CreateWrite = Extract<Write, { readonly kind: 'create' }>;
+
+/**
+ * Hands each write of a committed segment its outcome, except server-assigned creates that found
+ * the id space above the high-water mark used up: those are returned, for createInGap.
+ */
+const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): CreateWrite[] => {
+  const exhausted: CreateWrite[] = [];
+  writes.forEach((write, i) => {
+    const row = rows[i];
+    if (row === undefined || row.i !== i) {
+      write.resolve(E.left(unavailable('the write statement returned rows out of order', 'BAD_RESULT')));
+      return;
+    }
+    if (write.kind === 'delete') {
+      write.resolve(row.done ? E.right(undefined) : E.left(plantNotFound(write.id)));
+      return;
+    }
+    const { plant } = write;
+    if (row.done) {
+      const id = PlantIdFromPath.decode(row.id);
+      if (id._tag === 'Left') {
+        write.resolve(E.left(unavailable(`the stored plant id ${row.id} is out of range`, 'BAD_RESULT')));
+        return;
+      }
+      const created = { id: id.right, name: plant.name };
+      write.resolve(E.right(plant.tag === undefined ? created : { ...created, tag: plant.tag }));
+    } else if (plant.id !== undefined) {
+      write.resolve(E.left(idTaken(plant.id)));
+    } else if (Number(row.id) > MAX_PLANT_ID) {
+      exhausted.push(write);
+    } else {
+      // Cannot happen while the high-water mark holds; refuse rather than guess.
+      write.resolve(E.left(unavailable(`assigned plant id ${row.id} is already taken`, 'ID_COLLISION')));
+    }
+  });
+  return exhausted;
+};
+
+const GapRow = t.type(
+  { candidate: t.union([t.string, t.null]), id: t.union([PlantIdFromPath, t.null]) },
+  'GapRow',
+);

@@ -1,0 +1,101 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PlantName } from '@plant-store/domain';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../ports/store.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-wal-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const walBytes = (file: string): number => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+const KiB = 1024;
+
+/** Writes `batches` transactions of 500 plants with 190-character names (~3 MB of WAL in all). */
+const writeLoad = async (store: Store, batches = 30): Promise<void> => {
+  for (let b = 0; b < batches; b += 1) {
+    const writes = Array.from({ length: 500 }, (_, i) =>
+      store.plants.create({ name: `${b}-${i}-`.padEnd(190, 'x') as PlantName })(),
+    );
+    const results = await Promise.all(writes);
+    expect(results.every((r) => r._tag === 'Right')).toBe(true);
+  }
+};
+
+/** Polls (no timing assertion: only the test timeout bounds it) until `condition` holds. */
+const eventually = async (condition: () => boolean): Promise<void> => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 25));
+};
+
+describe('WAL checkpoints', () => {
+  const stores: Store[] = [];
+  let counter = 0;
+  const open = async (options: Omit<SqliteStoreOptions, 'file'>) => {
+    const file = join(dir, `wal-${(counter += 1)}.db`);
+    const store = await openSqliteStore({ file, ...options });
+    stores.push(store);
+    return { file, store };
+  };
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+  });
+
+  it('never checkpoints on the main connection: without the worker the WAL keeps growing', async () => {
+    // An interval far beyond the test: the worker never runs; SQLite's automatic checkpoint is off.
+    const { file, store } = await open({ checkpoint: { intervalMs: 2_000_000_000, truncateAboveBytes: 256 * KiB } });
+    await writeLoad(store);
+    expect(walBytes(file)).toBeGreaterThan(1024 * KiB);
+  });
+
+  it('keeps the WAL bounded with checkpoints from the worker thread', async () => {
+    const { file, store } = await open({ checkpoint: { intervalMs: 20, truncateAboveBytes: 256 * KiB } });
+    await writeLoad(store);
+    await eventually(() => walBytes(file) <= 256 * KiB);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) FROM plants').pluck().get()).toBe(30 * 500);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('never holds the write lock waiting for a reader: writes go on while a reader pins the WAL', async () => {
+    // The reader's open snapshot keeps every RESTART/TRUNCATE from finishing. A worker that
+    // waited for it in a busy handler would hold the write lock for its whole busy timeout, and
+    // the store's writes (which wait at most 2 s here) would fail with SQLITE_BUSY.
+    const { file, store } = await open({ busyTimeoutMs: 2000, checkpoint: { intervalMs: 10, truncateAboveBytes: 64 * KiB } });
+    await writeLoad(store, 2);
+    const reader = new Database(file, { readonly: true });
+    try {
+      reader.prepare('BEGIN').run();
+      expect(reader.prepare('SELECT count(*) FROM plants').pluck().get()).toBe(1000);
+      for (let round = 0; round < 10; round += 1) {
+        await writeLoad(store, 2);
+        await new Promise((resolve) => setTimeout(resolve, 50)); // some worker ticks in between
+      }
+      expect(walBytes(file)).toBeGreaterThan(64 * KiB); // the reader did keep the WAL from restarting
+      reader.prepare('COMMIT').run();
+    } finally {
+      reader.close();
+    }
+    await eventually(() => walBytes(file) <= 64 * KiB);
+  }, 60_000);
+
+  it('checkpoints and removes the WAL on close, and stops the worker', async () => {
+    const { file, store } = await open({ checkpoint: { intervalMs: 2_000_000_000 } });
+    await writeLoad(store, 2);
+    expect(walBytes(file)).toBeGreaterThan(0);
+    await store.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    // With the worker's connection still open, SQLite would keep the WAL file: the check above
+    // also shows the worker closed its connection before close() resolved.
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) FROM plants').pluck().get()).toBe(1000);
+    } finally {
+      db.close();
+    }
+  });
+});

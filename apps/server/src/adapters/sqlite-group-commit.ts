@@ -1,0 +1,128 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import * as E from 'fp-ts/lib/Either.js';
+import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
+
+/** Where the adapter reports what no caller can act on. pino's logger fits. */
+export interface StoreLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** State one batch shares between its writes (for example the id high-water mark). */
+export interface BatchContext {
+  /** Runs inside the transaction after the last write, before COMMIT. */
+  finish(): void;
+}
+
+interface Job<C> {
+  readonly apply: (context: C) => E.Either<unknown, unknown>;
+  readonly resolve: (outcome: E.Either<unknown, unknown>) => void;
+}
+
+export interface GroupCommitOptions<C extends BatchContext> {
+  readonly db: BetterSqlite3.Database;
+  /** Called inside each transaction, after BEGIN, before the first write. */
+  readonly openBatch: () => C;
+  readonly maxBatchSize: number;
+  readonly logger: StoreLogger | undefined;
+}
+
+/**
+ * Group commit: every write submitted during one event-loop turn is queued and, on
+ * `setImmediate`, run in ONE `BEGIN IMMEDIATE … COMMIT` (at most `maxBatchSize` writes per
+ * transaction; the rest follow in the next turn). Writes run in submission order, so a create
+ * then a delete of one id in one batch behave as if sequential.
+ *
+ * Each write gets its own outcome: its `apply` returns an Either (an expected failure such as an
+ * id conflict must be detected without aborting the transaction, e.g. `ON CONFLICT DO NOTHING`);
+ * a statement that throws fails that write only (SQLite rolls back just that statement). If BEGIN
+ * or COMMIT fails, or SQLite rolls the whole transaction back, every write of the batch gets
+ * StoreUnavailable and none of it is visible. A promise resolves only after COMMIT returned, so
+ * with `synchronous=FULL` an acknowledged write is on disk.
+ */
+export class GroupCommit<C extends BatchContext> {
+  private queue: Job<C>[] = [];
+  private scheduled = false;
+  private closedBecause: Error | undefined;
+  private readonly begin: BetterSqlite3.Statement<[]>;
+  private readonly commit: BetterSqlite3.Statement<[]>;
+  private readonly rollback: BetterSqlite3.Statement<[]>;
+
+  constructor(private readonly options: GroupCommitOptions<C>) {
+    this.begin = options.db.prepare('BEGIN IMMEDIATE');
+    this.commit = options.db.prepare('COMMIT');
+    this.rollback = options.db.prepare('ROLLBACK');
+  }
+
+  /** Queues one write; resolves (never rejects) with its outcome once its batch has committed. */
+  submit<Err, A>(apply: (context: C) => E.Either<Err, A>): Promise<E.Either<Err | StoreUnavailable, A>> {
+    if (this.closedBecause !== undefined) return Promise.resolve(E.left(storeUnavailable(this.closedBecause)));
+    return new Promise((resolve) => {
+      this.queue.push({ apply, resolve: resolve as (outcome: E.Either<unknown, unknown>) => void });
+      this.schedule();
+    });
+  }
+
+  /** Runs every queued write now, then refuses new ones with StoreUnavailable(`reason`). */
+  close(reason: Error): void {
+    while (this.queue.length > 0) this.flushOne();
+    this.closedBecause = reason;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flushOne();
+      if (this.queue.length > 0) this.schedule();
+    });
+  }
+
+  private flushOne(): void {
+    const batch = this.queue.splice(0, this.options.maxBatchSize);
+    if (batch.length === 0) return;
+    let outcomes: E.Either<unknown, unknown>[];
+    try {
+      outcomes = this.runBatch(batch);
+    } catch (cause) {
+      this.options.logger?.error({ err: cause, writes: batch.length }, 'store transaction failed; its writes were not applied');
+      const failure = E.left(storeUnavailable(cause));
+      for (const job of batch) job.resolve(failure);
+      return;
+    }
+    batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
+  }
+
+  /** Applies the batch in one transaction; throws (after rolling back) when it cannot commit. */
+  private runBatch(batch: readonly Job<C>[]): E.Either<unknown, unknown>[] {
+    const { db } = this.options;
+    this.begin.run();
+    try {
+      const context = this.options.openBatch();
+      const outcomes = batch.map((job) => {
+        let outcome: E.Either<unknown, unknown>;
+        try {
+          outcome = job.apply(context);
+        } catch (cause) {
+          outcome = E.left(storeUnavailable(cause));
+        }
+        // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM…) roll back the whole transaction.
+        if (!db.inTransaction) throw new Error('SQLite rolled the transaction back', { cause: E.isLeft(outcome) ? outcome.left : undefined });
+        return outcome;
+      });
+      context.finish();
+      this.commit.run();
+      return outcomes;
+    } catch (cause) {
+      if (db.inTransaction) {
+        try {
+          this.rollback.run();
+        } catch (rollbackError) {
+          this.options.logger?.error({ err: rollbackError }, 'store rollback failed');
+        }
+      }
+      throw cause;
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { Plant, PlantId, PlantName, PlantTag } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import type { StoreUnavailable } from '../ports/plant-store.js';
+import type { Scope } from '../ports/token-store.js';
+import { decodeEach, rowProblem, ScopeCodec, tokenRowDecoders } from './store-rows.js';
+
+/**
+ * Codecs for what SQLite hands back. Every row goes through one of these before it leaves the
+ * adapter: a row that does not decode (a corrupt or hand-edited file) becomes StoreUnavailable
+ * naming the table and the fields, never a half-typed value. What both adapters do alike lives
+ * in store-rows.ts.
+ */
+
+interface PlantRow {
+  readonly id: number;
+  readonly name: string;
+  readonly tag: string | null;
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null;
+
+/**
+ * A `plants` row (`{id, name, tag}`, tag NULL when absent) to a Plant: the NULL tag becomes an
+ * absent member (never `null`), then the domain's Plant codec checks every field. Written by hand
+ * rather than as `t.type(…)` piped into Plant: list pages decode up to 1,000 rows per request.
+ */
+export const PlantFromRow = new t.Type<Plant, PlantRow, unknown>(
+  'PlantFromRow',
+  Plant.is,
+  (u, c) => {
+    if (!isRecord(u)) return t.failure(u, c, 'expected a row object');
+    const { id, name, tag } = u;
+    if (tag !== null && typeof tag !== 'string') return t.failure(u, c, 'expected tag to be TEXT or NULL');
+    return Plant.validate(tag === null ? { id, name } : { id, name, tag }, c);
+  },
+  (plant) => ({ id: plant.id, name: plant.name, tag: plant.tag ?? null }),
+);
+
+/** A `plants` row to a Plant, or StoreUnavailable naming what does not decode. */
+export const plantFromRow = (row: unknown): E.Either<StoreUnavailable, Plant> => {
+  // Fast path, the same checks as PlantFromRow through the fields' own type guards: no
+  // validation context or error arrays per row (a list page decodes up to 1,000 rows). A row
+  // that fails it goes through the codec, which names what is wrong.
+  if (isRecord(row)) {
+    const { id, name, tag } = row;
+    if (PlantId.is(id) && PlantName.is(name)) {
+      if (tag === null) return E.right({ id, name });
+      if (PlantTag.is(tag)) return E.right({ id, name, tag });
+    }
+  }
+  const result = PlantFromRow.decode(row);
+  return result._tag === 'Right' ? result : E.left(rowProblem('plants', result.left));
+};
+
+/** Decodes every row of a page; the first bad row fails the page. */
+export const plantsFromRows = decodeEach(plantFromRow);
+
+/** `scopes` column: scope names separated by single spaces (possibly none). */
+const ScopesFromColumn = new t.Type<readonly Scope[], string, unknown>(
+  'ScopesFromColumn',
+  (u): u is readonly Scope[] => Array.isArray(u) && u.every((s) => ScopeCodec.is(s)),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected space-separated scopes');
+    const names = u === '' ? [] : u.split(' ');
+    return names.every((s) => ScopeCodec.is(s)) ? t.success(names as Scope[]) : t.failure(u, c, `unknown scope in "${u}"`);
+  },
+  (scopes) => scopes.join(' '),
+);
+
+/** Encodes scopes for the `scopes` column. */
+export const scopesToColumn = (scopes: readonly Scope[]): string => ScopesFromColumn.encode(scopes);
+
+const Bytes = new t.Type<Uint8Array, Uint8Array, unknown>(
+  'Bytes',
+  (u): u is Uint8Array => u instanceof Uint8Array,
+  (u, c) => (u instanceof Uint8Array ? t.success(u) : t.failure(u, c, 'expected a BLOB')),
+  t.identity,
+);
+
+/** `created_at`, `expires_at`, `revoked_at`: epoch milliseconds. */
+const DateFromMillis = new t.Type<Date, number, unknown>(
+  'DateFromMillis',
+  (u): u is Date => u instanceof Date,
+  (u, c) => (typeof u === 'number' && Number.isSafeInteger(u) ? t.success(new Date(u)) : t.failure(u, c, 'expected epoch milliseconds')),
+  (date) => date.getTime(),
+);
+const DateOrNull = t.union([DateFromMillis, t.null]);
+
+const TokenRow = t.type(
+  {
+    id: t.string,
+    name: t.string,
+    scopes: ScopesFromColumn,
+    hash: Bytes,
+    created_at: DateFromMillis,
+    expires_at: DateOrNull,
+    revoked_at: DateOrNull,
+  },
+  'TokenRow',
+);
+
+/** A `tokens` row to a TokenRecord, with its stored hash (`tokenFromRow`) or without it. */
+export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);

@@ -1,0 +1,211 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAX_PLANT_ID, type PlantId, type PlantName } from '@plant-store/domain';
+import Database from 'better-sqlite3';
+import type { Either } from 'fp-ts/lib/Either.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Store } from '../ports/store.js';
+import { plantStoreContract } from './plant-store-contract.js';
+import { SQLITE_MIGRATIONS, migrateSqlite } from './sqlite-migrations.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let fileCounter = 0;
+const freshFile = (): string => join(dir, `case-${(fileCounter += 1)}`, 'plants.db');
+
+plantStoreContract('SQLite file, synchronous FULL', () => openSqliteStore({ file: join(dir, 'full', 'plants.db') }));
+plantStoreContract('SQLite file, synchronous NORMAL', () => openSqliteStore({ file: join(dir, 'normal.db'), synchronous: 'NORMAL' }));
+plantStoreContract('SQLite file, batches of at most 2 writes', () => openSqliteStore({ file: join(dir, 'small-batches.db'), maxBatchSize: 2 }));
+plantStoreContract('SQLite :memory:', () => openSqliteStore({ file: ':memory:' }), { persistent: false });
+
+// Test values are cast, not decoded: these tests are about storage, the codecs have their own.
+const id = (n: number) => n as PlantId;
+const name = (s: string) => s as PlantName;
+const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string => (result._tag === 'Left' ? result.left._tag : 'Right');
+/** The SQLite error code a StoreUnavailable carries (`SQLITE_BUSY`…). */
+const causeCode = (result: Either<unknown, unknown>): unknown =>
+  result._tag === 'Left' ? ((result.left as { cause?: { code?: unknown } }).cause?.code ?? 'no code') : 'Right';
+
+describe('openSqliteStore', () => {
+  const opened: Store[] = [];
+  const raw: Database.Database[] = [];
+  const open = async (options: Omit<SqliteStoreOptions, 'file'> & { file?: string } = {}) => {
+    const store = await openSqliteStore({ file: freshFile(), ...options });
+    opened.push(store);
+    return store;
+  };
+  const connect = (file: string, timeout = 5000) => {
+    const db = new Database(file, { timeout });
+    raw.push(db);
+    return db;
+  };
+  afterEach(async () => {
+    for (const db of raw.splice(0)) if (db.open) db.close();
+    for (const store of opened.splice(0)) await store.close();
+  });
+
+  describe('migrations', () => {
+    it('applies each migration once and records it', async () => {
+      const file = freshFile();
+      await (await open({ file })).close();
+      await (await open({ file })).close();
+      const db = connect(file);
+      expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual(
+        SQLITE_MIGRATIONS.map(({ version, name }) => ({ version, name })),
+      );
+      expect(migrateSqlite(db)).toEqual([]);
+      const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(['plant_ids', 'plants', 'schema_migrations', 'tokens']);
+    });
+
+    it('applies a new migration to an existing file in its own transaction', async () => {
+      const file = freshFile();
+      await (await open({ file })).close();
+      const db = connect(file);
+      const next = { version: 1000, name: 'test column', sql: 'ALTER TABLE plants ADD COLUMN note TEXT' };
+      expect(migrateSqlite(db, [...SQLITE_MIGRATIONS, next])).toEqual([1000]);
+      const broken = { version: 1001, name: 'fails halfway', sql: 'CREATE TABLE half (x); SELECT no_such_function()' };
+      expect(() => migrateSqlite(db, [...SQLITE_MIGRATIONS, next, broken])).toThrow(/no_such_function/);
+      expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'half'").pluck().get()).toBe(0);
+      expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(1000);
+    });
+
+    it('puts the file in WAL mode and creates missing parent folders', async () => {
+      const file = join(dir, 'deep', 'er', 'plants.db');
+      const store = await open({ file });
+      expect(tagOf(await store.plants.create({ name: name('x') })())).toBe('Right');
+      expect(connect(file).pragma('journal_mode', { simple: true })).toBe('wal');
+    });
+
+    it('rejects options it cannot honour', async () => {
+      await expect(openSqliteStore({ file: freshFile(), synchronous: 'OFF' as 'FULL' })).rejects.toThrow(TypeError);
+      await expect(openSqliteStore({ file: '' })).rejects.toThrow(TypeError);
+      await expect(openSqliteStore({ file: freshFile(), maxBatchSize: -1 })).rejects.toThrow(/maxBatchSize/);
+    });
+  });
+
+  describe('group commit failures', () => {
+    it('fails every write of a batch whose BEGIN cannot get the write lock, and applies none', async () => {
+      const file = freshFile();
+      const errors: { obj: object; msg: string }[] = [];
+      const logger = { warn: () => undefined, error: (obj: object, msg: string) => errors.push({ obj, msg }) };
+      const store = await open({ file, busyTimeoutMs: 20, logger });
+      await store.plants.create({ id: id(7), name: name('kept') })();
+      const locker = connect(file, 0);
+      locker.exec('BEGIN IMMEDIATE');
+      const results = await Promise.all([
+        store.plants.create({ id: id(1), name: name('a') })(),
+        store.plants.create({ name: name('b') })(),
+        store.plants.delete(id(7))(),
+        store.tokens.revoke('nobody', new Date())(),
+      ]);
+      expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
+      expect(results.map(causeCode)).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY']);
+      expect(errors).toEqual([{ obj: expect.objectContaining({ writes: 4 }), msg: expect.stringMatching(/not applied/) }]);
+      locker.exec('ROLLBACK');
+      expect(tagOf(await store.plants.get(id(1))())).toBe('PlantNotFound');
+      expect(tagOf(await store.plants.get(id(7))())).toBe('Right');
+      expect(tagOf(await store.plants.create({ id: id(1), name: name('a again') })())).toBe('Right');
+    });
+
+    it('fails every write of a batch whose COMMIT fails, and applies none', async () => {
+      const file = freshFile();
+      const store = await open({ file });
+      // A deferred foreign key is checked at COMMIT: a plant named "fails at commit" makes the
+      // trigger insert a dangling reference, so SQLite refuses the COMMIT of its whole batch.
+      connect(file).exec(`
+        CREATE TABLE test_guard (plant_id INTEGER REFERENCES plants (id) DEFERRABLE INITIALLY DEFERRED);
+        CREATE TRIGGER test_fail_at_commit AFTER INSERT ON plants WHEN NEW.name = 'fails at commit'
+        BEGIN INSERT INTO test_guard VALUES (-1); END;
+      `);
+      const results = await Promise.all([
+        store.plants.create({ id: id(1), name: name('good') })(),
+        store.plants.create({ id: id(2), name: name('fails at commit') })(),
+        store.plants.create({ name: name('good too') })(),
+        store.tokens.insert({ id: 'tok_x', name: 'x', scopes: [], hash: new Uint8Array(32), expiresAt: null })(),
+      ]);
+      expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
+      expect(new Set(results.map(causeCode))).toEqual(new Set(['SQLITE_CONSTRAINT_FOREIGNKEY']));
+      expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
+      expect(await store.tokens.count()()).toEqual({ _tag: 'Right', right: 0 });
+      // The next batch commits normally.
+      expect(tagOf(await store.plants.create({ id: id(1), name: name('good') })())).toBe('Right');
+    });
+
+    it('fails every write of a batch that SQLite rolls back midway', async () => {
+      const file = freshFile();
+      const store = await open({ file });
+      connect(file).exec(`CREATE TRIGGER test_rollback BEFORE INSERT ON plants WHEN NEW.name = 'rollback'
+        BEGIN SELECT RAISE(ROLLBACK, 'rolled back by a test trigger'); END;`);
+      const results = await Promise.all([
+        store.plants.create({ id: id(1), name: name('before') })(),
+        store.plants.create({ id: id(2), name: name('rollback') })(),
+        store.plants.create({ id: id(3), name: name('after') })(),
+      ]);
+      expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
+      expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
+      expect(tagOf(await store.plants.create({ id: id(3), name: name('after') })())).toBe('Right');
+    });
+
+    it('fails only the write whose statement fails, and commits its neighbours', async () => {
+      const file = freshFile();
+      const store = await open({ file });
+      connect(file).exec(`CREATE TRIGGER test_abort BEFORE INSERT ON plants WHEN NEW.name = 'abort'
+        BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;`);
+      const results = await Promise.all([
+        store.plants.create({ id: id(1), name: name('before') })(),
+        store.plants.create({ id: id(2), name: name('abort') })(),
+        store.plants.create({ id: id(3), name: name('after') })(),
+      ]);
+      expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
+      const listed = await store.plants.list({ limit: 10, after: 0 } as never)();
+      expect(listed._tag === 'Right' && listed.right.map((p) => p.id)).toEqual([1, 3]);
+    });
+  });
+
+  describe('ids', () => {
+    it('keeps assigning fresh ids in range once a client took 2^53−1', async () => {
+      const file = freshFile();
+      const store = await open({ file });
+      expect(tagOf(await store.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })())).toBe('Right');
+      expect(await store.plants.get(id(MAX_PLANT_ID))()).toEqual({ _tag: 'Right', right: { id: MAX_PLANT_ID, name: 'last' } });
+      await store.plants.create({ id: id(2), name: name('client') })();
+      const assigned: number[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        const result = await store.plants.create({ name: name(`assigned ${i}`) })();
+        if (result._tag === 'Right') assigned.push(result.right.id);
+      }
+      expect(assigned).toEqual([1, 3, 4, 5]);
+      await store.close();
+      const reopened = await open({ file });
+      const next = await reopened.plants.create({ name: name('after reopen') })();
+      expect(next._tag === 'Right' && next.right.id).toBe(6);
+    });
+
+    it('decodes rows at the edge: a corrupt row is StoreUnavailable, not a bad plant', async () => {
+      const file = freshFile();
+      const store = await open({ file });
+      connect(file).prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(5, 'bad\u0001name', null);
+      expect(tagOf(await store.plants.get(id(5))())).toBe('StoreUnavailable');
+      expect(tagOf(await store.plants.list({ limit: 10, after: 0 } as never)())).toBe('StoreUnavailable');
+    });
+  });
+
+  describe('file health', () => {
+    it('leaves a file that passes integrity_check after a mixed workload', async () => {
+      const file = freshFile();
+      const store = await open({ file, maxBatchSize: 50 });
+      const writes = Array.from({ length: 600 }, (_, i) =>
+        i % 3 === 2 ? store.plants.delete(id(i - 1))() : store.plants.create({ id: id(i + 1), name: name(`plant ${i}`) })(),
+      );
+      expect((await Promise.all(writes)).every((r) => r._tag === 'Right')).toBe(true);
+      await store.close();
+      const db = connect(file);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      expect(db.prepare('SELECT count(*) FROM plants').pluck().get()).toBe(200);
+    });
+  });
+});

@@ -1,0 +1,78 @@
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import { describe, expect, it } from 'vitest';
+import { countFromRow, decodeEach, rowProblem, tokenRowDecoders } from './store-rows.js';
+
+const causeMessage = (result: { _tag: string; left?: unknown }): string =>
+  result._tag === 'Left' ? String((result.left as { cause: Error }).cause.message) : 'Right';
+
+describe('countFromRow', () => {
+  it('reads a count', () => {
+    expect(countFromRow({ n: 3 })).toEqual({ _tag: 'Right', right: 3 });
+    expect(countFromRow({ n: 0 })).toEqual({ _tag: 'Right', right: 0 });
+  });
+
+  it.each([[{ n: '3' }], [{ n: 1.5 }], [undefined]])('refuses %j as StoreUnavailable about a count, not a table', (row) => {
+    const result = countFromRow(row);
+    expect(result).toMatchObject({ _tag: 'Left', left: { _tag: 'StoreUnavailable' } });
+    expect(causeMessage(result)).toMatch(/^a count does not decode: /);
+  });
+});
+
+describe('decodeEach', () => {
+  const even = (row: unknown) =>
+    typeof row === 'number' && row % 2 === 0
+      ? E.right(row)
+      : E.left(rowProblem('numbers', [{ value: row, context: [], message: `odd ${String(row)}` }]));
+
+  it('decodes every row, in order, or fails on the first bad one', () => {
+    expect(decodeEach(even)([4, 2, 0])).toEqual({ _tag: 'Right', right: [4, 2, 0] });
+    expect(decodeEach(even)([])).toEqual({ _tag: 'Right', right: [] });
+    const failed = decodeEach(even)([2, 3, 5]);
+    expect(causeMessage(failed)).toBe('a row of numbers does not decode: odd 3');
+  });
+});
+
+describe('tokenRowDecoders', () => {
+  const instanceOf = <A>(ctor: abstract new (...args: never[]) => A) =>
+    new t.Type<A, A, unknown>(
+      ctor.name,
+      (u): u is A => u instanceof ctor,
+      (u, c) => (u instanceof ctor ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    );
+  // An adapter's column codec already yields Dates and scope arrays; the shared part renames.
+  const Columns = t.type({
+    id: t.string,
+    name: t.string,
+    scopes: t.readonlyArray(t.literal('plants:read')),
+    hash: instanceOf(Uint8Array),
+    created_at: instanceOf(Date),
+    expires_at: t.null,
+    revoked_at: t.null,
+  });
+  const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(Columns);
+  const row = {
+    id: 'tok_1',
+    name: 'ci',
+    scopes: ['plants:read'],
+    hash: new Uint8Array([1, 2]),
+    created_at: new Date(5),
+    expires_at: null,
+    revoked_at: null,
+  };
+
+  it('turns decoded columns into a record, with or without the hash', () => {
+    const record = { id: 'tok_1', name: 'ci', scopes: ['plants:read'], createdAt: new Date(5), expiresAt: null, revokedAt: null };
+    expect(tokenFromRow(row)).toEqual({ _tag: 'Right', right: { ...record, hash: new Uint8Array([1, 2]) } });
+    const listed = tokenRecordFromRow(row);
+    expect(listed).toEqual({ _tag: 'Right', right: record });
+    expect(listed._tag === 'Right' && Object.hasOwn(listed.right, 'hash')).toBe(false);
+  });
+
+  it('labels a row that does not decode as a tokens row', () => {
+    const result = tokenFromRow({ ...row, name: 7 });
+    expect(result).toMatchObject({ _tag: 'Left', left: { _tag: 'StoreUnavailable' } });
+    expect(causeMessage(result)).toMatch(/^a row of tokens does not decode: .*name/);
+  });
+});

@@ -1,0 +1,85 @@
+import { formatErrors } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as t from 'io-ts';
+import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
+import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
+
+/**
+ * Row decoding that the SQLite and PostgreSQL adapters share. Each adapter keeps the codecs for
+ * its own column types (SQLite: epoch milliseconds and space-separated scopes; PostgreSQL: int8
+ * as text, timestamptz and jsonb) and hands them here; turning a decoded row into a record, and
+ * a row that does not decode into StoreUnavailable, happens once, in this file.
+ */
+
+/** StoreUnavailable for a row of `table` that does not decode, naming the failing fields. */
+export const rowProblem = (table: string, errors: t.Errors): StoreUnavailable =>
+  storeUnavailable(new TypeError(`a row of ${table} does not decode: ${formatErrors(errors).join('; ')}`));
+
+/** Decodes every row of a page with `decode`; the first bad row fails the page. */
+export const decodeEach =
+  <A>(decode: (row: unknown) => E.Either<StoreUnavailable, A>) =>
+  (rows: readonly unknown[]): E.Either<StoreUnavailable, readonly A[]> => {
+    const decoded: A[] = [];
+    for (const row of rows) {
+      const one = decode(row);
+      if (E.isLeft(one)) return one;
+      decoded.push(one.right);
+    }
+    return E.right(decoded);
+  };
+
+/** One scope name, as stored. */
+export const ScopeCodec = t.keyof(Object.fromEntries(SCOPES.map((s) => [s, null])) as Record<Scope, null>, 'Scope');
+
+/** A `tokens` row once its adapter's codec has decoded the columns. */
+export interface TokenColumns {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly hash: Uint8Array;
+  readonly created_at: Date;
+  readonly expires_at: Date | null;
+  readonly revoked_at: Date | null;
+}
+
+export interface TokenRowDecoders {
+  /** A `tokens` row to a TokenRecord with its stored hash. */
+  readonly tokenFromRow: (row: unknown) => E.Either<StoreUnavailable, TokenRecord & { readonly hash: Uint8Array }>;
+  /** A `tokens` row to a TokenRecord without the hash (for listings). */
+  readonly tokenRecordFromRow: (row: unknown) => E.Either<StoreUnavailable, TokenRecord>;
+}
+
+/** The token decoders for an adapter whose `tokens` rows `columns` decodes. */
+export const tokenRowDecoders = (columns: t.Decoder<unknown, TokenColumns>): TokenRowDecoders => {
+  const tokenFromRow: TokenRowDecoders['tokenFromRow'] = (row) =>
+    pipe(
+      columns.decode(row),
+      E.map((r) => ({
+        id: r.id,
+        name: r.name,
+        scopes: r.scopes,
+        hash: r.hash,
+        createdAt: r.created_at,
+        expiresAt: r.expires_at,
+        revokedAt: r.revoked_at,
+      })),
+      E.mapLeft((errors) => rowProblem('tokens', errors)),
+    );
+  const tokenRecordFromRow: TokenRowDecoders['tokenRecordFromRow'] = (row) =>
+    pipe(
+      tokenFromRow(row),
+      E.map(({ hash: _hash, ...record }) => record),
+    );
+  return { tokenFromRow, tokenRecordFromRow };
+};
+
+const CountRow = t.type({ n: t.Int }, 'CountRow');
+
+/** `SELECT count(*) AS n` (PostgreSQL: `count(*)::int4`, so it arrives as a number) to a number. */
+export const countFromRow = (row: unknown): E.Either<StoreUnavailable, number> =>
+  pipe(
+    CountRow.decode(row),
+    E.map((r) => r.n),
+    E.mapLeft((errors) => storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`))),
+  );

@@ -1,0 +1,60 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from './logger.js';
+import { createPlantService } from './plants/plant-service.js';
+import type { Store } from './ports/store.js';
+import type { AppState } from './http/context.js';
+import { createErrorMiddleware } from './http/error-middleware.js';
+import { addHealthRoutes } from './http/health-routes.js';
+import { requireHostHeader } from './http/host-header.js';
+import { addPlantRoutes } from './http/plant-routes.js';
+import type { RateLimiter } from './http/rate-limiter.js';
+import { requestIdMiddleware } from './http/request-id.js';
+import { routeFallback } from './http/route-fallback.js';
+import type { Authenticator } from './tokens/principal.js';
+
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
+
+export interface AppDeps {
+  readonly store: Store;
+  readonly auth: Authenticator;
+  readonly logger: Logger;
+  /** Largest request body accepted, in bytes as sent (default 16 KiB). */
+  readonly bodyLimitBytes?: number;
+  /** True once shutdown began: /readyz answers 503 from then on. */
+  readonly isShuttingDown?: () => boolean;
+  /**
+   * Per-principal rate limiting of the /plants routes (see http/rate-limiter.ts); absent: off.
+   * main.ts builds it from RATE_LIMIT_*; tests pass one with a fake clock.
+   */
+  readonly rateLimiter?: RateLimiter | undefined;
+}
+
+/**
+ * Builds the Koa app of CONTRACT.md; never listens (see http/server.ts). Middleware order:
+ * X-Request-Id → error middleware (defects → 500, one log line per request) → Host check (HTTP/1.1
+ * without Host → 400) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method
+ * is answered before authentication.
+ */
+export const createApp = (deps: AppDeps): Koa<AppState> => {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+  app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error outside a request'));
+
+  const isShuttingDown = deps.isShuttingDown ?? (() => false);
+  const router = new Router<AppState>();
+  addHealthRoutes(router, { plants: deps.store.plants, isShuttingDown });
+  addPlantRoutes(router, {
+    service: createPlantService(deps.store.plants),
+    auth: deps.auth,
+    bodyLimitBytes: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    rateLimiter: deps.rateLimiter,
+  });
+
+  app.use(requestIdMiddleware);
+  app.use(createErrorMiddleware(deps.logger, isShuttingDown));
+  app.use(requireHostHeader);
+  app.use(router.routes() as Koa.Middleware<AppState>);
+  app.use(routeFallback);
+  return app;
+};

@@ -1,0 +1,225 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { configWarnings, decodeConfig, SQLITE_WORKERS_PROBLEM } from './config.js';
+
+const secret = 'x'.repeat(32);
+
+describe('decodeConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    expect(decodeConfig({})).toEqual(
+      E.right({
+        host: '127.0.0.1',
+        port: 3000,
+        databaseUrl: 'sqlite:./data/plant-store.db',
+        sqliteSynchronous: 'FULL',
+        bodyLimitBytes: 16384,
+        logLevel: 'info',
+        shutdownTimeoutMs: 10000,
+        auth: { mode: 'tokens', seedToken: undefined },
+        workers: 1,
+        rateLimit: undefined,
+        postgres: { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000 },
+        headersTimeoutMs: 10000,
+        requestTimeoutMs: 30000,
+      }),
+    );
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(decodeConfig({ PORT: '', HOST: '' })).toMatchObject({ right: { port: 3000, host: '127.0.0.1' } });
+  });
+
+  it('decodes every variable', () => {
+    const result = decodeConfig({
+      HOST: '0.0.0.0',
+      PORT: '0',
+      DATABASE_URL: 'postgres://app@db:5432/plants',
+      SQLITE_SYNCHRONOUS: 'normal',
+      BODY_LIMIT_BYTES: '1024',
+      LOG_LEVEL: 'debug',
+      SHUTDOWN_TIMEOUT_MS: '2500',
+      PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef',
+      WORKERS: '4',
+      RATE_LIMIT_PER_SECOND: '50',
+      RATE_LIMIT_BURST: '75',
+      PG_POOL_SIZE: '20',
+      PG_ACQUIRE_TIMEOUT_MS: '1500',
+      PG_STATEMENT_TIMEOUT_MS: '30000',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
+    });
+    expect(result).toEqual(
+      E.right({
+        host: '0.0.0.0',
+        port: 0,
+        databaseUrl: 'postgres://app@db:5432/plants',
+        sqliteSynchronous: 'NORMAL',
+        bodyLimitBytes: 1024,
+        logLevel: 'debug',
+        shutdownTimeoutMs: 2500,
+        auth: { mode: 'tokens', seedToken: 'pst_0123456789abcdef' },
+        workers: 4,
+        rateLimit: { perSecond: 50, burst: 75 },
+        postgres: { poolSize: 20, acquireTimeoutMs: 1500, statementTimeoutMs: 30000 },
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 4000,
+      }),
+    );
+  });
+
+  it.each([
+    [{ PORT: '65536' }, 'PORT expects an integer from 0 to 65535'],
+    [{ PORT: '3000.5' }, 'PORT expects an integer from 0 to 65535'],
+    [{ PORT: '08080' }, 'PORT expects an integer from 0 to 65535'],
+    [{ HOST: 'local host' }, 'HOST expects a host name or IP address without spaces'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL expects sqlite:<file>, sqlite::memory:, a file path or postgres://…'],
+    [{ SQLITE_SYNCHRONOUS: 'OFF' }, 'SQLITE_SYNCHRONOUS expects one of FULL, NORMAL'],
+    [{ BODY_LIMIT_BYTES: '16KiB' }, 'BODY_LIMIT_BYTES expects an integer from 64 to 16777216'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL expects one of fatal, error, warn, info, debug, trace, silent'],
+    [{ SHUTDOWN_TIMEOUT_MS: '-1' }, 'SHUTDOWN_TIMEOUT_MS expects an integer from 0 to 600000'],
+    [{ WORKERS: '0' }, 'WORKERS expects an integer from 1 to 64 or auto'],
+    [{ WORKERS: '65', DATABASE_URL: 'postgres://db/x' }, 'WORKERS expects an integer from 1 to 64 or auto'],
+    [{ WORKERS: '02', DATABASE_URL: 'postgres://db/x' }, 'WORKERS expects an integer from 1 to 64 or auto'],
+    [{ WORKERS: 'all' }, 'WORKERS expects an integer from 1 to 64 or auto'],
+    [{ WORKERS: '2' }, SQLITE_WORKERS_PROBLEM],
+    [{ WORKERS: '2', DATABASE_URL: 'sqlite::memory:' }, SQLITE_WORKERS_PROBLEM],
+    [{ WORKERS: '64', DATABASE_URL: '/var/lib/plants.db' }, SQLITE_WORKERS_PROBLEM],
+    [{ RATE_LIMIT_PER_SECOND: '-1' }, 'RATE_LIMIT_PER_SECOND expects an integer from 0 to 1000000'],
+    [{ RATE_LIMIT_PER_SECOND: '1.5' }, 'RATE_LIMIT_PER_SECOND expects an integer from 0 to 1000000'],
+    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '0' }, 'RATE_LIMIT_BURST expects an integer from 1 to 10000000'],
+    [{ RATE_LIMIT_BURST: '5' }, 'RATE_LIMIT_BURST set but rate limiting is off'],
+    [{ RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_BURST: '5' }, 'RATE_LIMIT_BURST set but rate limiting is off'],
+    [{ PG_POOL_SIZE: '0' }, 'PG_POOL_SIZE expects an integer from 1 to 1000'],
+    [{ PG_POOL_SIZE: '1001' }, 'PG_POOL_SIZE expects an integer from 1 to 1000'],
+    [{ PG_ACQUIRE_TIMEOUT_MS: '0' }, 'PG_ACQUIRE_TIMEOUT_MS expects an integer from 1 to 600000'],
+    [{ PG_ACQUIRE_TIMEOUT_MS: '5s' }, 'PG_ACQUIRE_TIMEOUT_MS expects an integer from 1 to 600000'],
+    [{ PG_STATEMENT_TIMEOUT_MS: '3600001' }, 'PG_STATEMENT_TIMEOUT_MS expects an integer from 1 to 3600000'],
+    [{ PG_STATEMENT_TIMEOUT_MS: 'x' }, 'PG_STATEMENT_TIMEOUT_MS expects an integer from 1 to 3600000'],
+    [{ AUTH_MODE: 'oauth' }, 'AUTH_MODE expects one of tokens, jwt'],
+    [{ PLANT_STORE_STATIC_TOKEN: 'short' }, 'PLANT_STORE_STATIC_TOKEN expects a bearer token of 16–512 characters'],
+    [{ PLANT_STORE_STATIC_TOKEN: 'has spaces in it, oh no' }, 'PLANT_STORE_STATIC_TOKEN expects a bearer token'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef' }, 'PLANT_STORE_STATIC_TOKEN is only used with AUTH_MODE=tokens'],
+    [{ JWT_SECRET: secret }, 'JWT_SECRET set but AUTH_MODE is not jwt'],
+    [{ AUTH_MODE: 'jwt', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'AUTH_MODE=jwt expects exactly one of JWT_SECRET and JWT_JWKS_URL'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_JWKS_URL: 'https://idp/jwks', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'exactly one of'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_AUDIENCE: 'a' }, 'JWT_ISSUER expects'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i' }, 'JWT_AUDIENCE expects'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: 'too short', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'JWT_SECRET expects a shared secret of at least 32 characters'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_ALGORITHMS: 'none' }, 'JWT_ALGORITHMS expects'],
+    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_ALGORITHMS: 'RS256' }, 'JWT_ALGORITHMS expects HMAC algorithms with JWT_SECRET'],
+    [{ AUTH_MODE: 'jwt', JWT_JWKS_URL: 'ftp://idp/jwks', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'JWT_JWKS_URL expects an http(s) URL'],
+  ])('rejects %j with one line naming the variable', (env, message) => {
+    const result = decodeConfig(env);
+    expect(E.isLeft(result)).toBe(true);
+    const line = E.isLeft(result) ? result.left : '';
+    expect(line).toContain(message);
+    expect(line).not.toContain('\n');
+  });
+
+  it('never echoes a secret value in the error line', () => {
+    const result = decodeConfig({ AUTH_MODE: 'jwt', JWT_SECRET: 'sekrit-but-short', PLANT_STORE_STATIC_TOKEN: 'pst_abcdefghijklmnop' });
+    const line = E.isLeft(result) ? result.left : '';
+    expect(line).not.toContain('sekrit-but-short');
+    expect(line).not.toContain('pst_abcdefghijklmnop');
+  });
+
+  it("ignores PLANT_STORE_TOKEN, the client CLI's own token: never a server token, in either auth mode", () => {
+    const clientToken = 'pst_clients_own_read_only_token';
+    expect(decodeConfig({ PLANT_STORE_TOKEN: clientToken })).toMatchObject({ right: { auth: { mode: 'tokens', seedToken: undefined } } });
+    expect(decodeConfig({ PLANT_STORE_TOKEN: clientToken, PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef' })).toMatchObject({
+      right: { auth: { mode: 'tokens', seedToken: 'pst_0123456789abcdef' } },
+    });
+    expect(E.isRight(decodeConfig({ PLANT_STORE_TOKEN: clientToken, AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }))).toBe(true);
+    // Not even validated: a value of any shape is the client's business.
+    expect(E.isRight(decodeConfig({ PLANT_STORE_TOKEN: 'short' }))).toBe(true);
+  });
+
+  it('warns (one line, no value) when PLANT_STORE_TOKEN is set, and only then', () => {
+    const clientToken = 'pst_clients_own_read_only_token';
+    const warnings = configWarnings({ PLANT_STORE_TOKEN: clientToken });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^PLANT_STORE_TOKEN is set but the server ignores it.*PLANT_STORE_STATIC_TOKEN/);
+    expect(warnings[0]).not.toContain(clientToken);
+    expect(configWarnings({})).toEqual([]);
+    expect(configWarnings({ PLANT_STORE_TOKEN: '' })).toEqual([]);
+    expect(configWarnings({ PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef' })).toEqual([]);
+  });
+
+  it('names every bad variable on the one line', () => {
+    const result = decodeConfig({ PORT: 'x', LOG_LEVEL: 'y' });
+    expect(E.isLeft(result) && result.left.includes('PORT') && result.left.includes('LOG_LEVEL')).toBe(true);
+  });
+
+  it('decodes JWT settings with an HS256 secret (default algorithms HS256) or a JWKS URL (default RS256)', () => {
+    expect(decodeConfig({ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'https://idp', JWT_AUDIENCE: 'plant-store' })).toMatchObject({
+      right: { auth: { mode: 'jwt', key: { secret }, issuer: 'https://idp', audience: 'plant-store', algorithms: ['HS256'] } },
+    });
+    expect(
+      decodeConfig({ AUTH_MODE: 'jwt', JWT_JWKS_URL: 'https://idp/jwks.json', JWT_ISSUER: 'https://idp', JWT_AUDIENCE: 'p', JWT_ALGORITHMS: 'ES256, RS256' }),
+    ).toMatchObject({ right: { auth: { mode: 'jwt', key: { jwksUrl: 'https://idp/jwks.json' }, algorithms: ['ES256', 'RS256'] } } });
+  });
+
+  it('decodes WORKERS: 1 by default, 1…64 with PostgreSQL, auto as the available parallelism (capped at 64)', () => {
+    const pg = 'postgres://app@db:5432/plants';
+    expect(decodeConfig({ DATABASE_URL: pg })).toMatchObject({ right: { workers: 1 } });
+    expect(decodeConfig({ DATABASE_URL: pg, WORKERS: '64' })).toMatchObject({ right: { workers: 64 } });
+    expect(decodeConfig({ DATABASE_URL: pg, WORKERS: 'auto' }, { availableParallelism: () => 6 })).toMatchObject({ right: { workers: 6 } });
+    expect(decodeConfig({ DATABASE_URL: pg, WORKERS: 'AUTO' }, { availableParallelism: () => 200 })).toMatchObject({ right: { workers: 64 } });
+    // SQLite: WORKERS=1 is fine, and so is auto on a one-core machine (it means one process)
+    expect(decodeConfig({ WORKERS: '1' })).toMatchObject({ right: { workers: 1 } });
+    expect(decodeConfig({ WORKERS: 'auto' }, { availableParallelism: () => 1 })).toMatchObject({ right: { workers: 1 } });
+    expect(decodeConfig({ WORKERS: 'auto' }, { availableParallelism: () => 4 })).toEqual(E.left(`invalid configuration: ${SQLITE_WORKERS_PROBLEM}`));
+  });
+
+  it('names only the bad DATABASE_URL, not WORKERS, when the URL itself is wrong', () => {
+    const result = decodeConfig({ WORKERS: '2', DATABASE_URL: 'mysql://x' });
+    expect(E.isLeft(result) && result.left).toContain('DATABASE_URL expects');
+    expect(E.isLeft(result) && result.left).not.toContain('WORKERS');
+  });
+
+  it('turns rate limiting on with RATE_LIMIT_PER_SECOND; the burst defaults to max(1, 2 × rate)', () => {
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '0' })).toMatchObject({ right: { rateLimit: undefined } });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '1' })).toMatchObject({ right: { rateLimit: { perSecond: 1, burst: 2 } } });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100' })).toMatchObject({ right: { rateLimit: { perSecond: 100, burst: 200 } } });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '1' })).toMatchObject({ right: { rateLimit: { perSecond: 100, burst: 1 } } });
+  });
+
+  it.each([
+    ['PG_POOL_SIZE', '1', { poolSize: 1 }],
+    ['PG_POOL_SIZE', '1000', { poolSize: 1000 }],
+    ['PG_ACQUIRE_TIMEOUT_MS', '1', { acquireTimeoutMs: 1 }],
+    ['PG_ACQUIRE_TIMEOUT_MS', '600000', { acquireTimeoutMs: 600000 }],
+    ['PG_STATEMENT_TIMEOUT_MS', '1', { statementTimeoutMs: 1 }],
+    ['PG_STATEMENT_TIMEOUT_MS', '3600000', { statementTimeoutMs: 3600000 }],
+  ])('decodes %s=%s, leaving the other PostgreSQL knobs at their defaults', (name, value, expected) => {
+    const defaults = { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000 };
+    expect(decodeConfig({ [name]: value })).toMatchObject({ right: { postgres: { ...defaults, ...expected } } });
+  });
+
+  it.each([
+    [{ HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1000' }, 1000, 1000],
+    [{ HEADERS_TIMEOUT_MS: '600000', REQUEST_TIMEOUT_MS: '3600000' }, 600000, 3600000],
+    [{ HEADERS_TIMEOUT_MS: '20000' }, 20000, 30000],
+    [{ REQUEST_TIMEOUT_MS: '10000' }, 10000, 10000],
+  ])('decodes the request timeouts %j', (env, headersTimeoutMs, requestTimeoutMs) => {
+    expect(decodeConfig(env)).toMatchObject({ right: { headersTimeoutMs, requestTimeoutMs } });
+  });
+
+  it.each([
+    [{ HEADERS_TIMEOUT_MS: '999' }, 'HEADERS_TIMEOUT_MS expects an integer from 1000 to 600000'],
+    [{ HEADERS_TIMEOUT_MS: '600001', REQUEST_TIMEOUT_MS: '3600000' }, 'HEADERS_TIMEOUT_MS expects an integer from 1000 to 600000'],
+    [{ REQUEST_TIMEOUT_MS: '0' }, 'REQUEST_TIMEOUT_MS expects an integer from 1000 to 3600000'],
+    [{ REQUEST_TIMEOUT_MS: '3600001' }, 'REQUEST_TIMEOUT_MS expects an integer from 1000 to 3600000'],
+    [{ REQUEST_TIMEOUT_MS: '5000' }, 'HEADERS_TIMEOUT_MS (10000) must not exceed REQUEST_TIMEOUT_MS (5000)'],
+    [{ HEADERS_TIMEOUT_MS: '40000' }, 'HEADERS_TIMEOUT_MS (40000) must not exceed REQUEST_TIMEOUT_MS (30000)'],
+  ])('refuses the request timeouts %j', (env, problem) => {
+    const result = decodeConfig(env);
+    expect(E.isLeft(result) && result.left).toContain(problem);
+  });
+
+  it('does not compare the timeouts when one of them is bad', () => {
+    expect(decodeConfig({ HEADERS_TIMEOUT_MS: 'soon', REQUEST_TIMEOUT_MS: '5000' })).toEqual(
+      E.left('invalid configuration: HEADERS_TIMEOUT_MS expects an integer from 1000 to 600000'),
+    );
+  });
+});

@@ -1,0 +1,259 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { availableParallelism } from 'node:os';
+import * as t from 'io-ts';
+import type { Level } from 'pino';
+import { parseDatabaseUrl } from './adapters/open-store.js';
+import { SERVER_TIMEOUTS } from './http/server.js';
+import { isB64Token } from './tokens/opaque-token.js';
+
+/**
+ * The server's configuration, decoded from the environment. Every variable, its default and its
+ * meaning are listed in apps/server/README.md; keep the two in step.
+ */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** `sqlite:<file>` (relative paths against the process's working directory), `sqlite::memory:`, or `postgres://…`. */
+  readonly databaseUrl: string;
+  readonly sqliteSynchronous: 'FULL' | 'NORMAL';
+  readonly bodyLimitBytes: number;
+  readonly logLevel: Level | 'silent';
+  readonly shutdownTimeoutMs: number;
+  readonly auth: AuthConfig;
+  /** Processes serving one port (node:cluster); 1: a single process, no cluster. > 1 only with PostgreSQL. */
+  readonly workers: number;
+  /** Per-principal token buckets, per process; undefined: off. */
+  readonly rateLimit: RateLimitConfig | undefined;
+  /** PostgreSQL pool knobs (ignored for SQLite). */
+  readonly postgres: PostgresConfig;
+  /** HEADERS_TIMEOUT_MS: how long a client may take to send the request line and headers → 408. */
+  readonly headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS: how long a client may take to send the whole request, body included (≥ the headers timeout) → 408. */
+  readonly requestTimeoutMs: number;
+}
+
+export interface RateLimitConfig {
+  /** RATE_LIMIT_PER_SECOND: the sustained requests per second per principal (> 0). */
+  readonly perSecond: number;
+  /** RATE_LIMIT_BURST: the bucket size; default max(1, 2 × perSecond). */
+  readonly burst: number;
+}
+
+export interface PostgresConfig {
+  readonly poolSize: number;
+  readonly acquireTimeoutMs: number;
+  readonly statementTimeoutMs: number;
+}
+
+export const MAX_WORKERS = 64;
+
+/** The line start-up stops with when WORKERS > 1 names a SQLite store. */
+export const SQLITE_WORKERS_PROBLEM =
+  'WORKERS > 1 needs a postgres:// DATABASE_URL: a SQLite file has one writer at a time, and one process with group commit already keeps it busy';
+
+/** What decodeConfig asks of the machine (injected by tests). */
+export interface ConfigSystem {
+  /** For WORKERS=auto; default os.availableParallelism(). */
+  readonly availableParallelism: () => number;
+}
+
+export type AuthConfig =
+  | {
+      readonly mode: 'tokens';
+      /**
+       * PLANT_STORE_STATIC_TOKEN: a token accepted (both scopes) in addition to the store's; held in
+       * memory only, never stored. Never PLANT_STORE_TOKEN: that is the client CLI's own token.
+       */
+      readonly seedToken: string | undefined;
+    }
+  | {
+      readonly mode: 'jwt';
+      readonly key: { readonly secret: string } | { readonly jwksUrl: string };
+      readonly issuer: string;
+      readonly audience: string;
+      readonly algorithms: readonly string[];
+    };
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/plant-store.db';
+export const DEFAULT_HEADERS_TIMEOUT_MS = SERVER_TIMEOUTS.headersTimeoutMs;
+export const DEFAULT_REQUEST_TIMEOUT_MS = SERVER_TIMEOUTS.requestTimeoutMs;
+
+/** A codec from an environment string; `expected` is what the one-line error says the variable should be. */
+const fromString = <A>(expected: string, parse: (s: string) => A | undefined): t.Type<A, string, unknown> =>
+  new t.Type<A, string, unknown>(
+    expected,
+    (u): u is A => u !== undefined,
+    (u, c) => {
+      const parsed = typeof u === 'string' ? parse(u) : undefined;
+      return parsed === undefined ? t.failure(u, c, expected) : t.success(parsed);
+    },
+    String,
+  );
+
+const integer = (min: number, max: number) =>
+  fromString(`an integer from ${min} to ${max}`, (s) => {
+    if (!/^(?:0|[1-9][0-9]{0,15})$/.test(s)) return undefined;
+    const n = Number(s);
+    return n >= min && n <= max ? n : undefined;
+  });
+
+const oneOf = <const K extends string>(values: readonly K[], caseInsensitive = false) =>
+  fromString(`one of ${values.join(', ')}`, (s) => values.find((v) => (caseInsensitive ? v.toLowerCase() === s.toLowerCase() : v === s)));
+
+const hmacAlgorithms = ['HS256', 'HS384', 'HS512'] as const;
+const asymmetricAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
+const codecs = {
+  HOST: fromString('a host name or IP address without spaces', (s) => (/^[^\s/]+$/.test(s) ? s : undefined)),
+  PORT: integer(0, 65535),
+  DATABASE_URL: fromString('sqlite:<file>, sqlite::memory:, a file path or postgres://…', (s) => {
+    try {
+      parseDatabaseUrl(s);
+      return s;
+    } catch {
+      return undefined;
+    }
+  }),
+  SQLITE_SYNCHRONOUS: oneOf(['FULL', 'NORMAL'], true),
+  BODY_LIMIT_BYTES: integer(64, 16 * 1024 * 1024),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  SHUTDOWN_TIMEOUT_MS: integer(0, 600_000),
+  WORKERS: fromString(`an integer from 1 to ${MAX_WORKERS} or auto`, (s) => {
+    if (s.toLowerCase() === 'auto') return 'auto' as const;
+    if (!/^[1-9][0-9]?$/.test(s)) return undefined;
+    const n = Number(s);
+    return n <= MAX_WORKERS ? n : undefined;
+  }),
+  RATE_LIMIT_PER_SECOND: integer(0, 1_000_000),
+  RATE_LIMIT_BURST: integer(1, 10_000_000),
+  PG_POOL_SIZE: integer(1, 1000),
+  PG_ACQUIRE_TIMEOUT_MS: integer(1, 600_000),
+  PG_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000),
+  // Node checks both once a second (http/server.ts), so less than a second would not be kept.
+  HEADERS_TIMEOUT_MS: integer(1000, 600_000),
+  REQUEST_TIMEOUT_MS: integer(1000, 3_600_000),
+  AUTH_MODE: oneOf(['tokens', 'jwt']),
+  PLANT_STORE_STATIC_TOKEN: fromString('a bearer token of 16–512 characters A–Z a–z 0–9 - . _ ~ + / (then optional =)', (s) =>
+    s.length >= 16 && s.length <= 512 && isB64Token(s) ? s : undefined,
+  ),
+  JWT_SECRET: fromString('a shared secret of at least 32 characters', (s) => (s.length >= 32 ? s : undefined)),
+  JWT_JWKS_URL: fromString('an http(s) URL of a JSON Web Key Set', (s) => {
+    try {
+      const url = new URL(s);
+      return url.protocol === 'https:' || url.protocol === 'http:' ? s : undefined;
+    } catch {
+      return undefined;
+    }
+  }),
+  JWT_ISSUER: fromString('a non-empty issuer', (s) => (s.trim() === '' ? undefined : s)),
+  JWT_AUDIENCE: fromString('a non-empty audience', (s) => (s.trim() === '' ? undefined : s)),
+  JWT_ALGORITHMS: fromString(
+    `a comma-separated list of ${[...hmacAlgorithms, ...asymmetricAlgorithms].join(', ')} (never none)`,
+    (s) => {
+      const list = s.split(',').map((a) => a.trim());
+      const known: readonly string[] = [...hmacAlgorithms, ...asymmetricAlgorithms];
+      return list.length > 0 && list.every((a) => known.includes(a)) ? list : undefined;
+    },
+  ),
+} as const;
+
+type Variable = keyof typeof codecs;
+type Decoded = { [K in Variable]?: t.TypeOf<(typeof codecs)[K]> };
+
+/**
+ * Decodes the configuration from `env`. On failure the Left is ONE line naming every bad variable
+ * and what it expects (secrets are never echoed back).
+ */
+export const decodeConfig = (
+  env: Readonly<Record<string, string | undefined>>,
+  system: ConfigSystem = { availableParallelism },
+): E.Either<string, Config> => {
+  const problems: string[] = [];
+  const decoded: Decoded = {};
+  for (const name of Object.keys(codecs) as Variable[]) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const result = (codecs[name] as t.Type<unknown, string, unknown>).decode(raw);
+    if (E.isRight(result)) (decoded as Record<string, unknown>)[name] = result.right;
+    else problems.push(`${name} expects ${codecs[name].name}`);
+  }
+  const auth = decodeAuth(decoded, problems);
+  const databaseUrl = decoded.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const workers = decoded.WORKERS === 'auto' ? Math.max(1, Math.min(MAX_WORKERS, system.availableParallelism())) : (decoded.WORKERS ?? 1);
+  const databaseUrlBad = decoded.DATABASE_URL === undefined && (env.DATABASE_URL ?? '') !== '';
+  if (workers > 1 && !databaseUrlBad && parseDatabaseUrl(databaseUrl).kind !== 'postgres') problems.push(SQLITE_WORKERS_PROBLEM);
+  const perSecond = decoded.RATE_LIMIT_PER_SECOND ?? 0;
+  if (perSecond === 0 && decoded.RATE_LIMIT_BURST !== undefined) {
+    problems.push('RATE_LIMIT_BURST set but rate limiting is off (set RATE_LIMIT_PER_SECOND too, or unset it)');
+  }
+  const headersTimeoutMs = decoded.HEADERS_TIMEOUT_MS ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeoutMs = decoded.REQUEST_TIMEOUT_MS ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const timeoutBad = (['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] as const).some((name) => decoded[name] === undefined && (env[name] ?? '') !== '');
+  if (!timeoutBad && headersTimeoutMs > requestTimeoutMs) {
+    problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`);
+  }
+  if (problems.length > 0 || auth === undefined) return E.left(`invalid configuration: ${problems.join('; ')}`);
+  return E.right({
+    host: decoded.HOST ?? '127.0.0.1',
+    port: decoded.PORT ?? 3000,
+    databaseUrl,
+    sqliteSynchronous: decoded.SQLITE_SYNCHRONOUS ?? 'FULL',
+    bodyLimitBytes: decoded.BODY_LIMIT_BYTES ?? 16_384,
+    logLevel: decoded.LOG_LEVEL ?? 'info',
+    shutdownTimeoutMs: decoded.SHUTDOWN_TIMEOUT_MS ?? 10_000,
+    auth,
+    workers,
+    rateLimit: perSecond === 0 ? undefined : { perSecond, burst: decoded.RATE_LIMIT_BURST ?? Math.max(1, 2 * perSecond) },
+    postgres: {
+      poolSize: decoded.PG_POOL_SIZE ?? 10,
+      acquireTimeoutMs: decoded.PG_ACQUIRE_TIMEOUT_MS ?? 5000,
+      statementTimeoutMs: decoded.PG_STATEMENT_TIMEOUT_MS ?? 10_000,
+    },
+    headersTimeoutMs,
+    requestTimeoutMs,
+  });
+};
+
+/**
+ * The client CLI's variable (packages/client): the caller's OWN token, perhaps a read-only one. The
+ * server never reads its value: a server started from a shell that exported it for the CLI must not
+ * grant that token both scopes (nor skip the first-run token because of it).
+ */
+export const CLIENT_TOKEN_VARIABLE = 'PLANT_STORE_TOKEN';
+
+/**
+ * What start-up should warn about in `env` without refusing to start: one line each, naming
+ * variables only, never a value.
+ */
+export const configWarnings = (env: Readonly<Record<string, string | undefined>>): string[] =>
+  (env[CLIENT_TOKEN_VARIABLE] ?? '') === ''
+    ? []
+    : [
+        `${CLIENT_TOKEN_VARIABLE} is set but the server ignores it: it is the client CLI's token; the server's extra token is PLANT_STORE_STATIC_TOKEN`,
+      ];
+
+const jwtVariables = ['JWT_SECRET', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_ALGORITHMS'] as const;
+
+const decodeAuth = (d: Decoded, problems: string[]): AuthConfig | undefined => {
+  if (d.AUTH_MODE !== 'jwt') {
+    const stray = jwtVariables.filter((name) => d[name] !== undefined);
+    if (stray.length > 0) problems.push(`${stray.join(', ')} set but AUTH_MODE is not jwt (set AUTH_MODE=jwt or unset them)`);
+    return { mode: 'tokens', seedToken: d.PLANT_STORE_STATIC_TOKEN };
+  }
+  if (d.PLANT_STORE_STATIC_TOKEN !== undefined) problems.push('PLANT_STORE_STATIC_TOKEN is only used with AUTH_MODE=tokens');
+  if ((d.JWT_SECRET === undefined) === (d.JWT_JWKS_URL === undefined)) {
+    problems.push('AUTH_MODE=jwt expects exactly one of JWT_SECRET and JWT_JWKS_URL');
+  }
+  if (d.JWT_ISSUER === undefined) problems.push('JWT_ISSUER expects the issuer (iss) that tokens must carry');
+  if (d.JWT_AUDIENCE === undefined) problems.push('JWT_AUDIENCE expects the audience (aud) that tokens must carry');
+  const usable: readonly string[] = d.JWT_SECRET !== undefined ? hmacAlgorithms : asymmetricAlgorithms;
+  const algorithms = d.JWT_ALGORITHMS ?? (d.JWT_SECRET !== undefined ? ['HS256'] : ['RS256']);
+  const unusable = algorithms.filter((a) => !usable.includes(a));
+  if (unusable.length > 0) {
+    problems.push(`JWT_ALGORITHMS expects ${d.JWT_SECRET !== undefined ? 'HMAC algorithms with JWT_SECRET' : 'asymmetric algorithms with JWT_JWKS_URL'}, got ${unusable.join(', ')}`);
+  }
+  if (d.JWT_ISSUER === undefined || d.JWT_AUDIENCE === undefined) return undefined;
+  const key = d.JWT_SECRET !== undefined ? { secret: d.JWT_SECRET } : d.JWT_JWKS_URL !== undefined ? { jwksUrl: d.JWT_JWKS_URL } : undefined;
+  if (key === undefined) return undefined;
+  return { mode: 'jwt', key, issuer: d.JWT_ISSUER, audience: d.JWT_AUDIENCE, algorithms };
+};

@@ -1,0 +1,19 @@
+import type Koa from 'koa';
+import type { Principal } from '../tokens/principal.js';
+
+/** What the middleware leave on `ctx.state` for those after them. */
+export interface AppState {
+  requestId: string;
+  /** The authenticated caller, once the auth middleware let the request through. */
+  principal?: Principal;
+  /**
+   * Problems of the request body that only its raw text shows (an `id` written as a fraction that
+   * JSON.parse rounded), each `field: …`; the route merges them into its one 400.
+   */
+  bodyProblems?: readonly string[];
+  /** Why a 5xx was answered, for the request's log line (never sent to the client). */
+  cause?: unknown;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState>;
+export type AppMiddleware = Koa.Middleware<AppState>;

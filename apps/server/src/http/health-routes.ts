@@ -1,0 +1,39 @@
+import type Router from '@koa/router';
+import { openApiDocument } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import type { PlantStore } from '../ports/plant-store.js';
+import type { AppState } from './context.js';
+import { notReady } from './request-error.js';
+import { sendError } from './respond.js';
+
+const ok = { status: 'ok' } as const;
+
+export interface HealthRoutesDeps {
+  readonly plants: PlantStore;
+  readonly isShuttingDown: () => boolean;
+}
+
+/** Unauthenticated routes: the OpenAPI document, liveness and readiness. */
+export const addHealthRoutes = (router: Router<AppState>, { plants, isShuttingDown }: HealthRoutesDeps): void => {
+  const openApiJson = JSON.stringify(openApiDocument);
+
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApiJson;
+  });
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = ok;
+  });
+
+  router.get('/readyz', async (ctx) => {
+    if (isShuttingDown()) return sendError(ctx, notReady('shutting down'));
+    const answered = await plants.ping()();
+    if (E.isLeft(answered)) {
+      ctx.state.cause = answered.left.cause;
+      return sendError(ctx, notReady('the store does not answer'));
+    }
+    if (isShuttingDown()) return sendError(ctx, notReady('shutting down'));
+    ctx.body = ok;
+  });
+};

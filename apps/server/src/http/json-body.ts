@@ -1,0 +1,135 @@
+import { isUtf8 } from 'node:buffer';
+import { MAX_PLANT_ID } from '@plant-store/domain';
+import bodyParser from 'koa-bodyparser';
+import type { AppMiddleware } from './context.js';
+import { isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
+import { malformedBody, payloadTooLarge, unsupportedMediaType, type RequestError } from './request-error.js';
+import { sendError } from './respond.js';
+
+/** `application/json`, optionally with `charset=utf-8` (any letter case, quoted or not); nothing else. */
+const jsonMediaType = /^application\/json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
+
+const noop = async (): Promise<void> => {};
+
+interface ParserFailure {
+  readonly type?: unknown;
+  readonly code?: unknown;
+  readonly body?: unknown;
+}
+
+/**
+ * Whether the body's bytes were valid UTF-8. Node decodes invalid UTF-8 to U+FFFD, so when the
+ * decoded text is at hand only a body holding U+FFFD needs its bytes checked.
+ */
+const isValidUtf8 = (decoded: string | undefined, chunks: readonly Buffer[]): boolean =>
+  (decoded !== undefined && !decoded.includes('\uFFFD')) || isUtf8(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+
+const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestError | undefined => {
+  if (typeof e !== 'object' || e === null) return undefined;
+  const { type, code, body } = e as ParserFailure;
+  if (type === 'entity.too.large') return payloadTooLarge(limit);
+  if (type === 'request.size.invalid') return malformedBody('request body length does not match Content-Length');
+  // The client went away mid-body: nobody reads the answer, but it is no defect of ours either.
+  if (type === 'request.aborted' || code === 'ECONNRESET') return malformedBody('request body aborted before it was complete');
+  if (e instanceof SyntaxError) {
+    if (!isValidUtf8(typeof body === 'string' ? body : undefined, chunks)) return malformedBody('request body is not valid UTF-8');
+    return malformedBody(
+      e.message === 'invalid JSON, only supports object and array'
+        ? 'request body: expected a JSON object'
+        : `request body is not valid JSON: ${e.message}`,
+    );
+  }
+  return undefined;
+};
+
+/** Literals longer than this are cut in messages. */
+const SHOWN_LITERAL = 40;
+
+/**
+ * The problem with the top-level `id` of `body` (parsed from `raw`) that JSON.parse hid: a literal
+ * that is not an integer (`5.0000000000000001`, `1e-400`) but was rounded to one. Worded like the
+ * PlantId codec's message, with the literal as sent. Only a body with an integral numeric `id` is
+ * scanned (any other value the codec refuses by itself), so the common body costs one property read.
+ */
+export const idLiteralProblem = (raw: string, body: unknown): string | undefined => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const id = (body as { readonly id?: unknown }).id;
+  if (typeof id !== 'number' || !Number.isInteger(id) || !Object.hasOwn(body, 'id')) return undefined;
+  const literal = topLevelIdLiteral(raw);
+  if (literal === undefined || isIntegerLiteral(literal) !== false) return undefined;
+  const shown = literal.length > SHOWN_LITERAL ? `${literal.slice(0, SHOWN_LITERAL)}…` : literal;
+  return `id: expected an integer from 1 to ${MAX_PLANT_ID}, got ${shown}`;
+};
+
+/**
+ * Reads a JSON request body with koa-bodyparser, guarded so that CONTRACT.md holds:
+ * - `Content-Type` must be application/json (charset utf-8 at most), else 415 — koa-bodyparser
+ *   would otherwise accept its other JSON-ish types;
+ * - `Content-Encoding` other than identity → 415, checked before the parser, which would
+ *   otherwise inflate gzip (a gzip bomb is never inflated here);
+ * - more than `limit` bytes as sent → 413, from `Content-Length` before reading and from the
+ *   streamed byte count (chunked bodies) while reading;
+ * - invalid UTF-8 → 400 (the parser decodes leniently; the bytes are checked here);
+ * - malformed JSON, or anything but a JSON object → 400;
+ * - a top-level `id` written as a fraction that JSON.parse rounded to an integer: noted in
+ *   `ctx.state.bodyProblems` for the route to merge into its one 400 (see idLiteralProblem).
+ * The parsed value lands in `ctx.request.body` for the route to decode with the domain codecs.
+ */
+export const createJsonBody = (limit: number): AppMiddleware => {
+  const options: bodyParser.Options & { readonly onProtoPoisoning: 'ignore' } = {
+    enableTypes: ['json'],
+    jsonLimit: String(limit), // a plain number of bytes
+    strict: true,
+    // The media type is checked (more strictly) before the parser runs: skip its own type-is match.
+    detectJSON: () => true,
+    // Passed on to co-body. The domain codecs build fresh objects and reject `__proto__` as an
+    // unknown member by name, which says more than the parser's "forbidden prototype property".
+    onProtoPoisoning: 'ignore',
+  };
+  const parse = bodyParser(options) as unknown as AppMiddleware;
+
+  return async (ctx, next) => {
+    const { req } = ctx;
+    const { headers } = req;
+    const encoding = headers['content-encoding'];
+    if (encoding !== undefined && encoding !== '') {
+      if (encoding.trim().toLowerCase() !== 'identity') {
+        return sendError(ctx, unsupportedMediaType('compressed request bodies are not accepted; Content-Encoding must be identity'));
+      }
+      delete headers['content-encoding'];
+    }
+    const type = headers['content-type'];
+    if (type === undefined || !jsonMediaType.test(type)) {
+      return sendError(
+        ctx,
+        unsupportedMediaType(`expected Content-Type application/json${type === undefined ? ', got none' : ''}`),
+      );
+    }
+    const length = headers['content-length'];
+    if (length !== undefined && Number(length) > limit) return sendError(ctx, payloadTooLarge(limit));
+
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const keep = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received <= limit) chunks.push(chunk);
+    };
+    // Registered before the parser's own listener, in the same tick: both see every chunk.
+    req.on('data', keep);
+    try {
+      await parse(ctx, noop);
+    } catch (e) {
+      const failure = explain(e, chunks, limit);
+      if (failure === undefined) throw e;
+      return sendError(ctx, failure);
+    } finally {
+      req.off('data', keep);
+    }
+    const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+    if (typeof raw !== 'string' || raw === '') return sendError(ctx, malformedBody('request body is empty; expected a JSON object'));
+    if (!isValidUtf8(raw, chunks)) return sendError(ctx, malformedBody('request body is not valid UTF-8'));
+    const idProblem = idLiteralProblem(raw, ctx.request.body);
+    if (idProblem !== undefined) ctx.state.bodyProblems = [idProblem];
+    return next();
+  };
+};

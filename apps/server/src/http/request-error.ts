@@ -1,0 +1,38 @@
+/** Failures of the HTTP exchange itself, before or beside the domain: each maps to one status. */
+export type RequestError =
+  | { readonly _tag: 'RouteNotFound'; readonly method: string; readonly path: string }
+  | { readonly _tag: 'MethodNotAllowed'; readonly method: string; readonly path: string; readonly allow: string }
+  | { readonly _tag: 'UnsupportedMediaType'; readonly reason: string }
+  | { readonly _tag: 'PayloadTooLarge'; readonly limit: number }
+  | { readonly _tag: 'MalformedBody'; readonly reason: string }
+  | { readonly _tag: 'MalformedRequest'; readonly reason: string }
+  | { readonly _tag: 'HeadersTooLarge' }
+  | { readonly _tag: 'RequestTimeout' }
+  | { readonly _tag: 'ExpectationFailed'; readonly expectation: string }
+  | { readonly _tag: 'NotReady'; readonly reason: string }
+  | { readonly _tag: 'RateLimited'; readonly ratePerSecond: number; readonly retryAfterSeconds: number }
+  | { readonly _tag: 'InternalError' };
+
+export const routeNotFound = (method: string, path: string): RequestError => ({ _tag: 'RouteNotFound', method, path });
+export const methodNotAllowed = (method: string, path: string, allow: string): RequestError => ({
+  _tag: 'MethodNotAllowed',
+  method,
+  path,
+  allow,
+});
+export const unsupportedMediaType = (reason: string): RequestError => ({ _tag: 'UnsupportedMediaType', reason });
+export const payloadTooLarge = (limit: number): RequestError => ({ _tag: 'PayloadTooLarge', limit });
+export const malformedBody = (reason: string): RequestError => ({ _tag: 'MalformedBody', reason });
+export const malformedRequest = (reason: string): RequestError => ({ _tag: 'MalformedRequest', reason });
+export const headersTooLarge: RequestError = { _tag: 'HeadersTooLarge' };
+export const requestTimeout: RequestError = { _tag: 'RequestTimeout' };
+/** An `Expect` header other than 100-continue (the only expectation this server meets). */
+export const expectationFailed = (expectation: string): RequestError => ({ _tag: 'ExpectationFailed', expectation });
+export const notReady = (reason: string): RequestError => ({ _tag: 'NotReady', reason });
+/** The caller used up its requests; `retryAfterSeconds` (an integer ≥ 1) goes out as `Retry-After`. */
+export const rateLimited = (ratePerSecond: number, retryAfterSeconds: number): RequestError => ({
+  _tag: 'RateLimited',
+  ratePerSecond,
+  retryAfterSeconds,
+});
+export const internalError: RequestError = { _tag: 'InternalError' };

@@ -1,0 +1,16 @@
+import { randomUUID } from 'node:crypto';
+import type { AppMiddleware } from './context.js';
+
+const acceptable = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's `X-Request-Id` when it is acceptable, else a fresh one. */
+export const chooseRequestId = (given: string | string[] | undefined): string =>
+  typeof given === 'string' && acceptable.test(given) ? given : randomUUID();
+
+/** Outermost middleware: every response carries `X-Request-Id`, and so does the request's log line. */
+export const requestIdMiddleware: AppMiddleware = (ctx, next) => {
+  const id = chooseRequestId(ctx.req.headers['x-request-id']);
+  ctx.state.requestId = id;
+  ctx.set('X-Request-Id', id);
+  return next();
+};

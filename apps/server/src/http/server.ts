@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../logger.js';
+import { expectationFailed, headersTooLarge, malformedRequest, requestTimeout, type RequestError } from './request-error.js';
+import { chooseRequestId } from './request-id.js';
+import { toHttpError } from './to-http-error.js';
+
+/**
+ * The server's timeouts, chosen deliberately:
+ * - headersTimeout 10 s: a client gets 10 s to send the request line and headers (slowloris guard);
+ * - requestTimeout 30 s: the whole request, body included (bodies are at most a few KiB);
+ *   these two are configurable (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS in config.ts);
+ * - keepAliveTimeout 65 s: longer than the 60 s idle timeout of common load balancers, so the
+ *   balancer, not this server, closes idle connections (no race on a reused socket);
+ * - maxHeaderSize 16 KiB (Node's default, stated): larger headers → 431;
+ * - connectionsCheckingInterval 1 s: how often Node checks the two request timeouts, so a 408
+ *   comes at most ~1 s late.
+ */
+export const SERVER_TIMEOUTS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+  maxHeaderSize: 16 * 1024,
+  connectionsCheckingIntervalMs: 1_000,
+} as const;
+
+export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
+
+const errorFor = (code: unknown): RequestError => {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return headersTooLarge;
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return requestTimeout;
+    default:
+      return malformedRequest('malformed HTTP request');
+  }
+};
+
+interface ClientErrorSocket extends Duplex {
+  /** The response of the request in flight on this socket, if the app already has one (Node's internal field). */
+  readonly _httpMessage?: { readonly headersSent?: boolean; getHeader?(name: string): unknown } | null;
+}
+
+/**
+ * Answers the errors Node's HTTP parser meets outside the app (malformed request line → 400,
+ * headers too large → 431, request timeout → 408) with the contract's JSON body, then closes the
+ * connection. The X-Request-Id is the request's own when the app already runs it (a request whose
+ * body did not arrive in time: its response carries the id of its log line), else a fresh one.
+ * The raw packet (it may hold a token) is never logged.
+ */
+export const answerClientError = (logger: Logger) => (err: Error & { code?: unknown }, socket: ClientErrorSocket) => {
+  const response = socket._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const ownId = response?.getHeader?.('x-request-id');
+  const requestId = typeof ownId === 'string' ? ownId : randomUUID();
+  const { status, message } = toHttpError(errorFor(err.code));
+  const body = JSON.stringify({ error: status, message });
+  logger.warn({ reqId: requestId, status, code: err.code }, 'client error');
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+    () => socket.destroy(),
+  );
+};
+
+/**
+ * Answers a request whose `Expect` this server cannot meet (anything but 100-continue, which Node
+ * answers itself with `100 Continue`). Without this 'checkExpectation' listener Node would send a
+ * bare 417 with an empty body. Here: the contract's JSON 417 with X-Request-Id (the caller's if
+ * acceptable) and the usual request log line; the body is never read and the connection closes.
+ */
+export const answerUnmetExpectation = (logger: Logger) => (req: http.IncomingMessage, res: http.ServerResponse): void => {
+  const started = performance.now();
+  const reqId = chooseRequestId(req.headers['x-request-id']);
+  const { status, message } = toHttpError(expectationFailed(req.headers.expect ?? ''));
+  const body = JSON.stringify({ error: status, message });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': reqId,
+    Connection: 'close',
+  });
+  res.end(body);
+  const ms = Math.round((performance.now() - started) * 100) / 100;
+  logger.info({ reqId, method: req.method, route: null, status, ms }, 'request');
+};
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
+
+/**
+ * Answers CONNECT (this server is no proxy). Node hands a CONNECT request to 'connect' with the
+ * raw socket, its HTTP parser detached, and without a listener drops the connection unanswered.
+ * Here the app itself answers it, through a response bound to that socket, like any method a
+ * route lacks: a known path → 405 with the route fallback's `Allow`, an unknown one → 404, both
+ * with the contract's body, X-Request-Id and the request's log line; then `Connection: close`
+ * and the socket ends. Whatever the client sends after its headers is discarded.
+ */
+export const answerConnect =
+  (handle: Handler, timeoutMs: number) =>
+  (req: http.IncomingMessage, duplex: Duplex): void => {
+    const socket = duplex as Socket;
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(timeoutMs, () => socket.destroy());
+    socket.resume();
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false; // → `Connection: close`
+    res.assignSocket(socket);
+    res.once('finish', () => {
+      res.detachSocket(socket);
+      socket.end();
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) socket.destroy();
+    });
+    handle(req, res);
+  };
+
+/** What createServer needs of a Koa app. */
+export interface CallbackApp {
+  callback(): (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
+}
+
+/** An HTTP server for `app` with the timeouts above (overridable, for tests); does not listen. */
+export const createServer = (app: CallbackApp, logger: Logger, timeouts: Partial<ServerTimeouts> = {}): http.Server => {
+  const t = { ...SERVER_TIMEOUTS, ...timeouts };
+  const handle = app.callback();
+  const server = http.createServer(
+    {
+      maxHeaderSize: t.maxHeaderSize,
+      connectionsCheckingInterval: t.connectionsCheckingIntervalMs,
+      // Node's check answers a bare 400 (no JSON body, no X-Request-Id, no log line): the app's
+      // http/host-header.ts answers an HTTP/1.1 request without Host instead.
+      requireHostHeader: false,
+    },
+    handle,
+  );
+  server.headersTimeout = t.headersTimeoutMs;
+  server.requestTimeout = t.requestTimeoutMs;
+  server.keepAliveTimeout = t.keepAliveTimeoutMs;
+  server.on('clientError', answerClientError(logger));
+  // No 'checkContinue' listener on purpose: Node keeps answering `Expect: 100-continue` itself.
+  server.on('checkExpectation', answerUnmetExpectation(logger));
+  server.on('connect', answerConnect(handle, t.requestTimeoutMs));
+  // No 'upgrade' listener on purpose: without one Node serves `Upgrade:` requests as plain requests.
+  return server;
+};

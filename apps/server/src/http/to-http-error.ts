@@ -1,0 +1,87 @@
+import { describePlantError, type PlantError } from '@plant-store/domain';
+import type { StoreError } from '../ports/plant-store.js';
+import type { AuthError } from '../tokens/auth-error.js';
+import type { RequestError } from './request-error.js';
+
+/** Every failure the server can answer with. A new tag must not compile until it is mapped below. */
+export type AppError = PlantError | StoreError | AuthError | RequestError;
+
+export interface HttpError {
+  readonly status: number;
+  readonly message: string;
+  /** Extra response headers (`WWW-Authenticate`, `Allow`, `Retry-After`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const REALM = 'Bearer realm="plant-store"';
+const challenge = { 'WWW-Authenticate': REALM } as const;
+const invalidRequestChallenge = { 'WWW-Authenticate': `${REALM}, error="invalid_request"` } as const;
+const invalidTokenChallenge = { 'WWW-Authenticate': `${REALM}, error="invalid_token"` } as const;
+
+const absurd = (value: never): never => {
+  throw new TypeError(`unmapped error tag: ${JSON.stringify(value)}`);
+};
+
+/** The one place that turns an error tag into an HTTP status, message and headers. */
+export const toHttpError = (error: AppError): HttpError => {
+  switch (error._tag) {
+    case 'InvalidPlant':
+      return { status: 400, message: describePlantError(error) };
+    case 'PlantNotFound':
+      return { status: 404, message: describePlantError(error) };
+    case 'IdTaken':
+      return { status: 409, message: describePlantError(error) };
+    case 'StoreUnavailable':
+      return { status: 503, message: 'the store is unavailable; try again' };
+    case 'MissingCredentials':
+      return { status: 401, message: error.reason, headers: challenge };
+    case 'InvalidAuthRequest':
+      return { status: 400, message: error.reason, headers: invalidRequestChallenge };
+    case 'InvalidToken':
+      return { status: 401, message: error.reason, headers: invalidTokenChallenge };
+    case 'InsufficientScope':
+      return {
+        status: 403,
+        message: `this operation needs the ${error.scope} scope`,
+        headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${error.scope}"` },
+      };
+    case 'AuthUnavailable':
+      return { status: 503, message: 'the bearer token cannot be verified right now; try again' };
+    case 'RouteNotFound':
+      return { status: 404, message: `no route ${error.method} ${error.path}` };
+    case 'MethodNotAllowed':
+      return {
+        status: 405,
+        message: `method ${error.method} is not allowed on ${error.path}; allowed: ${error.allow}`,
+        headers: { Allow: error.allow },
+      };
+    case 'UnsupportedMediaType':
+      return { status: 415, message: error.reason };
+    case 'PayloadTooLarge':
+      return { status: 413, message: `request body larger than ${error.limit} bytes` };
+    case 'MalformedBody':
+      return { status: 400, message: error.reason };
+    case 'MalformedRequest':
+      return { status: 400, message: error.reason };
+    case 'HeadersTooLarge':
+      return { status: 431, message: 'request headers too large' };
+    case 'RequestTimeout':
+      return { status: 408, message: 'request not received in time' };
+    case 'ExpectationFailed': {
+      const shown = error.expectation.length > 100 ? `${error.expectation.slice(0, 100)}…` : error.expectation;
+      return { status: 417, message: `cannot meet the expectation ${JSON.stringify(shown)}; only 100-continue is supported` };
+    }
+    case 'NotReady':
+      return { status: 503, message: `not ready: ${error.reason}` };
+    case 'RateLimited':
+      return {
+        status: 429,
+        message: `rate limit of ${error.ratePerSecond} requests per second exceeded; retry after ${error.retryAfterSeconds} s`,
+        headers: { 'Retry-After': String(error.retryAfterSeconds) },
+      };
+    case 'InternalError':
+      return { status: 500, message: 'internal server error' };
+    default:
+      return absurd(error);
+  }
+};

@@ -1,0 +1,42 @@
+import { idTaken, plantNotFound, type ListQuery, type PlantId, type PlantName } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../adapters/sqlite-store.js';
+import type { Store } from '../ports/store.js';
+import { createPlantService, type PlantService } from './plant-service.js';
+
+const id = (n: number) => n as PlantId;
+const name = (s: string) => s as PlantName;
+const query = (limit: number, after = 0) => ({ limit, after }) as ListQuery;
+
+let store: Store;
+let service: PlantService;
+beforeEach(async () => {
+  store = await openSqliteStore({ file: ':memory:' });
+  service = createPlantService(store.plants);
+});
+afterEach(() => store.close());
+
+describe('createPlantService', () => {
+  it('creates, reads and removes a plant', async () => {
+    expect(await service.create({ id: id(7), name: name('Fern') })()).toEqual(E.right({ id: 7, name: 'Fern' }));
+    expect(await service.get(id(7))()).toEqual(E.right({ id: 7, name: 'Fern' }));
+    expect(await service.remove(id(7))()).toEqual(E.right(undefined));
+    expect(await service.get(id(7))()).toEqual(E.left(plantNotFound(id(7))));
+    expect(await service.remove(id(7))()).toEqual(E.left(plantNotFound(id(7))));
+  });
+
+  it('returns IdTaken for a taken id', async () => {
+    await service.create({ id: id(1), name: name('A') })();
+    expect(await service.create({ id: id(1), name: name('B') })()).toEqual(E.left(idTaken(id(1))));
+  });
+
+  it('gives a full page the cursor of its last id, and a shorter page none', async () => {
+    for (const n of [1, 2, 3]) await service.create({ id: id(n), name: name(`p${n}`) })();
+    const full = await service.list(query(2))();
+    expect(full).toEqual(E.right({ plants: [{ id: 1, name: 'p1' }, { id: 2, name: 'p2' }], next: 2 }));
+    expect(await service.list(query(2, 2))()).toEqual(E.right({ plants: [{ id: 3, name: 'p3' }], next: undefined }));
+    expect(await service.list(query(3))()).toMatchObject({ right: { next: 3 } });
+    expect(await service.list(query(5, 3))()).toEqual(E.right({ plants: [], next: undefined }));
+  });
+});

@@ -1,0 +1,33 @@
+import type { CreatePlantRequest, IdTaken, ListQuery, Plant, PlantId, PlantNotFound } from '@plant-store/domain';
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import type { PlantStore, StoreError } from '../ports/plant-store.js';
+
+/** One page of plants and, when the page is full, the cursor of the next one. */
+export interface PlantListPage {
+  readonly plants: readonly Plant[];
+  /** The last id of this page when it is full (there may be more); undefined on a shorter page. */
+  readonly next: PlantId | undefined;
+}
+
+/** The plant use cases. They see only the storage port; HTTP and SQL stay outside. */
+export interface PlantService {
+  create(request: CreatePlantRequest): TE.TaskEither<IdTaken | StoreError, Plant>;
+  get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, Plant>;
+  remove(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, void>;
+  list(query: ListQuery): TE.TaskEither<StoreError, PlantListPage>;
+}
+
+export const createPlantService = (store: PlantStore): PlantService => ({
+  create: (request) => store.create(request),
+  get: (id) => store.get(id),
+  remove: (id) => store.delete(id),
+  list: (query) =>
+    pipe(
+      store.list(query),
+      TE.map((plants) => ({
+        plants,
+        next: plants.length === query.limit ? plants[plants.length - 1]?.id : undefined,
+      })),
+    ),
+});
