@@ -1,0 +1,218 @@
+import type { ErrorBody } from '@plant-store/domain';
+
+/** The `_tag` of every error class: one per outcome, so `switch (error._tag)` is exhaustive. */
+export type PlantStoreErrorTag =
+  | 'BadRequest'
+  | 'Validation'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'Conflict'
+  | 'PayloadTooLarge'
+  | 'UnsupportedMediaType'
+  | 'RateLimited'
+  | 'Server'
+  | 'ServiceUnavailable'
+  | 'Connection'
+  | 'Timeout'
+  | 'Aborted'
+  | 'UnexpectedResponse';
+
+/** What every error knows about the exchange that failed. Absent members were not known. */
+export interface PlantStoreErrorDetails {
+  /** The HTTP status of the response; absent when none arrived (connection, timeout, abort, validation). */
+  readonly status?: number | undefined;
+  /** The server's `{error, message}` body, when the response carried a well-formed one. */
+  readonly body?: ErrorBody | undefined;
+  /** The response's `X-Request-Id`, or the id this client sent when no response arrived. */
+  readonly requestId?: string | undefined;
+  /** `GET`, `POST` or `DELETE`. */
+  readonly method?: string | undefined;
+  /** The request URL (it never holds the token). */
+  readonly url?: string | undefined;
+  /** How many requests were sent (1 + retries); 0 when the call failed before sending. */
+  readonly attempts?: number | undefined;
+  /** The underlying error (from the network layer, `JSON.parse`, the abort signal). */
+  readonly cause?: unknown;
+}
+
+/**
+ * The base of every error this client raises. `instanceof PlantStoreError` catches them all;
+ * `_tag` tells them apart without `instanceof` (handy with fp-ts).
+ */
+export abstract class PlantStoreError extends Error {
+  abstract readonly _tag: PlantStoreErrorTag;
+  readonly status: number | undefined;
+  readonly body: ErrorBody | undefined;
+  readonly requestId: string | undefined;
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  readonly attempts: number;
+
+  constructor(message: string, details: PlantStoreErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.status = details.status;
+    this.body = details.body;
+    this.requestId = details.requestId;
+    this.method = details.method;
+    this.url = details.url;
+    this.attempts = details.attempts ?? 0;
+  }
+}
+
+/** 400: the server rejected the input (its message names the fields). */
+export class BadRequestError extends PlantStoreError {
+  readonly _tag: 'BadRequest' | 'Validation' = 'BadRequest';
+}
+
+/**
+ * The input failed the domain codecs before any request was sent (`status` is absent). It is a
+ * `BadRequestError`, so one `catch` handles invalid input whoever noticed it first.
+ */
+export class ValidationError extends BadRequestError {
+  override readonly _tag = 'Validation' as const;
+  /** One readable line per failing field, e.g. `name: expected 1–200 characters, got 0`. */
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[], details: PlantStoreErrorDetails = {}) {
+    super(problems.join('; '), details);
+    this.problems = problems;
+  }
+}
+
+/** 401: no, an unknown, an expired or a revoked token. */
+export class UnauthorizedError extends PlantStoreError {
+  readonly _tag = 'Unauthorized' as const;
+}
+
+/** 403: the token lacks the scope (`plants:read` or `plants:write`). */
+export class ForbiddenError extends PlantStoreError {
+  readonly _tag = 'Forbidden' as const;
+}
+
+/** 404: no plant with this id. */
+export class NotFoundError extends PlantStoreError {
+  readonly _tag = 'NotFound' as const;
+}
+
+/** 409: a create named an id another plant already has; nothing was changed. */
+export class ConflictError extends PlantStoreError {
+  readonly _tag = 'Conflict' as const;
+}
+
+/** 413: the request body is larger than the server's limit. */
+export class PayloadTooLargeError extends PlantStoreError {
+  readonly _tag = 'PayloadTooLarge' as const;
+}
+
+/** 415: the server refused the body's media type or encoding. */
+export class UnsupportedMediaTypeError extends PlantStoreError {
+  readonly _tag = 'UnsupportedMediaType' as const;
+}
+
+/** 429: too many requests. `retryAfterMs` is the server's `Retry-After`, when it sent a valid one. */
+export class RateLimitedError extends PlantStoreError {
+  readonly _tag = 'RateLimited' as const;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, details: PlantStoreErrorDetails & { readonly retryAfterMs?: number | undefined } = {}) {
+    super(message, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** 5xx: the server failed. `status` says which (500, 502, 504 …); 503 has its own subclass. */
+export class ServerError extends PlantStoreError {
+  readonly _tag: 'Server' | 'ServiceUnavailable' = 'Server';
+}
+
+/** 503: the server is not ready or is shutting down. `retryAfterMs` as for 429. */
+export class ServiceUnavailableError extends ServerError {
+  override readonly _tag = 'ServiceUnavailable' as const;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, details: PlantStoreErrorDetails & { readonly retryAfterMs?: number | undefined } = {}) {
+    super(message, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** No response: the connection was refused, reset or could not be made. `code` is e.g. `ECONNREFUSED`. */
+export class ConnectionError extends PlantStoreError {
+  readonly _tag = 'Connection' as const;
+  readonly code: string | undefined;
+
+  constructor(message: string, details: PlantStoreErrorDetails & { readonly code?: string | undefined } = {}) {
+    super(message, details);
+    this.code = details.code;
+  }
+}
+
+/**
+ * No complete response within the timeout (per attempt), an `AbortSignal.timeout()` fired, or the
+ * server answered 408 (it timed out waiting for the request; `status` is then 408).
+ */
+export class TimeoutError extends PlantStoreError {
+  readonly _tag = 'Timeout' as const;
+}
+
+/** The caller's `AbortSignal` fired; `cause` is the signal's reason. */
+export class AbortError extends PlantStoreError {
+  readonly _tag = 'Aborted' as const;
+}
+
+/**
+ * The server answered something this client cannot accept: a body that does not decode (the
+ * readable decode messages are in `problems`), a missing or malformed `Location` or `Link`, or a
+ * status the contract does not list for this operation (405, 3xx …).
+ */
+export class UnexpectedResponseError extends PlantStoreError {
+  readonly _tag = 'UnexpectedResponse' as const;
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[], details: PlantStoreErrorDetails = {}) {
+    super(problems.join('; '), details);
+    this.problems = problems;
+  }
+}
+
+export interface ErrorResponse {
+  readonly status: number;
+  readonly body: ErrorBody | undefined;
+  readonly retryAfterMs?: number | undefined;
+}
+
+/** The error class for a non-success status; the message is the server's, or a generic one. */
+export const errorForStatus = (response: ErrorResponse, details: PlantStoreErrorDetails): PlantStoreError => {
+  const { status, body } = response;
+  const all = { ...details, status, body };
+  const where = [details.method, details.url].filter((part) => part !== undefined).join(' ');
+  const message = body?.message ?? `${where === '' ? 'the request' : where} answered HTTP ${status}`;
+  switch (status) {
+    case 400:
+      return new BadRequestError(message, all);
+    case 401:
+      return new UnauthorizedError(message, all);
+    case 403:
+      return new ForbiddenError(message, all);
+    case 404:
+      return new NotFoundError(message, all);
+    case 408:
+      return new TimeoutError(message, all);
+    case 409:
+      return new ConflictError(message, all);
+    case 413:
+      return new PayloadTooLargeError(message, all);
+    case 415:
+      return new UnsupportedMediaTypeError(message, all);
+    case 429:
+      return new RateLimitedError(message, { ...all, retryAfterMs: response.retryAfterMs });
+    case 503:
+      return new ServiceUnavailableError(message, { ...all, retryAfterMs: response.retryAfterMs });
+    default:
+      return status >= 500 && status <= 599
+        ? new ServerError(message, all)
+        : new UnexpectedResponseError([`unexpected HTTP ${status}: ${message}`], all);
+  }
+};

@@ -1,0 +1,34 @@
+export {
+  createPlantStoreClient,
+  type CreatePlantInput,
+  type ListPlantsQuery,
+  type PlantListPage,
+  type PlantsApi,
+  type PlantStoreClient,
+  type PlantStoreClientOptions,
+} from './create-plant-store-client.js';
+export {
+  AbortError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PlantStoreError,
+  RateLimitedError,
+  ServerError,
+  ServiceUnavailableError,
+  TimeoutError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  type PlantStoreErrorDetails,
+  type PlantStoreErrorTag,
+} from './client-error.js';
+export type { PlantsTaskEither } from './fp.js';
+export type { PlantStoreHooks, RequestInfo, ResponseInfo, RetryInfo } from './hooks.js';
+export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
+export type { CallOptions } from './transport.js';
+export type { ErrorBody, Plant, PlantId, PlantName, PlantTag } from '@plant-store/domain';

@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../src/run-cli.js';
+import { hang, READ_ONLY_TOKEN, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+
+let server: FakeServer;
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const run = async (argv: readonly string[], env: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<Run> => {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    env: { PLANT_STORE_URL: server.url, PLANT_STORE_TOKEN: TOKEN, ...env },
+    stdout: { write: (chunk: string) => (stdout += chunk) },
+    stderr: { write: (chunk: string) => (stderr += chunk) },
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return { code, stdout, stderr };
+};
+
+beforeEach(async () => {
+  server = await startFakeServer();
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+describe('plant-store create', () => {
+  it('creates a plant and prints it', async () => {
+    expect(await run(['create', '--name', 'Monstera', '--tag', 'indoor'])).toEqual({
+      code: 0,
+      stdout: 'Created plant 1: Monstera [indoor]\n',
+      stderr: '',
+    });
+    expect(server.plants.get(1)).toEqual({ id: 1, name: 'Monstera', tag: 'indoor' });
+  });
+
+  it('prints one JSON document with --json and honours --id', async () => {
+    const result = await run(['create', '--name', 'Fern', '--id', '42', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ id: 42, name: 'Fern' });
+  });
+
+  it('exits 1 with the server message on a conflict', async () => {
+    await run(['create', '--name', 'Fern', '--id', '5']);
+    const result = await run(['create', '--name', 'Fern', '--id', '5']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^plant-store: a plant with id 5 already exists \(HTTP 409, request id [0-9a-f-]{36}\)\n$/);
+  });
+
+  it('exits 2 for invalid input without sending a request', async () => {
+    const noName = await run(['create']);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/create needs --name/);
+    const badId = await run(['create', '--name', 'Fern', '--id', '007']);
+    expect(badId.code).toBe(2);
+    expect(badId.stderr).toMatch(/^plant-store: --id: expected decimal digits/);
+    const longName = await run(['create', '--name', 'x'.repeat(201)]);
+    expect(longName).toMatchObject({ code: 2, stderr: 'plant-store: name: expected 1–200 characters, got 201\n' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('exits 1 with the server message when the token lacks the scope', async () => {
+    const result = await run(['create', '--name', 'Fern', '--token', READ_ONLY_TOKEN]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/lacks the scope plants:write \(HTTP 403/);
+  });
+});
+
+describe('plant-store get and delete', () => {
+  beforeEach(() => {
+    server.plants.set(3, { id: 3, name: 'Basil', tag: 'herb' } as never);
+  });
+
+  it('gets a plant as text and as JSON', async () => {
+    expect(await run(['get', '3'])).toEqual({ code: 0, stdout: 'id    3\nname  Basil\ntag   herb\n', stderr: '' });
+    expect(JSON.parse((await run(['get', '3', '--json'])).stdout)).toEqual({ id: 3, name: 'Basil', tag: 'herb' });
+  });
+
+  it('deletes a plant, then reports it missing with exit 1', async () => {
+    expect(await run(['delete', '3'])).toEqual({ code: 0, stdout: 'Deleted plant 3\n', stderr: '' });
+    const again = await run(['delete', '3']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^plant-store: no plant with id 3 \(HTTP 404/);
+    expect(JSON.parse((await run(['create', '--name', 'x', '--json'])).stdout)).toMatchObject({ name: 'x' });
+  });
+
+  it('prints {deleted} with --json', async () => {
+    expect(JSON.parse((await run(['--json', 'delete', '3'])).stdout)).toEqual({ deleted: 3 });
+  });
+
+  it('exits 2 for a missing, extra or malformed id', async () => {
+    for (const argv of [['get'], ['get', '1', '2'], ['delete', 'abc'], ['get', '0'], ['get', '-1']]) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('plant-store list', () => {
+  beforeEach(() => {
+    for (let id = 1; id <= 5; id++) server.plants.set(id, { id, name: `plant ${id}`, ...(id === 2 ? { tag: 'two' } : {}) } as never);
+  });
+
+  it('prints one page as tab-separated lines and the next command on stderr', async () => {
+    expect(await run(['list', '--limit', '2'])).toEqual({
+      code: 0,
+      stdout: 'ID\tNAME\tTAG\n1\tplant 1\t\n2\tplant 2\ttwo\n',
+      stderr: 'more: plant-store list --limit 2 --after 2\n',
+    });
+    expect((await run(['list', '--limit', '2', '--after', '4'])).stdout).toBe('ID\tNAME\tTAG\n5\tplant 5\t\n');
+  });
+
+  it('prints the page object with --json', async () => {
+    expect(JSON.parse((await run(['list', '--limit', '4', '--json'])).stdout)).toMatchObject({ next: { limit: 4, after: 4 } });
+  });
+
+  it('follows every page with --all, as text and as one JSON array', async () => {
+    const text = await run(['list', '--all', '--limit', '2']);
+    expect(text.stdout.split('\n').filter((l) => l !== '')).toHaveLength(6);
+    const json = await run(['list', '--all', '--limit', '2', '--json']);
+    expect((JSON.parse(json.stdout) as { id: number }[]).map((p) => p.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(server.requests.slice(3).map((r) => r.url)).toEqual([
+      '/plants?limit=2',
+      '/plants?limit=2&after=2',
+      '/plants?limit=2&after=4',
+    ]);
+  });
+
+  it('exits 2 for a bad --limit', async () => {
+    expect((await run(['list', '--limit', '0'])).code).toBe(2);
+    expect((await run(['list', '--limit', 'ten'])).stderr).toMatch(/--limit: expected an integer from 1 to 1000/);
+  });
+});
+
+describe('plant-store usage', () => {
+  it('prints help at the top level and for every command', async () => {
+    const top = await run(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/^Usage: plant-store <command>/);
+    for (const command of ['create', 'get', 'delete', 'list']) {
+      const help = await run([command, '--help'], { PLANT_STORE_TOKEN: undefined });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: plant-store ${command}`));
+    }
+  });
+
+  it('prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it.each([
+    [[], /^Usage: plant-store/],
+    [['grow'], /unknown command "grow"/],
+    [['get', '1', '--name', 'x'], /get does not take --name/],
+    [['list', '--bogus'], /Unknown option '--bogus'/],
+    [['list', '--limit'], /argument missing/],
+    [['list', '--all', '--after', '3'], /drop --after/],
+  ])('exits 2 for %j', async (argv: string[], message: RegExp) => {
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('exits 2 without a token and with a bad URL', async () => {
+    expect(await run(['list'], { PLANT_STORE_TOKEN: undefined })).toMatchObject({ code: 2, stderr: expect.stringMatching(/no token/) });
+    expect((await run(['list', '--url', 'not a url'])).code).toBe(2);
+  });
+
+  it('takes --url and --token over the environment', async () => {
+    const result = await run(['list', '--url', server.url, '--token', TOKEN], { PLANT_STORE_URL: 'http://127.0.0.1:1', PLANT_STORE_TOKEN: 'wrong' });
+    expect(result.code).toBe(0);
+  });
+
+  it('exits 1 with the server message on a server error, 1 on a connection error', async () => {
+    server.enqueue(reply(500, 'internal error'));
+    const failed = await run(['create', '--name', 'Fern']);
+    expect(failed).toMatchObject({ code: 1, stderr: expect.stringMatching(/^plant-store: internal error \(HTTP 500/) });
+    const refused = await run(['list'], { PLANT_STORE_URL: 'http://127.0.0.1:1' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/cannot reach the Plant Store/);
+  });
+
+  it('exits 130 when interrupted and 1 on a timeout', async () => {
+    server.enqueue(hang);
+    const controller = new AbortController();
+    const pending = run(['get', '1'], {}, controller.signal);
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await pending).toMatchObject({ code: 130, stderr: 'plant-store: interrupted\n' });
+    server.enqueue(hang, hang, hang);
+    const slow = await run(['list', '--timeout', '50']);
+    expect(slow.code).toBe(1);
+    expect(slow.stderr).toMatch(/no response within 50 ms/);
+  });
+});

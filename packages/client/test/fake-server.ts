@@ -1,0 +1,190 @@
+// A small node:http server that answers like the real Plant Store would (CONTRACT.md): bearer
+// auth, the four plant routes, `{error, message}` bodies, Location, Link and X-Request-Id. Tests
+// can queue one-shot handlers to script failures (500s, 429s, garbage, hangs, dropped sockets).
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PlantStoreError } from '../src/index.js';
+import {
+  CreatePlantRequest,
+  describeValue,
+  formatErrors,
+  ListQuery,
+  PlantIdFromPath,
+  type Plant,
+  type PlantId,
+} from '@plant-store/domain';
+
+export const TOKEN = 'test-token.write';
+export const READ_ONLY_TOKEN = 'test-token.read';
+const MAX_BODY = 16 * 1024;
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+}
+
+/** Answers one request instead of the normal routes. `body` is the request body, read already. */
+export type ScriptedHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+export interface FakeServer {
+  /** The base URL, e.g. `http://127.0.0.1:41234` (plus the prefix, if any). */
+  readonly url: string;
+  readonly plants: Map<number, Plant>;
+  readonly requests: RecordedRequest[];
+  /** Queues handlers that answer the next requests, one each, before the normal routes. */
+  enqueue(...handlers: ScriptedHandler[]): void;
+  close(): Promise<void>;
+}
+
+export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(text);
+};
+
+export const sendError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void =>
+  sendJson(res, status, { error: status, message }, headers);
+
+/** A scripted handler answering `status` with the contract's error body. */
+export const reply =
+  (status: number, message = `scripted ${status}`, headers: Record<string, string> = {}): ScriptedHandler =>
+  (_req, res) =>
+    sendError(res, status, message, headers);
+
+/** A scripted handler answering a raw body with the given content type. */
+export const raw =
+  (status: number, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }): ScriptedHandler =>
+  (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
+
+/** A scripted handler that never answers (for timeouts and aborts). */
+export const hang: ScriptedHandler = () => {};
+
+/** A scripted handler that drops the connection without a response. */
+export const drop: ScriptedHandler = (req) => {
+  req.socket.destroy();
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const challenge = (error?: string) => `Bearer realm="plant-store"${error === undefined ? '' : `, error="${error}"`}`;
+
+export const startFakeServer = async (options: { readonly prefix?: string } = {}): Promise<FakeServer> => {
+  const prefix = options.prefix ?? '';
+  const plants = new Map<number, Plant>();
+  const requests: RecordedRequest[] = [];
+  const queue: ScriptedHandler[] = [];
+
+  const route = (req: IncomingMessage, res: ServerResponse, body: string): void => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!url.pathname.startsWith(`${prefix}/plants`)) return sendError(res, 404, `no route ${url.pathname}`);
+    const rest = url.pathname.slice(`${prefix}/plants`.length);
+    const method = req.method ?? 'GET';
+    const allowed = rest === '' ? ['GET', 'POST'] : ['GET', 'DELETE'];
+    if (!allowed.includes(method)) return sendError(res, 405, `${method} is not allowed here`, { allow: allowed.join(', ') });
+
+    const auth = req.headers.authorization;
+    const match = auth === undefined ? null : /^bearer (.*)$/i.exec(auth);
+    if (match === null) return sendError(res, 401, 'missing bearer token', { 'www-authenticate': challenge() });
+    const token = match[1] ?? '';
+    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
+      return sendError(res, 400, 'malformed bearer token', { 'www-authenticate': challenge('invalid_request') });
+    }
+    if (token !== TOKEN && token !== READ_ONLY_TOKEN) {
+      return sendError(res, 401, 'unknown, expired or revoked token', { 'www-authenticate': challenge('invalid_token') });
+    }
+    if (method !== 'GET' && token !== TOKEN) {
+      return sendError(res, 403, 'this token lacks the scope plants:write', { 'www-authenticate': challenge('insufficient_scope') });
+    }
+
+    if (rest === '' && method === 'POST') {
+      const type = req.headers['content-type'] ?? '';
+      if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type)) return sendError(res, 415, 'expected Content-Type: application/json');
+      if (Buffer.byteLength(body) > MAX_BODY) return sendError(res, 413, `the body is larger than ${MAX_BODY} bytes`);
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        return sendError(res, 400, 'the body is not valid JSON');
+      }
+      const decoded = CreatePlantRequest.decode(json);
+      if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
+      const input = decoded.right;
+      if (input.id !== undefined && plants.has(input.id)) return sendError(res, 409, `a plant with id ${input.id} already exists`);
+      const id = (input.id ?? Math.max(0, ...plants.keys()) + 1) as PlantId;
+      const plant: Plant = input.tag === undefined ? { id, name: input.name } : { id, name: input.name, tag: input.tag };
+      plants.set(id, plant);
+      return sendJson(res, 201, input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag }, {
+        location: `${prefix}/plants/${id}`,
+      });
+    }
+
+    if (rest === '' && method === 'GET') {
+      const decoded = ListQuery.decode(Object.fromEntries(url.searchParams));
+      if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
+      const { limit, after } = decoded.right;
+      const page = [...plants.values()]
+        .filter((p) => p.id > after)
+        .sort((a, b) => a.id - b.id)
+        .slice(0, limit);
+      const last = page[page.length - 1];
+      const headers: Record<string, string> =
+        page.length === limit && last !== undefined ? { link: `<${prefix}/plants?limit=${limit}&after=${last.id}>; rel="next"` } : {};
+      return sendJson(res, 200, page, headers);
+    }
+
+    const id = PlantIdFromPath.decode(rest.slice(1));
+    if (id._tag === 'Left') return sendError(res, 400, `id: expected a plant id, got ${describeValue(rest.slice(1))}`);
+    const plant = plants.get(id.right);
+    if (plant === undefined) return sendError(res, 404, `no plant with id ${id.right}`);
+    if (method === 'DELETE') {
+      plants.delete(id.right);
+      res.writeHead(204);
+      return void res.end();
+    }
+    return sendJson(res, 200, plant);
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const given = req.headers['x-request-id'];
+      res.setHeader('x-request-id', typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID());
+      const scripted = queue.shift();
+      if (scripted !== undefined) scripted(req, res, body);
+      else route(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    plants,
+    requests,
+    enqueue: (...handlers) => void queue.push(...handlers),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+      }),
+  };
+};
+
+/** The PlantStoreError `promise` rejects with; any other rejection, or a resolve, fails the test. */
+export const rejection = async (promise: Promise<unknown>): Promise<PlantStoreError> => {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof PlantStoreError) return error;
+    throw error;
+  }
+  throw new Error('expected the promise to reject');
+};
