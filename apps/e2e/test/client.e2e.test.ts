@@ -1,0 +1,199 @@
+import {
+  AbortError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  createPlantStoreClient,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PlantStoreError,
+  ServerError,
+  ServiceUnavailableError,
+  TimeoutError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '@plant-store/client';
+import Database from 'better-sqlite3';
+import * as E from 'fp-ts/lib/Either.js';
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { freePort } from './support/processes.js';
+import { useLiveServer } from './support/store.js';
+
+const live = useLiveServer();
+const client = (options: Partial<Parameters<typeof createPlantStoreClient>[0]> = {}) =>
+  createPlantStoreClient({ baseUrl: live.server.url, token: live.token, retry: { limit: 0 }, ...options });
+
+/** Rejects with the error `promise` rejects with, or fails the test when it resolves. */
+const failure = async (promise: Promise<unknown>): Promise<PlantStoreError> => {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(PlantStoreError);
+    return error as PlantStoreError;
+  }
+  throw new Error('expected the call to fail');
+};
+
+describe('the client against the real server', () => {
+  it('creates, reads, lists and deletes plants', async () => {
+    const plants = client().plants;
+    const fern = await plants.create({ name: 'Fern', tag: 'green' });
+    expect(fern).toEqual({ id: expect.any(Number), name: 'Fern', tag: 'green' });
+    const chosen = await plants.create({ id: 4242, name: 'Cactus 🌵' });
+    expect(chosen).toEqual({ id: 4242, name: 'Cactus 🌵' });
+    expect(await plants.get(fern.id)).toEqual(fern);
+    expect(await plants.get(4242)).toEqual({ id: 4242, name: 'Cactus 🌵' });
+
+    const page = await plants.list({ limit: 1 });
+    expect(page.plants).toEqual([fern]);
+    expect(page.next).toEqual({ limit: 1, after: fern.id });
+
+    await plants.delete(4242);
+    await expect(plants.get(4242)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('a server-assigned id never collides with a client-chosen one', async () => {
+    const plants = client().plants;
+    const high = await plants.create({ id: 900_000, name: 'High' });
+    const next = await plants.create({ name: 'Next' });
+    expect(next.id).not.toBe(high.id);
+    expect(await plants.get(next.id)).toEqual(next);
+  });
+
+  it('iterates every page through all()', async () => {
+    const plants = client().plants;
+    const created = [];
+    for (let i = 0; i < 7; i++) created.push(await plants.create({ name: `paged ${i}`, tag: 'paged' }));
+    const seen = [];
+    for await (const plant of plants.all({ limit: 2 })) if (plant.tag === 'paged') seen.push(plant);
+    expect(seen).toEqual(created);
+  });
+
+  it('offers the same operations as TaskEither', async () => {
+    const fp = client().fp.plants;
+    const created = await fp.create({ name: 'Functional' })();
+    expect(E.isRight(created)).toBe(true);
+    if (E.isLeft(created)) return;
+    expect(await fp.get(created.right.id)()).toEqual(E.right(created.right));
+    expect(await fp.delete(created.right.id)()).toEqual(E.right(undefined));
+    const missing = await fp.get(created.right.id)();
+    expect(E.isLeft(missing) && missing.left).toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('every error class against the real server', () => {
+  it('BadRequestError: the server names the failing field', async () => {
+    const error = await failure(client({ validate: false }).plants.create({ name: '' }));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error).toMatchObject({ status: 400, body: { error: 400, message: 'name: expected 1–200 characters, got 0' } });
+    expect(error.requestId).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  });
+
+  it('ValidationError: rejected before sending', async () => {
+    const error = await failure(client().plants.create({ name: 'x', id: 0 }));
+    expect(error).toBeInstanceOf(ValidationError);
+  });
+
+  it('UnauthorizedError: an unknown token', async () => {
+    const error = await failure(client({ token: 'pst_unknownunknownunknownunknown' }).plants.list());
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect(error).toMatchObject({ status: 401, body: { error: 401 } });
+  });
+
+  it('ForbiddenError: a read-only token cannot create', async () => {
+    const error = await failure(client({ token: live.readOnlyToken }).plants.create({ name: 'Nope' }));
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).toMatchObject({ status: 403, body: { error: 403 } });
+  });
+
+  it('NotFoundError and ConflictError', async () => {
+    const plants = client().plants;
+    expect(await failure(plants.delete(123_456_789))).toBeInstanceOf(NotFoundError);
+    await plants.create({ id: 777, name: 'Taken' });
+    const conflict = await failure(plants.create({ id: 777, name: 'Again' }));
+    expect(conflict).toBeInstanceOf(ConflictError);
+    expect(conflict.body?.message).toBe('a plant with id 777 already exists');
+    expect(await plants.get(777)).toEqual({ id: 777, name: 'Taken' });
+  });
+
+  it('PayloadTooLargeError: a body over 16 KiB', async () => {
+    const error = await failure(client({ validate: false }).plants.create({ name: 'x'.repeat(20_000) }));
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect(error.status).toBe(413);
+  });
+
+  it('UnsupportedMediaTypeError: a body that is not JSON', async () => {
+    const plants = client({
+      hooks: { beforeRequest: [(req) => void (req.headers['content-type'] = 'text/plain')] },
+    }).plants;
+    const error = await failure(plants.create({ name: 'Plain' }));
+    expect(error).toBeInstanceOf(UnsupportedMediaTypeError);
+    expect(error.status).toBe(415);
+  });
+
+  it('ServiceUnavailableError and TimeoutError: the store is locked by another writer', async () => {
+    const file = live.databaseUrl.slice('sqlite:'.length);
+    const blocker = new Database(file);
+    blocker.exec('BEGIN EXCLUSIVE');
+    try {
+      const timeout = await failure(client({ timeout: 200 }).plants.create({ name: 'Blocked' }));
+      expect(timeout).toBeInstanceOf(TimeoutError);
+      const unavailable = await failure(client({ timeout: 60_000 }).plants.create({ name: 'Blocked' }));
+      expect(unavailable).toBeInstanceOf(ServiceUnavailableError);
+      expect(unavailable).toBeInstanceOf(ServerError);
+      expect(unavailable).toMatchObject({ status: 503, body: { error: 503 } });
+    } finally {
+      blocker.exec('ROLLBACK');
+      blocker.close();
+    }
+    // nothing of the failed writes is stored, and the store works again
+    const names: string[] = [];
+    for await (const plant of client().plants.all()) names.push(plant.name);
+    expect(names).not.toContain('Blocked');
+    expect(await client().plants.create({ name: 'After' })).toMatchObject({ name: 'After' });
+  });
+
+  it('ConnectionError: nothing listens', async () => {
+    const port = await freePort();
+    const error = await failure(client({ baseUrl: `http://127.0.0.1:${port}` }).plants.list());
+    expect(error).toBeInstanceOf(ConnectionError);
+  });
+
+  it('AbortError: the caller aborts', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await failure(client().plants.list({}, { signal: controller.signal }));
+    expect(error).toBeInstanceOf(AbortError);
+  });
+
+  it('UnexpectedResponseError: a proxy drops the Location header of a 201', async () => {
+    const upstream = new URL(live.server.url);
+    const proxy: Server = createServer((req, res) => {
+      const forward = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          const headers = { ...answer.headers };
+          delete headers.location;
+          res.writeHead(answer.statusCode ?? 502, headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(forward);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    try {
+      const address = proxy.address() as { port: number };
+      const error = await failure(client({ baseUrl: `http://127.0.0.1:${address.port}` }).plants.create({ name: 'Lost id' }));
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+import { createPlantStoreClient, NotFoundError, ConflictError } from '@plant-store/client';
+import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer, type ServerProcess } from './support/processes.js';
+import { createToken } from './support/token.js';
+
+/**
+ * Several stateless instances over one PostgreSQL database: what one instance acknowledges, the
+ * other sees, and races across instances end exactly as CONTRACT.md says.
+ */
+describePostgres('two server processes over one PostgreSQL database', () => {
+  let database: FreshPostgres;
+  let servers: ServerProcess[] = [];
+  let token: string;
+
+  beforeAll(async () => {
+    database = await freshPostgresUrl();
+    // both instances start at once: migrations must be safe under the race
+    servers = await Promise.all([startServer({ DATABASE_URL: database.url }), startServer({ DATABASE_URL: database.url })]);
+    // a token made with the CLI works on every instance
+    token = await createToken(database.url, 'multi');
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await database?.drop();
+  });
+
+  const clientOf = (index: number) =>
+    createPlantStoreClient({ baseUrl: servers[index]!.url, token, retry: { limit: 0 } }).plants;
+
+  it('a plant created through one instance is read and deleted through the other', async () => {
+    const created = await clientOf(0).create({ name: 'Shared', tag: 'pg' });
+    expect(await clientOf(1).get(created.id)).toEqual(created);
+    await clientOf(1).delete(created.id);
+    await expect(clientOf(0).get(created.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('server-assigned ids from both instances never collide with each other or with chosen ids', async () => {
+    await clientOf(0).create({ id: 5_000_000, name: 'Chosen' });
+    const made = await Promise.all(Array.from({ length: 40 }, (_, i) => clientOf(i % 2).create({ name: `auto ${i}` })));
+    const ids = new Set<number>(made.map((plant) => plant.id));
+    expect(ids.size).toBe(40);
+    expect(ids.has(5_000_000)).toBe(false);
+  });
+
+  it('concurrent creates of one id across both → exactly one 201, the rest 409', async () => {
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => clientOf(i % 2).create({ id: 8_000_001, name: `racer ${i}` })),
+    );
+    const won = attempts.filter((a) => a.status === 'fulfilled');
+    const lost = attempts.filter((a) => a.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(49);
+    for (const a of lost) expect((a as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+    const stored = await clientOf(1).get(8_000_001);
+    expect(stored).toEqual((won[0] as PromiseFulfilledResult<unknown>).value);
+  });
+
+  it('concurrent deletes of one plant across both → exactly one 204, the rest 404', async () => {
+    await clientOf(0).create({ id: 8_000_002, name: 'Doomed' });
+    const attempts = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => clientOf(i % 2).delete(8_000_002)));
+    expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+    const lost = attempts.filter((a) => a.status === 'rejected');
+    expect(lost).toHaveLength(19);
+    for (const a of lost) expect((a as PromiseRejectedResult).reason).toBeInstanceOf(NotFoundError);
+  });
+});
