@@ -1,0 +1,197 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  CreatePlantRequest,
+  ListQuery,
+  PlantIdFromPath,
+  formatErrors,
+  type Plant,
+  type PlantId,
+} from '@plant-store/domain';
+
+/**
+ * The ceiling of issue 6: a plain node:http server doing the same per-request work as the Plant
+ * Store (bearer check by SHA-256 + timingSafeEqual, body decoded with CreatePlantRequest) over an
+ * in-memory Map, replying through setImmediate so one event-loop turn reads every ready socket
+ * before writing. Our server's figures are shown as ratios to this one's.
+ */
+
+const MAX_BODY_BYTES = 16 * 1024;
+const B64TOKEN = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+const REALM = 'Bearer realm="plant-store"';
+
+interface Reply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+}
+
+const error = (status: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
+  headers === undefined ? { status, body: { error: status, message } } : { status, headers, body: { error: status, message } };
+
+const send = (res: ServerResponse, reply: Reply): void => {
+  setImmediate(() => {
+    const headers: Record<string, string | number> = { ...reply.headers };
+    if (reply.body === undefined) {
+      res.writeHead(reply.status, headers);
+      res.end();
+      return;
+    }
+    const body = JSON.stringify(reply.body);
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = Buffer.byteLength(body);
+    res.writeHead(reply.status, headers);
+    res.end(body);
+  });
+};
+
+/** Ids kept sorted beside the Map, so a list page costs O(log n + limit) as the contract asks. */
+class SortedIds {
+  private readonly ids: number[] = [];
+
+  /** Index of the first id greater than `after`. */
+  firstAfter(after: number): number {
+    let lo = 0;
+    let hi = this.ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ids[mid] as number) <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  insert(id: number): void {
+    const last = this.ids[this.ids.length - 1];
+    if (last === undefined || id > last) this.ids.push(id);
+    else this.ids.splice(this.firstAfter(id), 0, id);
+  }
+
+  remove(id: number): void {
+    const at = this.firstAfter(id - 1);
+    if (this.ids[at] === id) this.ids.splice(at, 1);
+  }
+
+  slice(from: number, count: number): readonly number[] {
+    return this.ids.slice(from, from + count);
+  }
+
+  get max(): number {
+    return this.ids[this.ids.length - 1] ?? 0;
+  }
+}
+
+export interface CeilingServer {
+  readonly server: Server;
+  /** How many plants the Map holds. */
+  size(): number;
+}
+
+export const createCeilingServer = (token: string): CeilingServer => {
+  const expected = createHash('sha256').update(token).digest();
+  const plants = new Map<number, Plant>();
+  const sorted = new SortedIds();
+
+  const authenticate = (req: IncomingMessage): Reply | undefined => {
+    const header = req.headers.authorization;
+    if (header === undefined || !/^bearer(?: |$)/i.test(header)) return error(401, 'missing bearer token', { 'www-authenticate': REALM });
+    const match = B64TOKEN.exec(header);
+    if (match === null) return error(400, 'malformed bearer token', { 'www-authenticate': `${REALM}, error="invalid_request"` });
+    const actual = createHash('sha256')
+      .update(match[1] as string)
+      .digest();
+    return timingSafeEqual(actual, expected)
+      ? undefined
+      : error(401, 'unknown token', { 'www-authenticate': `${REALM}, error="invalid_token"` });
+  };
+
+  const create = (raw: Buffer, contentType: string | undefined): Reply => {
+    if (contentType === undefined || !/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(contentType)) {
+      return error(415, 'expected Content-Type: application/json');
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return error(400, 'body is not valid JSON');
+    }
+    const decoded = CreatePlantRequest.decode(json);
+    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'body').join('; '));
+    const request = decoded.right;
+    const id = request.id ?? ((sorted.max + 1) as PlantId);
+    if (plants.has(id)) return error(409, `plant ${id} already exists`);
+    const plant: Plant = request.tag === undefined ? { id, name: request.name } : { id, name: request.name, tag: request.tag };
+    plants.set(id, plant);
+    sorted.insert(id);
+    return {
+      status: 201,
+      headers: { location: `/plants/${id}` },
+      body: request.tag === undefined ? { name: request.name } : { name: request.name, tag: request.tag },
+    };
+  };
+
+  const list = (search: string): Reply => {
+    const query: Record<string, string | string[]> = {};
+    for (const [key, value] of new URLSearchParams(search)) {
+      const seen = query[key];
+      query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    }
+    const decoded = ListQuery.decode(query);
+    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'query').join('; '));
+    const { limit, after } = decoded.right;
+    const page = sorted.slice(sorted.firstAfter(after), limit).map((id) => plants.get(id));
+    const last = page[page.length - 1];
+    return page.length === limit && last !== undefined
+      ? { status: 200, headers: { link: `</plants?limit=${limit}&after=${last.id}>; rel="next"` }, body: page }
+      : { status: 200, body: page };
+  };
+
+  const byId = (method: string, segment: string): Reply => {
+    const decoded = PlantIdFromPath.decode(segment);
+    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'id').join('; '));
+    const id = decoded.right;
+    const plant = plants.get(id);
+    if (plant === undefined) return error(404, `no plant with id ${id}`);
+    if (method === 'GET') return { status: 200, body: plant };
+    plants.delete(id);
+    sorted.remove(id);
+    return { status: 204 };
+  };
+
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const search = q === -1 ? '' : url.slice(q + 1);
+    const method = req.method ?? 'GET';
+
+    if (path === '/healthz' || path === '/readyz') return send(res, { status: 200, body: { status: 'ok' } });
+    const isCollection = path === '/plants';
+    const isItem = path.startsWith('/plants/') && path.indexOf('/', 8) === -1;
+    if (!isCollection && !isItem) return send(res, error(404, 'no such route'));
+    const allowed = isCollection ? ['GET', 'POST'] : ['GET', 'DELETE'];
+    if (!allowed.includes(method)) return send(res, error(405, `method ${method} not allowed`, { allow: allowed.join(', ') }));
+    const denied = authenticate(req);
+    if (denied !== undefined) {
+      req.resume();
+      return send(res, denied);
+    }
+    if (isItem) return send(res, byId(method, path.slice(8)));
+    if (method === 'GET') return send(res, list(search));
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      send(res, tooLarge ? error(413, `body larger than ${MAX_BODY_BYTES} bytes`) : create(Buffer.concat(chunks), req.headers['content-type']));
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+
+  return { server, size: () => plants.size };
+};

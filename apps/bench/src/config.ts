@@ -1,0 +1,121 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as t from 'io-ts';
+import { formatErrors } from '@plant-store/domain';
+
+/** The stores (rows of the table) a run can cover, in the order they run. */
+export const STORES = ['ceiling', 'sqlite', 'sqlite-preloaded', 'sqlite-normal', 'postgres'] as const;
+export type StoreName = (typeof STORES)[number];
+
+const intFromString = (name: string, min: number, max: number) =>
+  new t.Type<number, string, unknown>(
+    name,
+    (u): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= min && u <= max,
+    (u, c) => {
+      const text = typeof u === 'string' ? u.replaceAll('_', '').replaceAll(',', '') : '';
+      const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      return Number.isSafeInteger(n) && n >= min && n <= max
+        ? t.success(n)
+        : t.failure(u, c, `expected an integer from ${min} to ${max}, got ${JSON.stringify(u)}`);
+    },
+    String,
+  );
+
+const storeList = new t.Type<readonly StoreName[], string, unknown>(
+  'StoreList',
+  (u): u is readonly StoreName[] => Array.isArray(u),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected a comma-separated list');
+    const names = u.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const unknown = names.filter((n) => !(STORES as readonly string[]).includes(n));
+    return unknown.length > 0 || names.length === 0
+      ? t.failure(u, c, `expected some of ${STORES.join(', ')}, got ${JSON.stringify(u)}`)
+      : t.success(STORES.filter((s) => names.includes(s)));
+  },
+  (names) => names.join(','),
+);
+
+const SCENARIO_NAMES = ['create', 'create-delete', 'get', 'list', 'latency'] as const;
+type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+const scenarioList = new t.Type<readonly ScenarioName[], string, unknown>(
+  'ScenarioList',
+  (u): u is readonly ScenarioName[] => Array.isArray(u),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected a comma-separated list');
+    const names = u.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const unknown = names.filter((n) => !(SCENARIO_NAMES as readonly string[]).includes(n));
+    return unknown.length > 0 || names.length === 0
+      ? t.failure(u, c, `expected some of ${SCENARIO_NAMES.join(', ')}, got ${JSON.stringify(u)}`)
+      : t.success(SCENARIO_NAMES.filter((s) => names.includes(s)));
+  },
+  (names) => names.join(','),
+);
+
+const onOff = t.keyof({ on: null, off: null, '1': null, '0': null, true: null, false: null }, 'on|off');
+
+/** Environment knobs of `pnpm bench`; README.md lists them. */
+const Env = t.partial({
+  BENCH_SECONDS: intFromString('BENCH_SECONDS', 1, 600),
+  BENCH_BUDGET: intFromString('BENCH_BUDGET', 0, 86_400),
+  BENCH_WARMUP: intFromString('BENCH_WARMUP', 0, 60),
+  BENCH_CONNECTIONS: intFromString('BENCH_CONNECTIONS', 1, 10_000),
+  BENCH_PRELOAD: intFromString('BENCH_PRELOAD', 0, 100_000_000),
+  BENCH_SEED: intFromString('BENCH_SEED', 1, 1_000_000),
+  BENCH_STORES: storeList,
+  BENCH_SCENARIOS: scenarioList,
+  BENCH_PG_URL: t.string,
+  BENCH_PIN: onOff,
+  BENCH_CPU_PROF: onOff,
+  BENCH_LOG_LEVEL: t.string,
+  BENCH_LOAD: t.keyof({ auto: null, autocannon: null, wrk: null }, 'auto|autocannon|wrk'),
+});
+
+export interface BenchConfig {
+  /** Measured interval per scenario, seconds. */
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  /** Seconds the bench may take (build excluded); noisy runs are repeated only within it. */
+  readonly budgetSeconds: number;
+  readonly connections: number;
+  /** Rows written straight into the SQLite file before the preloaded create run (0: skip that row). */
+  readonly preload: number;
+  /** Plants created before the get-by-id and list runs. */
+  readonly seed: number;
+  readonly stores: readonly StoreName[];
+  readonly scenarios: readonly ScenarioName[];
+  /** A PostgreSQL URL allowed to CREATE DATABASE / DROP DATABASE. */
+  readonly pgAdminUrl: string;
+  /** Pin server and load generator to cores 0 and 1 with taskset (when present). */
+  readonly pin: boolean;
+  /** Run our server with `node --cpu-prof`, profiles next to the JSON results. */
+  readonly cpuProfile: boolean;
+  /** LOG_LEVEL handed to our server. */
+  readonly logLevel: string;
+  /** The load generator: wrk where installed (auto), or autocannon. */
+  readonly load: 'auto' | 'autocannon' | 'wrk';
+}
+
+const truthy = (v: string | undefined, fallback: boolean): boolean =>
+  v === undefined ? fallback : v === 'on' || v === '1' || v === 'true';
+
+export const parseConfig = (env: Readonly<Record<string, string | undefined>>): E.Either<readonly string[], BenchConfig> =>
+  pipe(
+    Env.decode(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('BENCH_') && v !== undefined && v !== ''))),
+    E.mapLeft((errors) => formatErrors(errors)),
+    E.map((e) => ({
+      seconds: e.BENCH_SECONDS ?? 8,
+      warmupSeconds: e.BENCH_WARMUP ?? 2,
+      budgetSeconds: e.BENCH_BUDGET ?? 255,
+      connections: e.BENCH_CONNECTIONS ?? 50,
+      preload: e.BENCH_PRELOAD ?? 5_000_000,
+      seed: e.BENCH_SEED ?? 1000,
+      stores: e.BENCH_STORES ?? STORES,
+      scenarios: e.BENCH_SCENARIOS ?? SCENARIO_NAMES,
+      pgAdminUrl: e.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      pin: truthy(e.BENCH_PIN, true),
+      cpuProfile: truthy(e.BENCH_CPU_PROF, false),
+      logLevel: e.BENCH_LOG_LEVEL ?? 'warn',
+      load: e.BENCH_LOAD ?? 'auto',
+    })),
+  );

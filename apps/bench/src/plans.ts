@@ -1,0 +1,157 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchConfig, StoreName } from './config.js';
+import type { ScenarioKind } from './scenarios.js';
+import { createToken, startCeiling, startPlantServer, type RunningServer } from './servers.js';
+import { createPgDatabase, preloadSqlite } from './stores.js';
+
+const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'list', 'latency'];
+
+/** A started server; `cleanup` stops it and removes its files or drops its database. */
+export interface Launched {
+  readonly server: RunningServer;
+  /** The first id no plant has (ids below it were preloaded). */
+  readonly firstFreeId: number;
+  readonly cleanup: () => Promise<void>;
+}
+
+/** One row group of the table: a store, the scenarios it runs, how to start it. */
+export interface Plan {
+  readonly name: StoreName;
+  readonly label: string;
+  readonly scenarios: readonly ScenarioKind[];
+  /** Resolves to a printable reason instead when the store is unavailable (PostgreSQL down). */
+  start(): Promise<Launched | string>;
+}
+
+export interface PlanContext {
+  /** A temporary directory the stores' files go in. */
+  readonly work: string;
+  readonly serverCore: number | undefined;
+  readonly profileDir: string | undefined;
+  readonly log: (line: string) => void;
+  readonly warn: (line: string) => void;
+  readonly notes: Record<string, unknown>;
+  readonly skipped: string[];
+}
+
+const compact = (n: number): string => (n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n));
+
+/** The URL without its password, for printing. */
+export const redact = (url: string): string => {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+};
+
+/** The stores `config.stores` names, in the table's order. */
+export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
+  const { work, serverCore, profileDir, log, warn, notes } = ctx;
+  const profile = profileDir === undefined ? {} : { cpuProfileDir: profileDir };
+
+  const serverEnv = (databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: config.logLevel,
+    ...extra,
+  });
+
+  const sqlitePlan = (
+    name: StoreName,
+    label: string,
+    synchronous: 'FULL' | 'NORMAL',
+    scenarios: readonly ScenarioKind[],
+    preload: number,
+  ): Plan => ({
+    name,
+    label,
+    scenarios,
+    start: async () => {
+      const dir = join(work, name);
+      const file = join(dir, 'plant-store.db');
+      mkdirSync(dir, { recursive: true });
+      const env = serverEnv(`sqlite:${file}`, { SQLITE_SYNCHRONOUS: synchronous });
+      // The CLI also creates the schema, which the preload fills.
+      const token = await createToken(env, warn);
+      if (preload > 0) {
+        log(`${label}: preloading ${preload.toLocaleString('en-US')} plants into the SQLite file…`);
+        const ms = preloadSqlite(file, preload);
+        notes['preloadMs'] = ms;
+        notes['preloadRows'] = preload;
+        log(`${label}: preloaded in ${(ms / 1000).toFixed(1)} s`);
+      }
+      const server = await startPlantServer({ core: serverCore, env, token, ...profile });
+      return {
+        server,
+        firstFreeId: preload + 1,
+        cleanup: async () => {
+          await server.stop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  });
+
+  const postgresPlan: Plan = {
+    name: 'postgres',
+    label: 'postgres',
+    scenarios: ALL,
+    start: async () => {
+      const db = await createPgDatabase(config.pgAdminUrl);
+      if (typeof db === 'string') return `postgres: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
+      const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`postgres: could not drop ${db.name}: ${String(e)}`));
+      try {
+        const env = serverEnv(db.url);
+        const token = await createToken(env, warn);
+        const server = await startPlantServer({ core: serverCore, env, token, ...profile });
+        return {
+          server,
+          firstFreeId: 1,
+          cleanup: async () => {
+            await server.stop();
+            await drop();
+          },
+        };
+      } catch (error) {
+        await drop();
+        throw error;
+      }
+    },
+  };
+
+  const plans: Plan[] = [];
+  for (const store of config.stores) {
+    switch (store) {
+      case 'ceiling':
+        plans.push({
+          name: store,
+          label: 'ceiling',
+          scenarios: ALL,
+          start: async () => {
+            const server = await startCeiling(serverCore);
+            return { server, firstFreeId: 1, cleanup: () => server.stop() };
+          },
+        });
+        break;
+      case 'sqlite':
+        plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', ALL, 0));
+        break;
+      case 'sqlite-preloaded':
+        if (config.preload === 0) ctx.skipped.push('sqlite-preloaded: skipped, BENCH_PRELOAD=0');
+        else plans.push(sqlitePlan(store, `sqlite FULL +${compact(config.preload)}`, 'FULL', ['create'], config.preload));
+        break;
+      case 'sqlite-normal':
+        plans.push(sqlitePlan(store, 'sqlite NORMAL', 'NORMAL', ['create', 'latency'], 0));
+        break;
+      case 'postgres':
+        plans.push(postgresPlan);
+        break;
+    }
+  }
+  return plans;
+};

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { checkTargets, formatTable, rate, type Row } from './report.js';
+
+const row = (over: Partial<Row> & Pick<Row, 'scenario' | 'store' | 'rps'>): Row => ({
+  storeLabel: over.store,
+  connections: 50,
+  responses: 1000,
+  measuredSeconds: 10,
+  latency: { p50: 1.5, p90: 2, p99: 4.25, max: 9, mean: 1.6 },
+  errors: 0,
+  timeouts: 0,
+  unexpected: 0,
+  statusCounts: { '201': 1000 },
+  rssPeak: 80 * 1024 * 1024,
+  rssHighWater: 90 * 1024 * 1024,
+  serverCpu: 0.98,
+  driverCpu: 0.5,
+  otherCpuServerCore: 0.02,
+  otherCpuDriverCore: 0.1,
+  ...over,
+});
+
+describe('rate', () => {
+  it('divides by the ceiling of the same scenario and orders ceiling first', () => {
+    const rated = rate([
+      row({ scenario: 'get', store: 'sqlite', rps: 5000 }),
+      row({ scenario: 'create', store: 'sqlite', rps: 3000 }),
+      row({ scenario: 'create', store: 'ceiling', rps: 12000 }),
+      row({ scenario: 'get', store: 'ceiling', rps: 10000 }),
+    ]);
+    expect(rated.map((r) => [r.scenario, r.store, r.ratio])).toEqual([
+      ['create', 'ceiling', 1],
+      ['create', 'sqlite', 0.25],
+      ['get', 'ceiling', 1],
+      ['get', 'sqlite', 0.5],
+    ]);
+  });
+
+  it('gives the preloaded row its ratio to the empty store', () => {
+    const rated = rate([
+      row({ scenario: 'create', store: 'sqlite', rps: 4000 }),
+      row({ scenario: 'create', store: 'sqlite-preloaded', rps: 3800 }),
+    ]);
+    expect(rated[1]?.vsEmpty).toBeCloseTo(0.95);
+    expect(rated[1]?.ratio).toBeUndefined();
+  });
+});
+
+describe('formatTable', () => {
+  it('prints one Markdown row per result with the ratio, errors and RSS', () => {
+    const text = formatTable(
+      rate([
+        row({ scenario: 'create', store: 'ceiling', rps: 20000 }),
+        row({ scenario: 'create', store: 'sqlite', rps: 8000, errors: 3, timeouts: 1, storeLabel: 'sqlite FULL' }),
+      ]),
+    );
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^\| scenario +\| store +\| conns \|/);
+    expect(lines[3]).toMatch(/\| create +\| sqlite FULL +\| +50 \| +8,000 \| +0\.40× \| +1\.50 \| +4\.25 \| 3 \(1 t\/o\) \| +80 \| +98% \| +50% \| +2%\/10% \|/);
+  });
+});
+
+describe('checkTargets', () => {
+  it('checks issue 6 targets on the SQLite FULL rows and leaves unmeasured ones open', () => {
+    const checks = checkTargets(
+      rate([
+        row({ scenario: 'create', store: 'ceiling', rps: 20000 }),
+        row({ scenario: 'create', store: 'sqlite', rps: 8000, latency: { p50: 5, p90: 8, p99: 12, max: 30, mean: 6 } }),
+        row({ scenario: 'create', store: 'sqlite-preloaded', rps: 7600, storeLabel: 'sqlite FULL +5M' }),
+      ]),
+    );
+    expect(checks.map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
+      ['create, 50 connections: ≥ 0.33× the ceiling', '0.40×', true, false],
+      ['create, 50 connections: p99 ≤ 10 ms', '12.0 ms', false, false],
+      ['create, 1 connection: p99 ≤ 2 ms', '–', undefined, false],
+      ['server RSS ≤ 150 MB', '80 MB', true, false],
+      ['zero errors', '0', true, false],
+      ['create with +5M plants: ≥ 0.9× the empty store', '0.95×', true, false],
+    ]);
+  });
+
+  it('marks a target resting on a noisy row', () => {
+    const checks = checkTargets(
+      rate([
+        row({ scenario: 'create', store: 'ceiling', rps: 6000, otherCpuServerCore: 0.56 }),
+        row({ scenario: 'create', store: 'sqlite', rps: 6000 }),
+      ]),
+    );
+    expect(checks[0]).toMatchObject({ met: true, noisy: true });
+    expect(checks[1]).toMatchObject({ noisy: false });
+  });
+});

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Store set-up the bench does outside the server: preloading a SQLite file and creating /
+ * dropping a throwaway PostgreSQL database. better-sqlite3 and postgres are the server's
+ * dependencies, not ours, so they are loaded from the server package's folder (the bench depends
+ * on @plant-store/server, and this keeps the bench's dependency list as it is).
+ */
+
+/** apps/server, found through our own node_modules link (works from src via vitest and from dist). */
+export const serverPackageDir = (): string =>
+  realpathSync(fileURLToPath(new URL('../node_modules/@plant-store/server', import.meta.url)));
+
+const requireFromServer = (): NodeJS.Require => createRequire(join(serverPackageDir(), 'package.json'));
+
+interface SqliteStatement {
+  run(...params: unknown[]): { changes: number };
+  all(...params: unknown[]): unknown[];
+}
+interface SqliteDatabase {
+  pragma(source: string): unknown;
+  prepare(source: string): SqliteStatement;
+  close(): void;
+}
+type SqliteConstructor = new (file: string) => SqliteDatabase;
+
+interface ColumnInfo {
+  readonly name: string;
+  readonly notnull: number;
+  readonly dflt_value: unknown;
+  readonly pk: number;
+}
+
+/**
+ * Inserts `count` plants with ids `1…count` into the `plants` table of an existing store file (the
+ * schema the server created), in one statement and one transaction, with journaling off for the
+ * load; WAL mode is restored afterwards. Returns the milliseconds it took.
+ */
+export const preloadSqlite = (file: string, count: number): number => {
+  const Database = requireFromServer()('better-sqlite3') as SqliteConstructor;
+  const started = Date.now();
+  const db = new Database(file);
+  try {
+    const columns = db.prepare('PRAGMA table_info(plants)').all() as ColumnInfo[];
+    if (columns.length === 0) throw new TypeError(`preloadSqlite: ${file} has no plants table (did the server create its schema?)`);
+    const values: Record<string, string> = { id: 'x', name: "'preloaded plant ' || x", tag: "'preloaded'" };
+    const names: string[] = [];
+    const exprs: string[] = [];
+    for (const column of columns) {
+      const expr = values[column.name];
+      if (expr !== undefined) {
+        names.push(`"${column.name}"`);
+        exprs.push(expr);
+      } else if (column.notnull === 1 && column.dflt_value === null) {
+        throw new TypeError(`preloadSqlite: plants.${column.name} is NOT NULL without a default; teach the bench how to fill it`);
+      }
+    }
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.prepare(
+      `INSERT INTO plants (${names.join(', ')})
+       WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ?)
+       SELECT ${exprs.join(', ')} FROM seq`,
+    ).run(count);
+    // Keep the server's id high-water mark (when it has one) above the preloaded ids.
+    const marks = db.prepare("SELECT name FROM pragma_table_info('plant_ids') WHERE name = 'high_water'").all();
+    if (marks.length > 0) db.prepare('UPDATE plant_ids SET high_water = max(high_water, ?)').run(count);
+    db.pragma('journal_mode = WAL');
+  } finally {
+    db.close();
+  }
+  return Date.now() - started;
+};
+
+interface Sql {
+  unsafe(query: string): Promise<unknown>;
+  end(options?: { timeout?: number }): Promise<void>;
+}
+type Postgres = (url: string, options: Record<string, unknown>) => Sql;
+
+const connect = (url: string): Sql => {
+  const postgres = requireFromServer()('postgres') as Postgres;
+  return postgres(url, { max: 1, connect_timeout: 3, onnotice: () => undefined });
+};
+
+export interface PgDatabase {
+  /** The URL the server gets as DATABASE_URL. */
+  readonly url: string;
+  readonly name: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a fresh database `bench_<random>` through `adminUrl`; resolves to a reason string
+ * instead when PostgreSQL cannot be reached, so the caller can skip its rows.
+ */
+export const createPgDatabase = async (adminUrl: string): Promise<PgDatabase | string> => {
+  const admin = connect(adminUrl);
+  const name = `bench_${randomBytes(6).toString('hex')}`;
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    await admin.end({ timeout: 1 }).catch(() => undefined);
+    return error instanceof Error ? error.message : String(error);
+  }
+  await admin.end({ timeout: 1 });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: async () => {
+      const again = connect(adminUrl);
+      try {
+        await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await again.end({ timeout: 1 });
+      }
+    },
+  };
+};
