@@ -1,0 +1,137 @@
+import http from 'node:http';
+import { join } from 'node:path';
+import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knobs } from './support/knobs.js';
+import { Ledger, seeded } from './support/ledger.js';
+import { startServer, tempDir, type ServerProcess } from './support/processes.js';
+import { listAll, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
+import { createToken } from './support/token.js';
+
+/**
+ * Crash durability (issue 7, item 1): rounds of mixed load from many concurrent requests, SIGKILL
+ * at a random moment, restart on the same store. After each round every acknowledged create (201)
+ * is there with its exact name and tag, every acknowledged delete (204) is gone, nothing is there
+ * that no request asked for (requests without an answer are "unknown": either outcome is allowed),
+ * and on SQLite `PRAGMA integrity_check` says ok.
+ */
+
+const CONCURRENCY = 48;
+/** Upper bounds of one round's load, so that no loop runs unbounded even if the kill misfires. */
+const MAX_REQUESTS_PER_ROUND = 20_000;
+const MAX_ROUND_MS = 10_000;
+
+interface Target {
+  readonly label: string;
+  readonly databaseUrl: string;
+  /** Reads the store directly (the server is dead); also returns the integrity verdict where there is one. */
+  read(): Promise<{ plants: ReadonlyMap<number, StoredPlant>; integrity: string }>;
+}
+
+/** Runs `rounds` crash rounds against `target`; returns the ledger for the summary. */
+const crashRounds = async (target: Target, rounds: number, seed: number): Promise<Ledger> => {
+  const token = await createToken(target.databaseUrl, `torture-${target.label}`);
+  const rand = seeded(seed);
+  // chosen ids count up from 1 below a fence plant at 10^9; server-assigned ids go above the fence
+  const ledger = new Ledger(1);
+  let server: ServerProcess = await startServer({ DATABASE_URL: target.databaseUrl, LOG_LEVEL: 'warn' });
+  try {
+    const setup = new http.Agent({ keepAlive: false });
+    await ledger.fence(setup, server.port, token, 1_000_000_000);
+    setup.destroy();
+    for (let round = 1; round <= rounds; round++) {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+      const killAfterMs = 100 + Math.floor(rand() * 1_400);
+      const started = Date.now();
+      let stop = false;
+      const victim = server;
+      const killer = setTimeout(() => {
+        victim.child.kill('SIGKILL');
+        stop = true;
+      }, killAfterMs);
+      const worker = async (): Promise<void> => {
+        while (!stop && ledger.tally.requests < MAX_REQUESTS_PER_ROUND * round && Date.now() - started < MAX_ROUND_MS) {
+          await ledger.step(agent, victim.port, token, `r${round}`, rand);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      clearTimeout(killer);
+      victim.child.kill('SIGKILL'); // in case the load ended first (bounded loop)
+      const { signal } = await victim.exited;
+      agent.destroy();
+      expect(signal, `round ${round}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe('SIGKILL');
+      expect(ledger.violations, `round ${round} (seed ${seed}): responses that break the contract`).toEqual([]);
+
+      const snapshot = await target.read();
+      expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
+      const problems = ledger.reconcile(snapshot.plants);
+      expect(problems, `round ${round} (seed ${seed}, killed after ${killAfterMs} ms): the store after SIGKILL`).toEqual([]);
+
+      // restart on the same store: the server sees exactly what the file holds
+      server = await startServer({ DATABASE_URL: target.databaseUrl, LOG_LEVEL: 'warn' });
+      const listed = await listAll(server.url, token);
+      const expected = new Map([...ledger.present].map(([id, p]) => [id, { id, name: p.name, tag: p.tag }]));
+      expect(listed, `round ${round}: GET /plants after the restart`).toEqual(expected);
+    }
+  } finally {
+    await server.stop('SIGKILL');
+  }
+  return ledger;
+};
+
+const summary = (label: string, rounds: number, ledger: Ledger): string =>
+  `crash-durability ${label}: ${rounds}/${rounds} rounds survived SIGKILL, ${ledger.tally.requests} requests, ` +
+  `acknowledged ${ledger.tally.creates} creates + ${ledger.tally.deletes} deletes, ${ledger.tally.unknown} unknown, ` +
+  `${ledger.tally.conflicts} conflicts, ${ledger.present.size} plants at the end, lost ${ledger.tally.lost}`;
+
+const seedOf = (): number => Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
+
+describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  beforeAll(async () => {
+    dir = await tempDir('crash');
+  });
+  afterAll(async () => {
+    await dir?.remove();
+  });
+
+  it(`survives ${knobs.rounds} SIGKILLs with nothing lost and nothing invented`, async () => {
+    const file = join(dir.path, 'plant-store.db');
+    const seed = seedOf();
+    const target: Target = {
+      label: 'sqlite',
+      databaseUrl: `sqlite:${file}`,
+      read: async () => readSqlite(file),
+    };
+    const ledger = await crashRounds(target, knobs.rounds, seed);
+    console.log(`${summary('sqlite', knobs.rounds, ledger)} (seed ${seed})`);
+    expect(ledger.tally.lost).toBe(0);
+    // the rounds really exercised the store: acknowledged writes and unknown outcomes both happened
+    expect(ledger.tally.creates).toBeGreaterThan(knobs.rounds * 10);
+    expect(ledger.tally.deletes).toBeGreaterThan(0);
+  });
+});
+
+describePostgres('crash durability on PostgreSQL (SIGKILL under mixed load)', () => {
+  let database: FreshPostgres;
+  beforeAll(async () => {
+    database = await freshPostgresUrl();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  const rounds = Math.max(2, Math.ceil(knobs.rounds / 4));
+  it(`survives ${rounds} SIGKILLs with nothing lost and nothing invented`, async () => {
+    const seed = seedOf();
+    const target: Target = {
+      label: 'postgres',
+      databaseUrl: database.url,
+      read: async () => ({ plants: await readPostgres(database.url), integrity: 'ok' }),
+    };
+    const ledger = await crashRounds(target, rounds, seed);
+    console.log(`${summary('postgres', rounds, ledger)} (seed ${seed})`);
+    expect(ledger.tally.lost).toBe(0);
+    expect(ledger.tally.creates).toBeGreaterThan(rounds * 10);
+  });
+});

@@ -1,0 +1,222 @@
+import type http from 'node:http';
+import { RequestFailed, send } from './http.js';
+import type { StoredPlant } from './store.js';
+
+export interface Expected {
+  readonly name: string;
+  readonly tag: string | undefined;
+}
+
+/** Names of every shape the contract allows: astral, combining, CJK, RTL, the 200-code-point maximum. */
+const NAME_STYLES = ['Monstera', 'Ficus 🌿', 'Zoë', '日本の植物', 'e\u0301', 'مونستيرا', '  spaced  ', 'Ω≈ç√∫'] as const;
+
+/**
+ * What the client side knows about the store, and what it must find after a crash:
+ * `present` holds every plant known to exist (acknowledged, or an unknown outcome later seen);
+ * requests that got no answer are "unknown" and may or may not have landed.
+ */
+export class Ledger {
+  readonly present = new Map<number, Expected>();
+  /** Every id whose delete was acknowledged, ever: such an id must never come back. */
+  readonly deletedForGood = new Set<number>();
+  private readonly maybeCreated = new Map<number, Expected>();
+  private readonly maybeAuto = new Map<string, Expected>();
+  private readonly maybeDeleted = new Set<number>();
+  private readonly deleting = new Set<number>();
+  private nextChosenId: number;
+  private seq = 0;
+
+  readonly tally = { creates: 0, deletes: 0, unknown: 0, conflicts: 0, refused: 0, lost: 0, requests: 0 };
+  /** Every contract violation seen, in words. */
+  readonly violations: string[] = [];
+
+  /**
+   * `deleteShare`: the fraction of steps that delete (when there is something to delete);
+   * `allowUnavailable`: a 503 with the contract's body is a legitimate refusal (while shutting down).
+   */
+  constructor(
+    firstChosenId: number,
+    private readonly options: { readonly deleteShare?: number; readonly allowUnavailable?: boolean } = {},
+  ) {
+    this.nextChosenId = firstChosenId;
+  }
+
+  newPlant(label: string): Expected {
+    const n = this.seq++;
+    const style = NAME_STYLES[n % NAME_STYLES.length] as string;
+    const name = n % 97 === 0 ? `${label} #${n} `.padEnd(200, 'ä') : `${style} ${label} #${n}`;
+    const tag = n % 3 === 0 ? undefined : n % 3 === 1 ? 'tropical' : `t${n % 10}🌵`;
+    return { name, tag };
+  }
+
+  /** One random operation of the mixed load; returns when its response (or failure) came. */
+  async step(agent: http.Agent, port: number, token: string, label: string, rand: () => number): Promise<void> {
+    const r = rand();
+    const deleteShare = this.options.deleteShare ?? 0.25;
+    const deletable = r < deleteShare ? this.pickDeletable(rand) : undefined;
+    if (deletable !== undefined) return this.remove(agent, port, token, deletable);
+    const plant = this.newPlant(label);
+    const id = r < deleteShare + (1 - deleteShare) / 2 ? this.nextChosenId++ : undefined;
+    return this.create(agent, port, token, plant, id);
+  }
+
+  private pickDeletable(rand: () => number): number | undefined {
+    if (this.present.size === 0) return undefined;
+    // a sample of the most recent keys is enough and O(1)-ish: walk at most 50 entries
+    const skip = Math.floor(rand() * Math.min(50, this.present.size));
+    let i = 0;
+    for (const id of this.present.keys()) {
+      if (i++ < skip || this.deleting.has(id)) continue;
+      return id;
+    }
+    return undefined;
+  }
+
+  private async create(agent: http.Agent, port: number, token: string, plant: Expected, id: number | undefined): Promise<void> {
+    const body = JSON.stringify({ ...(id === undefined ? {} : { id }), name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) });
+    this.tally.requests++;
+    try {
+      const res = await send({
+        agent,
+        port,
+        method: 'POST',
+        path: '/plants',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      });
+      if (res.status === 201) {
+        const location = /^\/plants\/([1-9][0-9]*)$/.exec(String(res.headers.location))?.[1];
+        const echoed = safeJson(res.body);
+        if (location === undefined) return this.violate(`201 without a valid Location: ${String(res.headers.location)}`);
+        if (JSON.stringify(echoed) !== JSON.stringify(plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag })) {
+          this.violate(`201 body ${res.body} does not echo ${JSON.stringify(plant)}`);
+        }
+        const got = Number(location);
+        if (id !== undefined && got !== id) this.violate(`201 for id ${id} with Location ${location}`);
+        this.landed(got, plant);
+        this.tally.creates++;
+      } else if (res.status === 409 && id !== undefined) {
+        this.tally.conflicts++; // the id was taken (e.g. by a server-assigned id); nothing changed
+      } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
+        this.tally.refused++; // shutting down: refused, nothing changed
+      } else {
+        this.violate(`POST ${body} → ${res.status} ${res.body}`);
+      }
+    } catch (err) {
+      if (!(err instanceof RequestFailed)) throw err;
+      if (err.phase === 'truncated') this.violate(`POST ${body}: truncated response (${err.code})`);
+      this.tally.unknown++;
+      if (id === undefined) this.maybeAuto.set(plant.name, plant);
+      else this.maybeCreated.set(id, plant);
+    }
+  }
+
+  private async remove(agent: http.Agent, port: number, token: string, id: number): Promise<void> {
+    this.deleting.add(id);
+    this.tally.requests++;
+    try {
+      const res = await send({ agent, port, method: 'DELETE', path: `/plants/${id}`, headers: { authorization: `Bearer ${token}` } });
+      if (res.status === 204) {
+        if (res.body !== '') this.violate(`204 with a body: ${res.body}`);
+        this.present.delete(id);
+        this.deletedForGood.add(id);
+        this.tally.deletes++;
+      } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
+        this.tally.refused++;
+      } else {
+        // 404 here means an acknowledged create was lost: nobody else deletes it
+        this.violate(`DELETE /plants/${id} of a present plant → ${res.status} ${res.body}`);
+      }
+    } catch (err) {
+      if (!(err instanceof RequestFailed)) throw err;
+      if (err.phase === 'truncated') this.violate(`DELETE /plants/${id}: truncated response (${err.code})`);
+      this.tally.unknown++;
+      this.maybeDeleted.add(id);
+    } finally {
+      this.deleting.delete(id);
+    }
+  }
+
+  /** A create landed on `id`. The contract lets a server-assigned id reuse a deleted one. */
+  private landed(id: number, plant: Expected): void {
+    this.present.set(id, { name: plant.name, tag: plant.tag });
+    this.deletedForGood.delete(id);
+  }
+
+  /**
+   * Creates one plant with a chosen id above every chosen id of the load, so that server-assigned
+   * ids (above the highest id ever stored) do not run into the load's chosen ids.
+   */
+  async fence(agent: http.Agent, port: number, token: string, id: number): Promise<void> {
+    await this.create(agent, port, token, this.newPlant('fence'), id);
+    if (!this.present.has(id)) throw new Error(`could not create the fence plant ${id}: ${this.violations.join('; ')}`);
+  }
+
+  private violate(what: string): void {
+    this.violations.push(what);
+  }
+
+  /**
+   * Compares what the store holds after a crash with what was acknowledged; resolves the unknowns
+   * (landed or not) so the next round starts from an exact picture. Returns the violations found.
+   */
+  reconcile(stored: ReadonlyMap<number, StoredPlant>): string[] {
+    const found: string[] = [];
+    const same = (p: StoredPlant, e: Expected) => p.name === e.name && p.tag === e.tag;
+    for (const [id, plant] of stored) {
+      const known = this.present.get(id);
+      if (known !== undefined) {
+        if (!same(plant, known)) found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
+      } else if (this.maybeCreated.has(id) && same(plant, this.maybeCreated.get(id) as Expected)) {
+        this.landed(id, plant);
+      } else if (this.maybeAuto.has(plant.name) && same(plant, this.maybeAuto.get(plant.name) as Expected)) {
+        this.landed(id, plant);
+        this.maybeAuto.delete(plant.name);
+      } else if (this.deletedForGood.has(id)) {
+        found.push(`acknowledged delete of ${id} undone: ${JSON.stringify(plant)}`);
+      } else {
+        found.push(`plant ${id} ${JSON.stringify(plant)} was never asked for`);
+      }
+    }
+    for (const [id, expected] of [...this.present]) {
+      if (stored.has(id)) continue;
+      if (this.maybeDeleted.has(id)) {
+        this.present.delete(id);
+        this.deletedForGood.add(id); // its delete landed; it must stay gone
+      } else {
+        found.push(`acknowledged plant ${id} ${JSON.stringify(expected)} is missing`);
+        this.present.delete(id);
+      }
+    }
+    this.maybeCreated.clear();
+    this.maybeAuto.clear();
+    this.maybeDeleted.clear();
+    this.tally.lost += found.length;
+    return found;
+  }
+}
+
+const isErrorBody = (text: string, status: number): boolean => {
+  const body = safeJson(text) as { error?: unknown; message?: unknown } | null;
+  return typeof body === 'object' && body !== null && body.error === status && typeof body.message === 'string';
+};
+
+const safeJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
+/** A small seeded PRNG (mulberry32), so a failing round can be replayed from its seed. */
+export const seeded = (seed: number): (() => number) => {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};

@@ -1,0 +1,52 @@
+import Database from 'better-sqlite3';
+import postgres from 'postgres';
+
+export interface StoredPlant {
+  readonly id: number;
+  readonly name: string;
+  readonly tag: string | undefined;
+}
+
+export interface SqliteSnapshot {
+  readonly plants: ReadonlyMap<number, StoredPlant>;
+  readonly integrity: string;
+}
+
+/** Opens the SQLite file read-only (the server is dead), reads every plant and runs `PRAGMA integrity_check`. */
+export const readSqlite = (file: string): SqliteSnapshot => {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare<[], { id: number; name: string; tag: string | null }>('SELECT id, name, tag FROM plants ORDER BY id').all();
+    const checks = db.prepare<[], { integrity_check: string }>('PRAGMA integrity_check').all();
+    const plants = new Map<number, StoredPlant>(rows.map((r) => [r.id, { id: r.id, name: r.name, tag: r.tag ?? undefined }]));
+    return { plants, integrity: checks.map((c) => c.integrity_check).join('; ') };
+  } finally {
+    db.close();
+  }
+};
+
+/** Reads every plant from the PostgreSQL schema `url` selects. */
+export const readPostgres = async (url: string): Promise<ReadonlyMap<number, StoredPlant>> => {
+  const sql = postgres(url, { max: 1, connect_timeout: 5, fetch_types: false, onnotice: () => undefined });
+  try {
+    const rows = await sql<{ id: string; name: string; tag: string | null }[]>`select id::text as id, name, tag from plants order by id`;
+    return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), name: r.name, tag: r.tag ?? undefined }]));
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+};
+
+/** Lists every plant through the API, following the `Link: rel="next"` pages. */
+export const listAll = async (baseUrl: string, token: string): Promise<Map<number, StoredPlant>> => {
+  const plants = new Map<number, StoredPlant>();
+  let path: string | undefined = '/plants?limit=1000';
+  for (let pages = 0; path !== undefined; pages++) {
+    if (pages > 10_000) throw new Error('too many pages');
+    const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    if (response.status !== 200) throw new Error(`GET ${path} → ${response.status} ${await response.text()}`);
+    const page = (await response.json()) as { id: number; name: string; tag?: string }[];
+    for (const p of page) plants.set(p.id, { id: p.id, name: p.name, tag: p.tag });
+    path = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return plants;
+};
