@@ -6,7 +6,7 @@ import type { Store } from './ports/store.js';
 import type { AppState } from './http/context.js';
 import { createErrorMiddleware } from './http/error-middleware.js';
 import { addHealthRoutes } from './http/health-routes.js';
-import { requireHostHeader } from './http/host-header.js';
+import { checkRequestHead } from './http/request-head.js';
 import { addPlantRoutes } from './http/plant-routes.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 import { requestIdMiddleware } from './http/request-id.js';
@@ -32,8 +32,8 @@ export interface AppDeps {
 
 /**
  * Builds the Koa app of CONTRACT.md; never listens (see http/server.ts). Middleware order:
- * X-Request-Id → error middleware (defects → 500, one log line per request) → Host check (HTTP/1.1
- * without Host → 400) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method
+ * X-Request-Id → error middleware (defects → 500, one log line per request) → request-head checks (HTTP/1.1
+ * without Host, a fragment in the target → 400) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method
  * is answered before authentication.
  */
 export const createApp = (deps: AppDeps): Koa<AppState> => {
@@ -53,7 +53,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
 
   app.use(requestIdMiddleware);
   app.use(createErrorMiddleware(deps.logger, isShuttingDown));
-  app.use(requireHostHeader);
+  app.use(checkRequestHead);
   app.use(router.routes() as Koa.Middleware<AppState>);
   app.use(routeFallback);
   return app;

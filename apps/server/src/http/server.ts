@@ -140,7 +140,7 @@ export const createServer = (app: CallbackApp, logger: Logger, timeouts: Partial
       maxHeaderSize: t.maxHeaderSize,
       connectionsCheckingInterval: t.connectionsCheckingIntervalMs,
       // Node's check answers a bare 400 (no JSON body, no X-Request-Id, no log line): the app's
-      // http/host-header.ts answers an HTTP/1.1 request without Host instead.
+      // http/request-head.ts answers an HTTP/1.1 request without Host instead.
       requireHostHeader: false,
     },
     handle,

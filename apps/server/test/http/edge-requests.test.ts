@@ -177,3 +177,30 @@ describe('Host', () => {
     expect(logLine('no-host-10')).toMatchObject({ method: 'GET', status: 200 });
   });
 });
+
+describe('fragment in the request target', () => {
+  it('DELETE /plants/{id}#… → the contract JSON 400 before authentication; the plant it seems to name is kept', async () => {
+    const headers = { authorization: `Bearer ${server.tokens.all}`, 'content-type': 'application/json' };
+    const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body: JSON.stringify({ id: 5151, name: 'kept' }) });
+    expect(created.status).toBe(201);
+    const reply = await raw(`DELETE /plants/5151#frag/0 HTTP/1.1\r\nHost: x\r\n${bearer()}X-Request-Id: fragment-1\r\n\r\n`);
+    expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(reply.headers['x-request-id']).toBe('fragment-1');
+    expect(reply.headers.connection).toBe('close');
+    expect(JSON.parse(reply.body)).toEqual({ error: 400, message: 'the request target must not contain a fragment ("#"); send the path without it' });
+    expect(logLine('fragment-1')).toMatchObject({ method: 'DELETE', route: null, status: 400 });
+    const found = await fetch(`${server.url}/plants/5151`, { headers });
+    expect(found.status).toBe(200);
+  });
+
+  it('also on an unauthenticated GET (the check comes first), while %23 stays an ordinary, invalid id', async () => {
+    const fragment = await raw('GET /plants/1#x HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(fragment.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(fragment.headers['www-authenticate']).toBeUndefined();
+    const encoded = await raw(`GET /plants/1%23 HTTP/1.1\r\nHost: x\r\n${bearer()}Connection: close\r\n\r\n`);
+    expect(encoded.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(encoded.body)).toMatchObject({ error: 400 });
+    expect(JSON.parse(encoded.body).message).not.toContain('fragment');
+  });
+});

@@ -1,0 +1,33 @@
+import type { AppMiddleware } from './context.js';
+import { malformedRequest } from './request-error.js';
+import { sendError } from './respond.js';
+
+const missingHost = malformedRequest('missing Host header; HTTP/1.1 requires one');
+const fragmentInTarget = malformedRequest('the request target must not contain a fragment ("#"); send the path without it');
+
+/**
+ * Checks of the request head that Node leaves to the server, right after the request id and the
+ * error middleware, so that each gets the contract's JSON 400 and the request's log line. The
+ * connection then closes: a client that frames its request wrongly may frame the rest of its bytes
+ * wrongly too.
+ *
+ * - HTTP/1.1 requires a `Host` header (RFC 9112 §3.2; HTTP/1.0 may omit it). Node's own check
+ *   (`requireHostHeader`) answers a bare 400 before the app runs (empty body, no Content-Type, no
+ *   X-Request-Id, no log line), so http/server.ts turns it off and this check answers instead.
+ * - A request target has no fragment (RFC 9112 §3.2: origin-form is path and query only), yet
+ *   Node's parser accepts `DELETE /plants/1#x/0` and URL parsing drops everything from `#` on, so
+ *   the request would act on `/plants/1` — not what the caller wrote. Refused instead.
+ */
+export const checkRequestHead: AppMiddleware = (ctx, next) => {
+  const { req } = ctx;
+  const problem =
+    req.url?.includes('#') === true
+      ? fragmentInTarget
+      : req.headers.host === undefined && (req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1))
+        ? missingHost
+        : undefined;
+  if (problem === undefined) return next();
+  ctx.set('Connection', 'close');
+  sendError(ctx, problem);
+  return undefined;
+};
