@@ -12,9 +12,10 @@ describe('parseConfig', () => {
         connections: 50,
         preload: 5_000_000,
         seed: 1000,
-        stores: STORES,
+        stores: STORES.filter((s) => s !== 'sqlite-baseline'),
         scenarios: ['create', 'create-delete', 'get', 'list', 'latency'],
         pgAdminUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
+        baselineDir: undefined,
         pin: true,
         cpuProfile: false,
         logLevel: 'warn',
@@ -26,6 +27,11 @@ describe('parseConfig', () => {
   it('reads the knobs, keeping the store order fixed', () => {
     const config = parseConfig({ BENCH_SECONDS: '3', BENCH_PRELOAD: '1_000_000', BENCH_STORES: 'sqlite, ceiling', BENCH_PIN: 'off' });
     expect(config._tag === 'Right' && config.right).toMatchObject({ seconds: 3, preload: 1_000_000, stores: ['ceiling', 'sqlite'], pin: false });
+  });
+
+  it('runs the baseline row only when asked for, from the folder named', () => {
+    const config = parseConfig({ BENCH_STORES: 'sqlite-baseline,sqlite', BENCH_BASELINE_DIR: '/tmp/before/apps/server' });
+    expect(config._tag === 'Right' && config.right).toMatchObject({ stores: ['sqlite', 'sqlite-baseline'], baselineDir: '/tmp/before/apps/server' });
   });
 
   it('names every bad variable', () => {

@@ -4,8 +4,10 @@ import * as t from 'io-ts';
 import { formatErrors } from '@plant-store/domain';
 
 /** The stores (rows of the table) a run can cover, in the order they run. */
-export const STORES = ['ceiling', 'sqlite', 'sqlite-preloaded', 'sqlite-normal', 'postgres'] as const;
+export const STORES = ['ceiling', 'sqlite', 'sqlite-baseline', 'sqlite-preloaded', 'sqlite-normal', 'postgres'] as const;
 export type StoreName = (typeof STORES)[number];
+/** What runs when BENCH_STORES is unset: every store but the baseline, which needs BENCH_BASELINE_DIR. */
+const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline');
 
 const intFromString = (name: string, min: number, max: number) =>
   new t.Type<number, string, unknown>(
@@ -65,6 +67,7 @@ const Env = t.partial({
   BENCH_STORES: storeList,
   BENCH_SCENARIOS: scenarioList,
   BENCH_PG_URL: t.string,
+  BENCH_BASELINE_DIR: t.string,
   BENCH_PIN: onOff,
   BENCH_CPU_PROF: onOff,
   BENCH_LOG_LEVEL: t.string,
@@ -86,6 +89,11 @@ export interface BenchConfig {
   readonly scenarios: readonly ScenarioName[];
   /** A PostgreSQL URL allowed to CREATE DATABASE / DROP DATABASE. */
   readonly pgAdminUrl: string;
+  /**
+   * The `apps/server` folder of another checkout (built), run as the `sqlite-baseline` row: a
+   * before/after comparison measured side by side in one run.
+   */
+  readonly baselineDir: string | undefined;
   /** Pin server and load generator to cores 0 and 1 with taskset (when present). */
   readonly pin: boolean;
   /** Run our server with `node --cpu-prof`, profiles next to the JSON results. */
@@ -110,9 +118,10 @@ export const parseConfig = (env: Readonly<Record<string, string | undefined>>): 
       connections: e.BENCH_CONNECTIONS ?? 50,
       preload: e.BENCH_PRELOAD ?? 5_000_000,
       seed: e.BENCH_SEED ?? 1000,
-      stores: e.BENCH_STORES ?? STORES,
+      stores: e.BENCH_STORES ?? DEFAULT_STORES,
       scenarios: e.BENCH_SCENARIOS ?? SCENARIO_NAMES,
       pgAdminUrl: e.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      baselineDir: e.BENCH_BASELINE_DIR,
       pin: truthy(e.BENCH_PIN, true),
       cpuProfile: truthy(e.BENCH_CPU_PROF, false),
       logLevel: e.BENCH_LOG_LEVEL ?? 'warn',

@@ -67,6 +67,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     synchronous: 'FULL' | 'NORMAL',
     scenarios: readonly ScenarioKind[],
     preload: number,
+    serverDir?: string,
   ): Plan => ({
     name,
     label,
@@ -85,7 +86,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         notes['preloadRows'] = preload;
         log(`${label}: preloaded in ${(ms / 1000).toFixed(1)} s`);
       }
-      const server = await startPlantServer({ core: serverCore, env, token, ...profile });
+      const server = await startPlantServer({ core: serverCore, env, token, ...profile, ...(serverDir === undefined ? {} : { serverDir }) });
       return {
         server,
         firstFreeId: preload + 1,
@@ -140,6 +141,10 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         break;
       case 'sqlite':
         plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', ALL, 0));
+        break;
+      case 'sqlite-baseline':
+        if (config.baselineDir === undefined) ctx.skipped.push('sqlite-baseline: skipped, BENCH_BASELINE_DIR is not set');
+        else plans.push(sqlitePlan(store, 'sqlite FULL baseline', 'FULL', ['create', 'latency'], 0, config.baselineDir));
         break;
       case 'sqlite-preloaded':
         if (config.preload === 0) ctx.skipped.push('sqlite-preloaded: skipped, BENCH_PRELOAD=0');

@@ -76,11 +76,13 @@ export interface PlantServerOptions {
   readonly token: string;
   /** When set, the server runs with `node --cpu-prof --cpu-prof-dir <dir>`. */
   readonly cpuProfileDir?: string;
+  /** Another build's `apps/server` folder (BENCH_BASELINE_DIR); default this checkout's. */
+  readonly serverDir?: string;
 }
 
 /** The production server: `node apps/server/dist/main.js`, configured by environment. */
-export const startPlantServer = ({ core, env, token, cpuProfileDir }: PlantServerOptions): Promise<RunningServer> => {
-  const dir = serverPackageDir();
+export const startPlantServer = ({ core, env, token, cpuProfileDir, serverDir }: PlantServerOptions): Promise<RunningServer> => {
+  const dir = serverDir ?? serverPackageDir();
   const flags = cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir];
   return launch([...flags, join(dir, 'dist', 'main.js')], env, core, token, dir);
 };
