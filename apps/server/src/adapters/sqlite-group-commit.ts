@@ -19,8 +19,17 @@ interface Job<C> {
   readonly resolve: (outcome: E.Either<unknown, unknown>) => void;
 }
 
+/** Makes commits durable after COMMIT returned (see WalSync); absent: COMMIT itself is durable. */
+export interface CommitSync {
+  /** Set once syncing failed for good: batches are then refused without being applied. */
+  readonly failure: Error | undefined;
+  /** Resolves once the commit that just returned is on disk; rejects if that cannot be known. */
+  committedNow(): Promise<void>;
+}
+
 export interface GroupCommitOptions<C extends BatchContext> {
   readonly db: BetterSqlite3.Database;
+  readonly sync?: CommitSync | undefined;
   /** Called inside each transaction, after BEGIN, before the first write. */
   readonly openBatch: () => C;
   readonly maxBatchSize: number;
@@ -37,8 +46,10 @@ export interface GroupCommitOptions<C extends BatchContext> {
  * id conflict must be detected without aborting the transaction, e.g. `ON CONFLICT DO NOTHING`);
  * a statement that throws fails that write only (SQLite rolls back just that statement). If BEGIN
  * or COMMIT fails, or SQLite rolls the whole transaction back, every write of the batch gets
- * StoreUnavailable and none of it is visible. A promise resolves only after COMMIT returned, so
- * with `synchronous=FULL` an acknowledged write is on disk.
+ * StoreUnavailable and none of it is visible. A promise resolves only after COMMIT returned and,
+ * with a `sync`, after that commit is on disk; meanwhile the next batches form and commit. If the
+ * sync fails, every write of the batch gets StoreUnavailable (the client cannot be told it is
+ * durable), and later batches are refused unapplied.
  */
 export class GroupCommit<C extends BatchContext> {
   private queue: Job<C>[] = [];
@@ -82,16 +93,25 @@ export class GroupCommit<C extends BatchContext> {
   private flushOne(): void {
     const batch = this.queue.splice(0, this.options.maxBatchSize);
     if (batch.length === 0) return;
+    const { sync, logger } = this.options;
+    const failAll = (cause: unknown): void => {
+      const failure = E.left(storeUnavailable(cause));
+      for (const job of batch) job.resolve(failure);
+    };
+    if (sync?.failure !== undefined) return failAll(sync.failure);
     let outcomes: E.Either<unknown, unknown>[];
     try {
       outcomes = this.runBatch(batch);
     } catch (cause) {
-      this.options.logger?.error({ err: cause, writes: batch.length }, 'store transaction failed; its writes were not applied');
-      const failure = E.left(storeUnavailable(cause));
-      for (const job of batch) job.resolve(failure);
-      return;
+      logger?.error({ err: cause, writes: batch.length }, 'store transaction failed; its writes were not applied');
+      return failAll(cause);
     }
-    batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
+    const answer = (): void => batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
+    if (sync === undefined) return answer();
+    sync.committedNow().then(answer, (cause: unknown) => {
+      logger?.error({ err: cause, writes: batch.length }, 'store commit could not be made durable; its writes were answered 503');
+      failAll(cause);
+    });
   }
 
   /** Applies the batch in one transaction; throws (after rolling back) when it cannot commit. */

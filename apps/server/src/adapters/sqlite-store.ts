@@ -15,6 +15,7 @@ import {
   type CheckpointWorker,
 } from './sqlite-checkpoint-worker.js';
 import { GroupCommit, type StoreLogger } from './sqlite-group-commit.js';
+import { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import { PlantIdAllocator, preparePlantIdStatements } from './sqlite-plant-ids.js';
 import { SqliteTokenCache, tokenCacheKey, type FoundToken } from './sqlite-token-cache.js';
@@ -28,7 +29,8 @@ export interface SqliteStoreOptions {
   /** A file path (parent folders are created) or `:memory:` (one private database per store). */
   readonly file: string;
   /**
-   * `FULL` (default): every commit is fsynced, so an acknowledged write survives power loss.
+   * `FULL` (default): every commit is fsynced before it is answered, so an acknowledged write
+   * survives power loss (for files the fsync runs off the event loop: see WalSync).
    * `NORMAL`: with WAL, survives a crash of the process but may lose the last commits on power
    * loss or an OS crash; faster on slow disks.
    */
@@ -53,6 +55,15 @@ const attempt = <Err, A>(closed: () => boolean, run: () => E.Either<Err, A>): E.
   } catch (cause) {
     return E.left(storeUnavailable(cause));
   }
+};
+
+/**
+ * A plant read's result, released only once every commit it could have seen is on disk (see
+ * WalSync.readBarrier): a response never shows a write that a power loss could still undo.
+ */
+const whenDurable = <Err, A>(wal: WalSync | undefined, result: E.Either<Err, A>): E.Either<Err | StoreError, A> | Promise<E.Either<Err | StoreError, A>> => {
+  const barrier = wal?.readBarrier();
+  return barrier === undefined ? result : barrier.then(() => result, (cause: unknown) => E.left(storeUnavailable(cause)));
 };
 
 const nonNegativeInteger = (name: string, value: number | undefined, fallback: number): number => {
@@ -91,7 +102,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
       db.pragma('wal_autocheckpoint = 0');
       db.pragma(`journal_size_limit = ${truncateAboveBytes}`);
     }
-    db.pragma(`synchronous = ${synchronous}`);
+    // FULL on a file: the WAL is fsynced by WalSync off the event loop, so SQLite itself need not.
+    db.pragma(`synchronous = ${memory ? synchronous : 'NORMAL'}`);
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
     migrateSqlite(db);
@@ -100,10 +112,18 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     throw error;
   }
 
+  let wal: WalSync | undefined;
+  try {
+    wal = memory || synchronous === 'NORMAL' ? undefined : WalSync.open(path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
   let closed = false;
   const isClosed = () => closed;
   const idStatements = preparePlantIdStatements(db);
-  const commits = new GroupCommit({ db, openBatch: () => new PlantIdAllocator(idStatements), maxBatchSize, logger });
+  const commits = new GroupCommit({ db, sync: wal, openBatch: () => new PlantIdAllocator(idStatements), maxBatchSize, logger });
 
   const worker: CheckpointWorker | undefined = memory
     ? undefined
@@ -118,7 +138,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
         },
       });
 
-  const plants = createSqlitePlantStore(db, commits, isClosed);
+  const plants = createSqlitePlantStore(db, commits, isClosed, wal);
   const tokens = createSqliteTokenStore(db, commits, isClosed);
 
   let closing: Promise<void> | undefined;
@@ -126,6 +146,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     closing ??= (async () => {
       commits.close(closedError());
       closed = true;
+      await wal?.close();
       await worker?.stop();
       try {
         if (!memory) db.pragma('wal_checkpoint(TRUNCATE)');
@@ -144,6 +165,7 @@ const createSqlitePlantStore = (
   db: Database.Database,
   commits: GroupCommit<PlantIdAllocator>,
   isClosed: () => boolean,
+  wal: WalSync | undefined,
 ): PlantStore => {
   const insert = db.prepare<[number, string, string | null]>(
     'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
@@ -180,12 +202,19 @@ const createSqlitePlantStore = (
     delete: (id): TaskEither<PlantNotFound | StoreError, void> => () =>
       commits.submit(() => (remove.run(id).changes === 0 ? E.left(plantNotFound(id)) : E.right(undefined))),
     get: (id) => async () =>
-      attempt(isClosed, (): E.Either<PlantNotFound | StoreError, Plant> => {
-        const row = byId.get(id);
-        return row === undefined ? E.left(plantNotFound(id)) : plantFromRow(row);
+      whenDurable(
+        wal,
+        attempt(isClosed, (): E.Either<PlantNotFound | StoreError, Plant> => {
+          const row = byId.get(id);
+          return row === undefined ? E.left(plantNotFound(id)) : plantFromRow(row);
+        }),
+      ),
+    list: ({ limit, after }) => async () => whenDurable(wal, attempt(isClosed, () => plantsFromRows(page.all(after, limit)))),
+    ping: () => async () =>
+      attempt(isClosed, () => {
+        if (wal?.failure !== undefined) return E.left(storeUnavailable(wal.failure));
+        return ping.get() === 1 ? E.right(undefined) : E.left(storeUnavailable(new Error('SELECT 1 did not answer 1')));
       }),
-    list: ({ limit, after }) => async () => attempt(isClosed, () => plantsFromRows(page.all(after, limit))),
-    ping: () => async () => attempt(isClosed, () => (ping.get() === 1 ? E.right(undefined) : E.left(storeUnavailable(new Error('SELECT 1 did not answer 1'))))),
   };
 };
 

@@ -1,0 +1,126 @@
+import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+interface Waiter {
+  readonly generation: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * Makes commits durable off the event loop: `synchronous=FULL` without the event loop waiting
+ * for the disk.
+ *
+ * With `synchronous=FULL`, SQLite syncs the WAL inside COMMIT, on the thread that runs it — here
+ * the event loop, which parses no request meanwhile. Instead the connection runs with
+ * `synchronous=NORMAL` (COMMIT only writes the WAL frames) and this class syncs the WAL file with
+ * fdatasync on libuv's thread pool. One sync covers every commit written before it started, so
+ * commits that come while one runs share the next (group fsync). The store answers a write only
+ * once a sync that started after its COMMIT has finished, and a read only once the commits before
+ * it are synced (`readBarrier`): no response shows data that a power loss could still take back.
+ *
+ * fdatasync flushes the file's data (and its size) whichever descriptor names it, and SQLite only
+ * truncates the WAL (never replaces it) while connections are open, so one descriptor opened at
+ * start serves for the store's life. A failed sync leaves the file's state unknown (the kernel
+ * may have dropped the dirty pages, and a later sync could succeed without them), so the first
+ * failure is final: the writes waiting for it and every write after it fail (`failure`), and the
+ * store reports itself unavailable until the server restarts and SQLite recovers the WAL.
+ */
+export class WalSync {
+  private committed = 0;
+  private synced = 0;
+  private running = false;
+  private waiters: Waiter[] = [];
+  private failed: Error | undefined;
+  private closed = false;
+  private idle: (() => void) | undefined;
+
+  /** Takes over `fd`, an open descriptor of the WAL file (see `open`); `close` closes it. */
+  constructor(private readonly fd: number) {}
+
+  /**
+   * Opens the WAL file of the database at `file` (it must exist: open the database in WAL mode
+   * and run a statement first) and fsyncs its folder once, so the WAL's directory entry is on
+   * disk too (SQLite with FULL does the same on the first sync of a new WAL).
+   */
+  static open(file: string): WalSync {
+    const fd = openSync(`${file}-wal`, 'r');
+    try {
+      const folder = openSync(dirname(file), 'r');
+      try {
+        fsyncSync(folder);
+      } finally {
+        closeSync(folder);
+      }
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return new WalSync(fd);
+  }
+
+  /** The error that made syncing fail for good, if any: no write may be applied any more. */
+  get failure(): Error | undefined {
+    return this.failed;
+  }
+
+  /** Call right after a COMMIT returned: resolves once that commit is on disk. */
+  committedNow(): Promise<void> {
+    if (this.failed !== undefined) return Promise.reject(this.failed);
+    const generation = ++this.committed;
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ generation, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /**
+   * For a read that just ran: undefined when everything it could have seen is on disk already
+   * (the common case: answer at once), else a promise that settles once it is.
+   */
+  readBarrier(): Promise<void> | undefined {
+    if (this.failed !== undefined) return Promise.reject(this.failed);
+    if (this.synced === this.committed) return undefined;
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ generation: this.committed, resolve, reject });
+    });
+  }
+
+  /** Waits for the sync in progress and any still owed, then closes the descriptor. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.running) await new Promise<void>((resolve) => (this.idle = resolve));
+    closeSync(this.fd);
+  }
+
+  private kick(): void {
+    if (this.running || this.synced === this.committed) return;
+    this.running = true;
+    const target = this.committed;
+    fdatasync(this.fd, (error) => {
+      this.running = false;
+      if (error !== null) this.fail(error);
+      else this.settle(target);
+      if (this.failed === undefined && this.synced < this.committed) this.kick();
+      else this.idle?.();
+    });
+  }
+
+  private settle(target: number): void {
+    this.synced = target;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      if (waiter.generation <= target) waiter.resolve();
+      else this.waiters.push(waiter);
+    }
+  }
+
+  private fail(error: Error): void {
+    this.failed = new Error('syncing the SQLite WAL to disk failed; writes are refused until the server restarts', { cause: error });
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) waiter.reject(this.failed);
+  }
+}
