@@ -3,6 +3,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig, type BenchConfig } from './config.js';
+import { formatProbe, probeDisk, type DiskProbe } from './disk-probe.js';
 import { planStores, redact, type Launched, type Plan } from './plans.js';
 import { tasksetAvailable } from './processes.js';
 import { checkTargets, formatTable, formatTargets, NOISY, rate, type Row } from './report.js';
@@ -23,6 +24,8 @@ import { wrkAvailable } from './wrk.js';
  * store's create (the issue's ≥ 0.9× comparison) are measured back to back.
  */
 const SCENARIO_ORDER: readonly ScenarioKind[] = ['list', 'get', 'create-delete', 'latency', 'create'];
+
+const DISK_PROBE_SECONDS = 2;
 
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -77,6 +80,11 @@ const main = async (config: BenchConfig): Promise<number> => {
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
+
+  // Before any server starts and after the last stops: the disk's own durable-write latency,
+  // the floor under every synchronous=FULL row (a shared VM's disk stalls now and then).
+  const disk: { before: DiskProbe; after?: DiskProbe } = { before: probeDisk(work, DISK_PROBE_SECONDS) };
+  log(formatProbe('before', disk.before));
 
   const plans = planStores(config, { work, serverCore, profileDir, log, warn, notes, skipped });
 
@@ -180,6 +188,7 @@ const main = async (config: BenchConfig): Promise<number> => {
 
   const pending = cleanups.splice(0);
   await Promise.all(pending.map((cleanup) => cleanup().catch((error: unknown) => warn(`cleanup: ${message(error)}`))));
+  disk.after = probeDisk(work, DISK_PROBE_SECONDS);
   rmSync(work, { recursive: true, force: true });
 
   const rated = rate(rows);
@@ -187,6 +196,8 @@ const main = async (config: BenchConfig): Promise<number> => {
   log('');
   log(`load generator: ${generator}; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   log(formatTable(rated));
+  log(formatProbe('before the runs', disk.before));
+  log(formatProbe('after the runs', disk.after));
   log('');
   const targets = checkTargets(rated);
   log(formatTargets(targets));
@@ -198,7 +209,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   const { pgAdminUrl, ...shownConfig } = config;
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: new Date(started).toISOString(), elapsedSeconds: elapsed, machine: { ...machine, loadAverageAtEnd: loadavg() }, config: { ...shownConfig, pgAdminUrl: redact(pgAdminUrl) }, notes, warnings, skipped, failures, targets, rows: rated }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: new Date(started).toISOString(), elapsedSeconds: elapsed, machine: { ...machine, loadAverageAtEnd: loadavg(), disk }, config: { ...shownConfig, pgAdminUrl: redact(pgAdminUrl) }, notes, warnings, skipped, failures, targets, rows: rated }, null, 2)}\n`,
   );
   log(`results: ${file} (${elapsed.toFixed(0)} s)`);
   if (profileDir !== undefined) log(`cpu profiles: ${profileDir}`);
