@@ -23,8 +23,11 @@ interface Job<C> {
 export interface CommitSync {
   /** Set once syncing failed for good: batches are then refused without being applied. */
   readonly failure: Error | undefined;
-  /** Resolves once the commit that just returned is on disk; rejects if that cannot be known. */
-  committedNow(): Promise<void>;
+  /**
+   * Resolves once the commit that just returned is on disk; rejects if that cannot be known.
+   * `alone`: the batch held one write, so the sync may as well run on this thread.
+   */
+  committedNow(alone: boolean): Promise<void>;
 }
 
 export interface GroupCommitOptions<C extends BatchContext> {
@@ -108,7 +111,7 @@ export class GroupCommit<C extends BatchContext> {
     }
     const answer = (): void => batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
     if (sync === undefined) return answer();
-    sync.committedNow().then(answer, (cause: unknown) => {
+    sync.committedNow(batch.length === 1).then(answer, (cause: unknown) => {
       logger?.error({ err: cause, writes: batch.length }, 'store commit could not be made durable; its writes were answered 503');
       failAll(cause);
     });
