@@ -3,8 +3,9 @@ import { MAX_PLANT_ID } from '@plant-store/domain';
 import bodyParser from 'koa-bodyparser';
 import type { AppMiddleware } from './context.js';
 import { isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
-import { malformedBody, payloadTooLarge, unsupportedMediaType, type RequestError } from './request-error.js';
+import { malformedBody, payloadTooLarge, requestTimeout, unsupportedMediaType, type RequestError } from './request-error.js';
 import { sendError } from './respond.js';
+import { timedOutSockets } from './timed-out.js';
 
 /** `application/json`, optionally with `charset=utf-8` (any letter case, quoted or not); nothing else. */
 const jsonMediaType = /^application\/json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
@@ -119,7 +120,8 @@ export const createJsonBody = (limit: number): AppMiddleware => {
     try {
       await parse(ctx, noop);
     } catch (e) {
-      const failure = explain(e, chunks, limit);
+      // Node cut the request at requestTimeout and already answered 408 (http/server.ts): say so.
+      const failure = timedOutSockets.has(req.socket) ? requestTimeout : explain(e, chunks, limit);
       if (failure === undefined) throw e;
       return sendError(ctx, failure);
     } finally {

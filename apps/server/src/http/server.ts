@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { expectationFailed, headersTooLarge, malformedRequest, requestTimeout, type RequestError } from './request-error.js';
+import { timedOutSockets } from './timed-out.js';
 import { chooseRequestId } from './request-id.js';
 import { toHttpError } from './to-http-error.js';
 
@@ -62,6 +63,7 @@ export const answerClientError = (logger: Logger) => (err: Error & { code?: unkn
   const requestId = typeof ownId === 'string' ? ownId : randomUUID();
   const { status, message } = toHttpError(errorFor(err.code));
   const body = JSON.stringify({ error: status, message });
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOutSockets.add(socket);
   logger.warn({ reqId: requestId, status, code: err.code }, 'client error');
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n` +
