@@ -18,7 +18,7 @@ describe('decodeConfig', () => {
         auth: { mode: 'tokens', seedToken: undefined },
         workers: 1,
         rateLimit: undefined,
-        postgres: { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000 },
+        postgres: { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000, tokenCacheMs: 1000 },
         headersTimeoutMs: 10000,
         requestTimeoutMs: 30000,
       }),
@@ -45,6 +45,7 @@ describe('decodeConfig', () => {
       PG_POOL_SIZE: '20',
       PG_ACQUIRE_TIMEOUT_MS: '1500',
       PG_STATEMENT_TIMEOUT_MS: '30000',
+      PG_TOKEN_CACHE_MS: '250',
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
     });
@@ -60,7 +61,7 @@ describe('decodeConfig', () => {
         auth: { mode: 'tokens', seedToken: 'pst_0123456789abcdef' },
         workers: 4,
         rateLimit: { perSecond: 50, burst: 75 },
-        postgres: { poolSize: 20, acquireTimeoutMs: 1500, statementTimeoutMs: 30000 },
+        postgres: { poolSize: 20, acquireTimeoutMs: 1500, statementTimeoutMs: 30000, tokenCacheMs: 250 },
         headersTimeoutMs: 2000,
         requestTimeoutMs: 4000,
       }),
@@ -95,6 +96,7 @@ describe('decodeConfig', () => {
     [{ PG_ACQUIRE_TIMEOUT_MS: '5s' }, 'PG_ACQUIRE_TIMEOUT_MS expects an integer from 1 to 600000'],
     [{ PG_STATEMENT_TIMEOUT_MS: '3600001' }, 'PG_STATEMENT_TIMEOUT_MS expects an integer from 1 to 3600000'],
     [{ PG_STATEMENT_TIMEOUT_MS: 'x' }, 'PG_STATEMENT_TIMEOUT_MS expects an integer from 1 to 3600000'],
+    [{ PG_TOKEN_CACHE_MS: '60001' }, 'PG_TOKEN_CACHE_MS expects an integer from 0 to 60000'],
     [{ AUTH_MODE: 'oauth' }, 'AUTH_MODE expects one of tokens, jwt'],
     [{ PLANT_STORE_STATIC_TOKEN: 'short' }, 'PLANT_STORE_STATIC_TOKEN expects a bearer token of 16–512 characters'],
     [{ PLANT_STORE_STATIC_TOKEN: 'has spaces in it, oh no' }, 'PLANT_STORE_STATIC_TOKEN expects a bearer token'],
@@ -191,8 +193,10 @@ describe('decodeConfig', () => {
     ['PG_ACQUIRE_TIMEOUT_MS', '600000', { acquireTimeoutMs: 600000 }],
     ['PG_STATEMENT_TIMEOUT_MS', '1', { statementTimeoutMs: 1 }],
     ['PG_STATEMENT_TIMEOUT_MS', '3600000', { statementTimeoutMs: 3600000 }],
+    ['PG_TOKEN_CACHE_MS', '0', { tokenCacheMs: 0 }],
+    ['PG_TOKEN_CACHE_MS', '60000', { tokenCacheMs: 60000 }],
   ])('decodes %s=%s, leaving the other PostgreSQL knobs at their defaults', (name, value, expected) => {
-    const defaults = { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000 };
+    const defaults = { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000, tokenCacheMs: 1000 };
     expect(decodeConfig({ [name]: value })).toMatchObject({ right: { postgres: { ...defaults, ...expected } } });
   });
 

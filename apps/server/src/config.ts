@@ -43,6 +43,7 @@ export interface PostgresConfig {
   readonly poolSize: number;
   readonly acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
+  readonly tokenCacheMs: number;
 }
 
 export const MAX_WORKERS = 64;
@@ -129,6 +130,7 @@ const codecs = {
   PG_POOL_SIZE: integer(1, 1000),
   PG_ACQUIRE_TIMEOUT_MS: integer(1, 600_000),
   PG_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000),
+  PG_TOKEN_CACHE_MS: integer(0, 60_000),
   // Node checks both once a second (http/server.ts), so less than a second would not be kept.
   HEADERS_TIMEOUT_MS: integer(1000, 600_000),
   REQUEST_TIMEOUT_MS: integer(1000, 3_600_000),
@@ -208,6 +210,7 @@ export const decodeConfig = (
       poolSize: decoded.PG_POOL_SIZE ?? 10,
       acquireTimeoutMs: decoded.PG_ACQUIRE_TIMEOUT_MS ?? 5000,
       statementTimeoutMs: decoded.PG_STATEMENT_TIMEOUT_MS ?? 10_000,
+      tokenCacheMs: decoded.PG_TOKEN_CACHE_MS ?? 1000,
     },
     headersTimeoutMs,
     requestTimeoutMs,

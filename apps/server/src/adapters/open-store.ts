@@ -15,6 +15,8 @@ export interface OpenStoreOptions {
   readonly acquireTimeoutMs?: number;
   /** PostgreSQL only: `statement_timeout` (PG_STATEMENT_TIMEOUT_MS); default 10000. */
   readonly statementTimeoutMs?: number;
+  /** PostgreSQL only: how long a found token is reused (PG_TOKEN_CACHE_MS); default 1000, 0 = off. */
+  readonly tokenCacheMs?: number;
 }
 
 /** Where a DATABASE_URL points. */
@@ -52,13 +54,14 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
     const { openPostgresStore } = await import('./postgres-store.js');
-    const { logger, poolSize, acquireTimeoutMs, statementTimeoutMs } = options;
+    const { logger, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs } = options;
     return openPostgresStore({
       url: location.url,
       ...(logger === undefined ? {} : { logger }),
       ...(poolSize === undefined ? {} : { poolSize }),
       ...(acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs }),
       ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
+      ...(tokenCacheMs === undefined ? {} : { tokenCacheMs }),
     });
   }
   const { logger, synchronous } = options;

@@ -172,3 +172,49 @@ describePostgres('PostgreSQL store traps', () => {
     }
   });
 });
+
+describePostgres('PostgreSQL token lookups (tokenCacheMs)', () => {
+  const fresh = useFreshSchema();
+  const hash = new Uint8Array(32).fill(9);
+  const insertToken = async (store: Store) =>
+    rightOf(await store.tokens.insert({ id: 'tok_cached', name: 'cached', scopes: ['plants:read'], hash, expiresAt: null })());
+  const revokedAt = async (store: Store) => {
+    const found = rightOf(await store.tokens.findByHash(hash)());
+    return found === undefined ? 'unknown token' : found.revokedAt;
+  };
+  /** Waits, when needed, until a fresh time slot of `ms` has at least `margin` ms left. */
+  const startOfSlot = async (ms: number, margin: number) => {
+    const left = ms - (Date.now() % ms);
+    if (left < margin) await new Promise((resolve) => setTimeout(resolve, left + 5));
+  };
+
+  it('reuses a found token within its slot: another instance revocation shows once the slot ends', async () => {
+    const a = await fresh.open({ tokenCacheMs: 1500 });
+    const b = await fresh.open({ tokenCacheMs: 0 });
+    await insertToken(b);
+    await startOfSlot(1500, 700);
+    expect(await revokedAt(a)).toBeNull(); // read and cached by a
+    expect(rightOf(await b.tokens.revoke('cached', new Date())())).toBe(true);
+    expect(await revokedAt(b)).toBeInstanceOf(Date); // b does not cache
+    expect(await revokedAt(a)).toBeNull(); // a answers from its cache: the slot has not ended
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await revokedAt(a)).toBeInstanceOf(Date);
+  });
+
+  it("takes this instance's own revocation at once, and caches nothing with tokenCacheMs 0", async () => {
+    const a = await fresh.open({ tokenCacheMs: 60_000 });
+    const b = await fresh.open({ tokenCacheMs: 0 });
+    await insertToken(a);
+    expect(await revokedAt(a)).toBeNull();
+    expect(await revokedAt(b)).toBeNull();
+    expect(rightOf(await a.tokens.revoke('cached', new Date())())).toBe(true);
+    expect(await revokedAt(a)).toBeInstanceOf(Date);
+    expect(await revokedAt(b)).toBeInstanceOf(Date);
+  });
+
+  it('rejects a cache time it cannot use', async () => {
+    const { url } = await fresh.db();
+    await expect(openPostgresStore({ url, tokenCacheMs: -1 })).rejects.toThrow(/tokenCacheMs/);
+    await expect(openPostgresStore({ url, tokenCacheMs: 60_001 })).rejects.toThrow(/tokenCacheMs/);
+  });
+});

@@ -18,6 +18,7 @@ import { migratePostgres } from './postgres-migrations.js';
 import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './postgres-rows.js';
 import { countFromRow } from './store-rows.js';
 import { PostgresWriteQueue } from './postgres-write-queue.js';
+import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
 
 export type { PostgresStoreLogger } from './postgres-gate.js';
 
@@ -38,6 +39,12 @@ export interface PostgresStoreOptions {
   readonly logger?: PostgresStoreLogger;
   /** Most writes per group-commit statement; default 1000. */
   readonly maxBatchSize?: number;
+  /**
+   * How long a token found by its hash is reused without reading its row again, in ms; default
+   * 1000, 0 = every request reads it. Bounds how late a revocation made elsewhere (the tokens CLI,
+   * another instance) takes effect here; this store's own revocations take effect at once.
+   */
+  readonly tokenCacheMs?: number;
 }
 
 /** Queries handed to the driver per connection before more wait in the gate. */
@@ -76,6 +83,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const acquireTimeoutMs = integerOption('acquireTimeoutMs', options.acquireTimeoutMs, 5000, 1, 600_000);
   const statementTimeoutMs = integerOption('statementTimeoutMs', options.statementTimeoutMs, 10_000, 1, 3_600_000);
   const maxBatchSize = integerOption('maxBatchSize', options.maxBatchSize, 1000, 1, 10_000);
+  const tokenCacheMs = integerOption('tokenCacheMs', options.tokenCacheMs, 1000, 0, 60_000);
 
   let sql: postgres.Sql;
   try {
@@ -129,7 +137,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   const writes = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs, maxBatchSize });
   const plants = createPostgresPlantStore(sql, gate, writes, logger);
-  const tokens = createPostgresTokenStore(sql, gate, logger);
+  const tokens = createPostgresTokenStore(sql, gate, logger, tokenCacheMs);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -186,7 +194,27 @@ const createPostgresPlantStore = (
     ),
 });
 
-const createPostgresTokenStore = (sql: postgres.Sql, gate: PostgresGate, logger: PostgresStoreLogger | undefined): TokenStore => ({
+/**
+ * Tokens in PostgreSQL. `findByHash` answers from a TokenCache for up to `cacheMs` (the version
+ * of an entry is its time slot, so no entry outlives one slot): under load a token's row is read
+ * about once per slot per instance instead of once per request. A revocation through this store
+ * clears the cache and bumps `epoch`, so a lookup that read the row before the revocation
+ * committed does not cache it afterwards.
+ */
+const createPostgresTokenStore = (
+  sql: postgres.Sql,
+  gate: PostgresGate,
+  logger: PostgresStoreLogger | undefined,
+  cacheMs: number,
+): TokenStore => {
+  const cache = new TokenCache();
+  let epoch = 0;
+  const find = async (hash: Uint8Array): Promise<E.Either<StoreError, FoundToken | undefined>> =>
+    pipe(
+      await gate.run('find token', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens WHERE hash = ${Buffer.from(hash)}`),
+      E.chain((rows) => (rows[0] === undefined ? E.right(undefined) : logDecodeFailure(logger, 'find token')(tokenFromRow(rows[0])))),
+    );
+  return {
     insert: (token: NewToken): TaskEither<StoreError, TokenRecord> => async () =>
       pipe(
         await gate.run(
@@ -199,11 +227,17 @@ const createPostgresTokenStore = (sql: postgres.Sql, gate: PostgresGate, logger:
         ),
         E.chain((rows) => logDecodeFailure(logger, 'insert token')(tokenRecordFromRow(rows[0]))),
       ),
-    findByHash: (hash) => async () =>
-      pipe(
-        await gate.run('find token', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens WHERE hash = ${Buffer.from(hash)}`),
-        E.chain((rows) => (rows[0] === undefined ? E.right(undefined) : logDecodeFailure(logger, 'find token')(tokenFromRow(rows[0])))),
-      ),
+    findByHash: (hash) => async () => {
+      if (cacheMs === 0) return find(hash);
+      const key = tokenCacheKey(hash);
+      const slot = Math.floor(Date.now() / cacheMs);
+      const cached = cache.get(key, slot);
+      if (cached !== undefined) return E.right(cached);
+      const before = epoch;
+      const found = await find(hash);
+      if (E.isRight(found) && found.right !== undefined && epoch === before) cache.set(key, slot, found.right);
+      return found;
+    },
     list: () => async () =>
       pipe(
         await gate.run('list tokens', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, id`),
@@ -217,17 +251,23 @@ const createPostgresTokenStore = (sql: postgres.Sql, gate: PostgresGate, logger:
           return E.right(records);
         }),
       ),
-    revoke: (idOrName, at) => async () =>
-      pipe(
-        await gate.run(
-          'revoke token',
-          () => sql`UPDATE tokens SET revoked_at = ${at} WHERE (id = ${idOrName} OR name = ${idOrName}) AND revoked_at IS NULL RETURNING id`,
-        ),
+    revoke: (idOrName, at) => async () => {
+      const revoked = await gate.run(
+        'revoke token',
+        () => sql`UPDATE tokens SET revoked_at = ${at} WHERE (id = ${idOrName} OR name = ${idOrName}) AND revoked_at IS NULL RETURNING id`,
+      );
+      // Whatever the outcome (a failure may still have committed): forget what we know.
+      epoch += 1;
+      cache.clear();
+      return pipe(
+        revoked,
         E.map((rows) => rows.length > 0),
-      ),
+      );
+    },
     count: () => async () =>
       pipe(
         await gate.run('count tokens', () => sql`SELECT count(*)::int4 AS n FROM tokens`),
         E.chain((rows) => countFromRow(rows[0])),
       ),
-});
+  };
+};

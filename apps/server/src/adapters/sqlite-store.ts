@@ -18,7 +18,7 @@ import { GroupCommit, type StoreLogger } from './sqlite-group-commit.js';
 import { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import { PlantIdAllocator, preparePlantIdStatements } from './sqlite-plant-ids.js';
-import { SqliteTokenCache, tokenCacheKey, type FoundToken } from './sqlite-token-cache.js';
+import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
 import { plantFromRow, plantsFromRows, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './sqlite-rows.js';
 import { countFromRow } from './store-rows.js';
 
@@ -234,9 +234,9 @@ const createSqliteTokenStore = (
     'UPDATE tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL',
   );
   const count = db.prepare('SELECT count(*) AS n FROM tokens');
-  // Changes when another connection commits to the file; see SqliteTokenCache.
+  // Changes when another connection commits to the file; see TokenCache.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
-  const cache = new SqliteTokenCache();
+  const cache = new TokenCache();
 
   return {
     insert: (token: NewToken): TaskEither<StoreError, TokenRecord> => () =>

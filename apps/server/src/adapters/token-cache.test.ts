@@ -9,7 +9,7 @@ import { invalidToken } from '../tokens/auth-error.js';
 import { issueToken } from '../tokens/issue-token.js';
 import { hashToken } from '../tokens/opaque-token.js';
 import { createTokenAuthenticator } from '../tokens/token-authenticator.js';
-import { SqliteTokenCache, tokenCacheKey, type FoundToken } from './sqlite-token-cache.js';
+import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
 import { openSqliteStore } from './sqlite-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-token-cache-'));
@@ -26,9 +26,9 @@ const found = (id: string): FoundToken => ({
   hash: hashToken(id),
 });
 
-describe('SqliteTokenCache', () => {
+describe('TokenCache', () => {
   it('answers only for the data_version an entry was cached under, and forgets a stale entry', () => {
-    const cache = new SqliteTokenCache();
+    const cache = new TokenCache();
     const token = found('a');
     cache.set('a', 7, token);
     expect(cache.get('a', 7)).toBe(token);
@@ -38,7 +38,7 @@ describe('SqliteTokenCache', () => {
   });
 
   it('keeps at most its bound, dropping the oldest entries', () => {
-    const cache = new SqliteTokenCache(2);
+    const cache = new TokenCache(2);
     cache.set('a', 1, found('a'));
     cache.set('b', 1, found('b'));
     cache.set('c', 1, found('c'));

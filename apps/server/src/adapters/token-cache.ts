@@ -7,24 +7,28 @@ export type FoundToken = TokenRecord & { readonly hash: Uint8Array };
 export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
 /**
- * The SQLite adapter's cache of `findByHash` answers (hash → token record), so that a request's
- * bearer check costs one `PRAGMA data_version` instead of a table lookup and a row decode.
+ * A cache of `findByHash` answers (hash → token record), so that a request's bearer check need
+ * not read and decode the token's row every time. Each entry is stored with a `version`, and a
+ * lookup with any other version finds nothing (the entry is dropped; the caller reads the row
+ * again). What the version is depends on the store:
  *
- * Revocation stays immediate. Every entry remembers the connection's `data_version` read BEFORE
- * its row was read; `data_version` changes whenever ANOTHER connection (the tokens CLI, a second
- * server on the file) commits to the database, so any such commit makes every older entry
- * stale, and the caller reads the row again. Commits of our own connection do not change
- * `data_version`: the adapter calls `clear()` from every token write it makes itself. Only
- * tokens that exist are cached (unknown hashes are not: random tokens cannot fill the cache).
- * Expiry is not the cache's business: the record carries `expiresAt`, and the authenticator
- * checks it against the clock on every request.
+ * - SQLite: the connection's `PRAGMA data_version`, read BEFORE the row. It changes whenever
+ *   ANOTHER connection (the tokens CLI, a second server on the file) commits, so any such commit
+ *   makes every older entry stale and revocation stays immediate. Commits of our own connection
+ *   do not change it: the adapter calls `clear()` from every token write it makes itself.
+ * - PostgreSQL: the current time slot, `floor(now / PG_TOKEN_CACHE_MS)`: an entry lives at most
+ *   that long, which bounds how late another instance's revocation takes effect here.
+ *
+ * Only tokens that exist are cached (unknown hashes are not: random tokens cannot fill the
+ * cache). Expiry is not the cache's business: the record carries `expiresAt`, and the
+ * authenticator checks it against the clock on every request.
  */
-export class SqliteTokenCache {
+export class TokenCache {
   private readonly entries = new Map<string, { readonly version: number; readonly token: FoundToken }>();
 
   constructor(private readonly maxEntries: number = TOKEN_CACHE_MAX_ENTRIES) {}
 
-  /** The cached token for `hash`, if it was cached while `data_version` was `version`. */
+  /** The cached token for `key`, if it was cached with this `version`. */
   get(key: string, version: number): FoundToken | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
@@ -33,7 +37,7 @@ export class SqliteTokenCache {
     return undefined;
   }
 
-  /** Caches `token`, read after `data_version` answered `version`. */
+  /** Caches `token` under `version` (read before the row was). */
   set(key: string, version: number, token: FoundToken): void {
     if (this.maxEntries <= 0) return;
     this.entries.delete(key);
