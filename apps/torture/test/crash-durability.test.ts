@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { join } from 'node:path';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, openAdminSql, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
@@ -26,6 +26,13 @@ interface Target {
   readonly databaseUrl: string;
   /** Reads the store directly (the server is dead); also returns the integrity verdict where there is one. */
   read(): Promise<{ plants: ReadonlyMap<number, StoredPlant>; integrity: string }>;
+  /**
+   * Resolves once nothing the killed server started can still change the store. SQLite: at once
+   * (the process is gone). PostgreSQL: a backend finishes the statement it was running (and may
+   * commit it) after its client died, so until the killed server's backends are gone a read could
+   * see a state that changes under it.
+   */
+  settled(): Promise<void>;
 }
 
 /** Runs `rounds` crash rounds against `target`; returns the ledger for the summary. */
@@ -62,6 +69,7 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
       expect(signal, `round ${round}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe('SIGKILL');
       expect(ledger.violations, `round ${round} (seed ${seed}): responses that break the contract`).toEqual([]);
 
+      await target.settled();
       const snapshot = await target.read();
       expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
       const problems = ledger.reconcile(snapshot.plants);
@@ -102,6 +110,7 @@ describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
       label: 'sqlite',
       databaseUrl: `sqlite:${file}`,
       read: async () => readSqlite(file),
+      settled: async () => undefined,
     };
     const ledger = await crashRounds(target, knobs.rounds, seed);
     console.log(`${summary('sqlite', knobs.rounds, ledger)} (seed ${seed})`);
@@ -111,6 +120,21 @@ describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
     expect(ledger.tally.deletes).toBeGreaterThan(0);
   });
 });
+
+/** Waits (bounded) until no connection named `applicationName` (the fresh schema's) is left. */
+const backendsGone = async (applicationName: string): Promise<void> => {
+  const admin = openAdminSql();
+  try {
+    for (const deadline = Date.now() + 15_000; ; ) {
+      const [row] = await admin`select count(*)::int4 as n from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
+      if (row?.['n'] === 0) return;
+      if (Date.now() > deadline) throw new Error(`${String(row?.['n'])} backends of the killed server still alive after 15 s`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+};
 
 describePostgres('crash durability on PostgreSQL (SIGKILL under mixed load)', () => {
   let database: FreshPostgres;
@@ -128,6 +152,7 @@ describePostgres('crash durability on PostgreSQL (SIGKILL under mixed load)', ()
       label: 'postgres',
       databaseUrl: database.url,
       read: async () => ({ plants: await readPostgres(database.url), integrity: 'ok' }),
+      settled: () => backendsGone(database.schema),
     };
     const ledger = await crashRounds(target, rounds, seed);
     console.log(`${summary('postgres', rounds, ledger)} (seed ${seed})`);
