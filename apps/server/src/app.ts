@@ -9,6 +9,7 @@ import { addHealthRoutes } from './http/health-routes.js';
 import { checkRequestHead } from './http/request-head.js';
 import { addPlantRoutes } from './http/plant-routes.js';
 import type { RateLimiter } from './http/rate-limiter.js';
+import { replyAfterReads } from './http/reply-after-reads.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { routeFallback } from './http/route-fallback.js';
 import type { Authenticator } from './tokens/principal.js';
@@ -51,6 +52,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     rateLimiter: deps.rateLimiter,
   });
 
+  app.use(replyAfterReads);
   app.use(requestIdMiddleware);
   app.use(createErrorMiddleware(deps.logger, isShuttingDown));
   app.use(checkRequestHead);
