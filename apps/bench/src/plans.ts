@@ -144,7 +144,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         break;
       case 'sqlite-baseline':
         if (config.baselineDir === undefined) ctx.skipped.push('sqlite-baseline: skipped, BENCH_BASELINE_DIR is not set');
-        else plans.push(sqlitePlan(store, 'sqlite FULL baseline', 'FULL', ['create', 'latency'], 0, config.baselineDir));
+        else plans.push(sqlitePlan(store, 'sqlite FULL baseline', 'FULL', ALL, 0, config.baselineDir));
         break;
       case 'sqlite-preloaded':
         if (config.preload === 0) ctx.skipped.push('sqlite-preloaded: skipped, BENCH_PRELOAD=0');
