@@ -142,7 +142,9 @@ const run = async (argv: string[]): Promise<number> => {
   }
   if (config.right.auth.mode === 'jwt') process.stderr.write('note: AUTH_MODE=jwt; the server does not accept these tokens in that mode\n');
   const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
-  const store = await openStore(config.right.databaseUrl, { synchronous: config.right.sqliteSynchronous, logger });
+  // SQLite's own FULL: the commit is on disk before COMMIT returns, so a running server (which
+  // does not hold its reads back for another process's commits) never sees it earlier.
+  const store = await openStore(config.right.databaseUrl, { synchronous: config.right.sqliteSynchronous, syncOffEventLoop: false, logger });
   try {
     switch (command) {
       case 'create':

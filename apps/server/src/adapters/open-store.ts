@@ -9,6 +9,8 @@ export interface OpenStoreOptions {
   readonly logger?: StoreLogger;
   /** SQLite only: `FULL` (default, durable against power loss) or `NORMAL`. */
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /** SQLite only: sync the WAL off the event loop (default) or inside COMMIT (false; see SqliteStoreOptions). */
+  readonly syncOffEventLoop?: boolean;
   /** PostgreSQL only: connections in the pool (PG_POOL_SIZE); the adapter's default 10. */
   readonly poolSize?: number;
   /** PostgreSQL only: longest wait for the pool before a 503 (PG_ACQUIRE_TIMEOUT_MS); default 5000. */
@@ -64,10 +66,11 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
       ...(tokenCacheMs === undefined ? {} : { tokenCacheMs }),
     });
   }
-  const { logger, synchronous } = options;
+  const { logger, synchronous, syncOffEventLoop } = options;
   return openSqliteStore({
     file: location.file,
     ...(logger === undefined ? {} : { logger }),
     ...(synchronous === undefined ? {} : { synchronous }),
+    ...(syncOffEventLoop === undefined ? {} : { syncOffEventLoop }),
   });
 }

@@ -35,6 +35,12 @@ export interface SqliteStoreOptions {
    * loss or an OS crash; faster on slow disks.
    */
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * With FULL on a file: sync the WAL off the event loop (WalSync; default true), or let SQLite
+   * sync it inside COMMIT (false: one-shot tools such as the tokens CLI, whose commit must be on
+   * disk before a running server can read it, and which have no event loop to spare).
+   */
+  readonly syncOffEventLoop?: boolean;
   readonly logger?: StoreLogger;
   /** How long a write waits for another connection's lock before failing; default 5000 ms. */
   readonly busyTimeoutMs?: number;
@@ -89,6 +95,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const intervalMs = Math.max(1, nonNegativeInteger('checkpoint.intervalMs', options.checkpoint?.intervalMs, DEFAULT_CHECKPOINT_INTERVAL_MS));
   const truncateAboveBytes = nonNegativeInteger('checkpoint.truncateAboveBytes', options.checkpoint?.truncateAboveBytes, DEFAULT_WAL_TRUNCATE_BYTES);
   const memory = file === ':memory:';
+  const offloaded = !memory && synchronous === 'FULL' && options.syncOffEventLoop !== false;
   const path = memory ? file : resolve(file);
   if (!memory) mkdirSync(dirname(path), { recursive: true });
 
@@ -102,8 +109,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
       db.pragma('wal_autocheckpoint = 0');
       db.pragma(`journal_size_limit = ${truncateAboveBytes}`);
     }
-    // FULL on a file: the WAL is fsynced by WalSync off the event loop, so SQLite itself need not.
-    db.pragma(`synchronous = ${memory ? synchronous : 'NORMAL'}`);
+    // FULL on a file: the WAL is synced by WalSync off the event loop, so SQLite itself need not.
+    db.pragma(`synchronous = ${offloaded ? 'NORMAL' : synchronous}`);
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
     migrateSqlite(db);
@@ -114,7 +121,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 
   let wal: WalSync | undefined;
   try {
-    wal = memory || synchronous === 'NORMAL' ? undefined : WalSync.open(path);
+    wal = offloaded ? WalSync.open(path) : undefined;
   } catch (error) {
     db.close();
     throw error;

@@ -1,10 +1,12 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import type { PlantName } from '@plant-store/domain';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GroupCommit } from './sqlite-group-commit.js';
+import { openSqliteStore } from './sqlite-store.js';
 import { WalSync } from './sqlite-wal-sync.js';
 
 const dirs: string[] = [];
@@ -130,5 +132,51 @@ describe('GroupCommit with a WalSync', () => {
     // 3 and 4 were committed (their outcome was unknown to the callers, who got 503); 5 never ran
     expect(db.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 2, 3, 4]);
     db.close();
+  });
+});
+
+describe('the SQLite store and its WAL descriptor', () => {
+  /** Descriptors of this process open read-only on `path` (WalSync's; SQLite's own are read-write). Linux /proc. */
+  const readOnlyDescriptorsOf = (path: string): number =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        if (readlinkSync(`/proc/self/fd/${fd}`) !== path) return false;
+        const flags = /flags:\s+([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '2';
+        return (Number.parseInt(flags, 8) & 3) === 0;
+      } catch {
+        return false; // closed meanwhile
+      }
+    }).length;
+  const linux = process.platform === 'linux';
+
+  it.runIf(linux)('syncs the WAL beside the real file when the database is reached through a symlink', async () => {
+    const dir = freshDir();
+    mkdirSync(join(dir, 'real'));
+    const real = join(dir, 'real', 'plants.db');
+    new Database(real).close(); // the file exists; the link points at it
+    const link = join(dir, 'plants.db');
+    symlinkSync(real, link);
+    const store = await openSqliteStore({ file: link });
+    try {
+      expect(E.isRight(await store.plants.create({ name: 'linked' as PlantName })())).toBe(true);
+      expect(readOnlyDescriptorsOf(`${real}-wal`)).toBe(1);
+      expect(existsSync(`${link}-wal`)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.runIf(linux)('leaves the sync to SQLite inside COMMIT with syncOffEventLoop: false (the tokens CLI)', async () => {
+    const file = join(freshDir(), 'cli.db');
+    const offloaded = await openSqliteStore({ file });
+    expect(readOnlyDescriptorsOf(`${file}-wal`)).toBe(1);
+    const inCommit = await openSqliteStore({ file, syncOffEventLoop: false });
+    try {
+      expect(readOnlyDescriptorsOf(`${file}-wal`)).toBe(1); // still only the first store's
+      expect(E.isRight(await inCommit.plants.create({ name: 'from the CLI' as PlantName })())).toBe(true);
+    } finally {
+      await inCommit.close();
+      await offloaded.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 interface Waiter {
@@ -26,7 +26,9 @@ interface Waiter {
  * start serves for the store's life. A failed sync leaves the file's state unknown (the kernel
  * may have dropped the dirty pages, and a later sync could succeed without them), so the first
  * failure is final: the writes waiting for it and every write after it fail (`failure`), and the
- * store reports itself unavailable until the server restarts and SQLite recovers the WAL.
+ * store reports itself unavailable. A restart alone does not make it safe again: the page cache
+ * may still hold pages that never reached the disk, and a new descriptor is not told of the old
+ * error, so a restarted server would serve them. Check the disk and reboot (or remount) first.
  */
 export class WalSync {
   private committed = 0;
@@ -42,13 +44,18 @@ export class WalSync {
 
   /**
    * Opens the WAL file of the database at `file` (it must exist: open the database in WAL mode
-   * and run a statement first) and fsyncs its folder once, so the WAL's directory entry is on
-   * disk too (SQLite with FULL does the same on the first sync of a new WAL).
+   * and run a statement first), where SQLite keeps it: beside the file a symlink points to, not
+   * beside the link. Before anything is served it syncs the WAL (a crash may have left frames
+   * written but never synced, which SQLite replays and the store would otherwise serve; the
+   * migrations just committed are among them) and fsyncs its folder, so the WAL's directory
+   * entry is on disk too (SQLite with FULL does the same on the first sync of a new WAL).
    */
   static open(file: string): WalSync {
-    const fd = openSync(`${file}-wal`, 'r');
+    const real = realpathSync(file);
+    const fd = openSync(`${real}-wal`, 'r');
     try {
-      const folder = openSync(dirname(file), 'r');
+      fdatasyncSync(fd);
+      const folder = openSync(dirname(real), 'r');
       try {
         fsyncSync(folder);
       } finally {
@@ -134,7 +141,7 @@ export class WalSync {
   }
 
   private fail(error: Error): void {
-    this.failed = new Error('syncing the SQLite WAL to disk failed; writes are refused until the server restarts', { cause: error });
+    this.failed = new Error('syncing the SQLite WAL to disk failed; writes are refused (check the disk, then reboot or remount before restarting)', { cause: error });
     const waiting = this.waiters;
     this.waiters = [];
     for (const waiter of waiting) waiter.reject(this.failed);
