@@ -3,6 +3,7 @@ import { malformedRequest } from './request-error.js';
 import { sendError } from './respond.js';
 
 const missingHost = malformedRequest('missing Host header; HTTP/1.1 requires one');
+const repeatedHost = malformedRequest('more than one Host header; send exactly one');
 const fragmentInTarget = malformedRequest('the request target must not contain a fragment ("#"); send the path without it');
 
 /**
@@ -14,18 +15,33 @@ const fragmentInTarget = malformedRequest('the request target must not contain a
  * - HTTP/1.1 requires a `Host` header (RFC 9112 §3.2; HTTP/1.0 may omit it). Node's own check
  *   (`requireHostHeader`) answers a bare 400 before the app runs (empty body, no Content-Type, no
  *   X-Request-Id, no log line), so http/server.ts turns it off and this check answers instead.
+ *   More than one `Host` line is a 400 too (the same section); Node would keep the first.
  * - A request target has no fragment (RFC 9112 §3.2: origin-form is path and query only), yet
  *   Node's parser accepts `DELETE /plants/1#x/0` and URL parsing drops everything from `#` on, so
  *   the request would act on `/plants/1` — not what the caller wrote. Refused instead.
  */
+/** How many `Host` lines the request had (Node keeps the first in `headers` and drops the rest). */
+const hostLines = (raw: readonly string[]): number => {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') n += 1;
+  }
+  return n;
+};
+
 export const checkRequestHead: AppMiddleware = (ctx, next) => {
   const { req } = ctx;
   const problem =
     req.url?.includes('#') === true
       ? fragmentInTarget
-      : req.headers.host === undefined && (req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1))
-        ? missingHost
-        : undefined;
+      : req.headers.host === undefined
+        ? req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1)
+          ? missingHost
+          : undefined
+        : hostLines(req.rawHeaders) > 1
+          ? repeatedHost
+          : undefined;
   if (problem === undefined) return next();
   ctx.set('Connection', 'close');
   sendError(ctx, problem);

@@ -41,39 +41,74 @@ const errorFor = (code: unknown): RequestError => {
   }
 };
 
+/** What this file reads of a ServerResponse still on a socket (Node's internal `_httpMessage`). */
+interface PendingResponse {
+  readonly headersSent?: boolean;
+  readonly writableFinished?: boolean;
+  /** Its request: `complete` once its body was received whole. */
+  readonly req?: { readonly complete?: boolean } | null;
+  getHeader?(name: string): unknown;
+  once?(event: 'finish' | 'close', listener: () => void): unknown;
+}
+
 interface ClientErrorSocket extends Duplex {
-  /** The response of the request in flight on this socket, if the app already has one (Node's internal field). */
-  readonly _httpMessage?: { readonly headersSent?: boolean; getHeader?(name: string): unknown } | null;
+  /** The oldest response not yet written out on this socket, if any (Node's internal field). */
+  readonly _httpMessage?: PendingResponse | null;
 }
 
 /**
  * Answers the errors Node's HTTP parser meets outside the app (malformed request line → 400,
  * headers too large → 431, request timeout → 408) with the contract's JSON body, then closes the
- * connection. The X-Request-Id is the request's own when the app already runs it (a request whose
- * body did not arrive in time: its response carries the id of its log line), else a fresh one.
- * The raw packet (it may hold a token) is never logged.
+ * connection. The raw packet (it may hold a token) is never logged.
+ *
+ * The response on the socket, if any, is the failing request's own only while that request is
+ * still being received (a body cut by requestTimeout): the answer then carries the id of its log
+ * line. Otherwise it belongs to an EARLIER request pipelined on the same connection, whose answer
+ * is still to be written (held until the turn's reads are over, or waiting for its commit): it
+ * goes out first, then the error with a fresh id. Writing the error at once would end the socket
+ * under it, and the client would take the error for the earlier request's answer.
  */
-export const answerClientError = (logger: Logger) => (err: Error & { code?: unknown }, socket: ClientErrorSocket) => {
-  const response = socket._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
-    socket.destroy();
-    return;
-  }
-  const ownId = response?.getHeader?.('x-request-id');
-  const requestId = typeof ownId === 'string' ? ownId : randomUUID();
-  const { status, message } = toHttpError(errorFor(err.code));
-  const body = JSON.stringify({ error: status, message });
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOutSockets.add(socket);
-  logger.warn({ reqId: requestId, status, code: err.code }, 'client error');
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${requestId}\r\n` +
-      'Connection: close\r\n\r\n' +
-      body,
-    () => socket.destroy(),
-  );
+export const answerClientError = (logger: Logger) => {
+  const answer = (err: Error & { code?: unknown }, socket: ClientErrorSocket): void => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const response = socket._httpMessage ?? undefined;
+    const own = response !== undefined && response.req?.complete === false;
+    if (response !== undefined && !own && response.writableFinished !== true) {
+      // Node hands the socket to the next queued response after this one finishes: look again then.
+      let waited = false;
+      const again = (): void => {
+        if (waited) return;
+        waited = true;
+        setImmediate(() => answer(err, socket));
+      };
+      response.once?.('finish', again);
+      response.once?.('close', again);
+      return;
+    }
+    if (own && response.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    const ownId = own ? response.getHeader?.('x-request-id') : undefined;
+    const requestId = typeof ownId === 'string' ? ownId : randomUUID();
+    const { status, message } = toHttpError(errorFor(err.code));
+    const body = JSON.stringify({ error: status, message });
+    if (own && err.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOutSockets.add(socket);
+    logger.warn({ reqId: requestId, status, code: err.code }, 'client error');
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+      () => socket.destroy(),
+    );
+  };
+  return answer;
 };
 
 /**

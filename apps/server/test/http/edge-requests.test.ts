@@ -170,6 +170,13 @@ describe('Host', () => {
     expect(found.status).toBe(404);
   });
 
+  it('two Host lines → the contract JSON 400 before authentication (Node alone would keep the first)', async () => {
+    const reply = await raw(`GET /plants HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${bearer()}X-Request-Id: two-hosts-1\r\n\r\n`);
+    expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(reply.headers['x-request-id']).toBe('two-hosts-1');
+    expect(JSON.parse(reply.body)).toEqual({ error: 400, message: 'more than one Host header; send exactly one' });
+  });
+
   it('HTTP/1.0 may omit Host: served as usual', async () => {
     const reply = await raw('GET /healthz HTTP/1.0\r\nX-Request-Id: no-host-10\r\n\r\n');
     expect(reply.statusLine).toBe('HTTP/1.1 200 OK');
@@ -202,5 +209,19 @@ describe('fragment in the request target', () => {
     expect(encoded.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(JSON.parse(encoded.body)).toMatchObject({ error: 400 });
     expect(JSON.parse(encoded.body).message).not.toContain('fragment');
+  });
+});
+
+describe('a malformed request pipelined behind a good one', () => {
+  it("the good one's answer goes out whole first, then the JSON 400 with an id of its own", async () => {
+    const reply = await raw(`GET /plants HTTP/1.1\r\nHost: x\r\n${bearer()}X-Request-Id: pipelined-1\r\n\r\nNOT A REQUEST LINE\r\n\r\n`);
+    const answers = reply.text.split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(answers.map((a) => a.slice(0, a.indexOf('\r\n')))).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
+    const [first = '', second = ''] = answers;
+    expect(first).toContain('\r\nX-Request-Id: pipelined-1\r\n');
+    expect(JSON.parse(first.slice(first.indexOf('\r\n\r\n') + 4))).toBeInstanceOf(Array);
+    expect(second).not.toContain('pipelined-1');
+    expect(second).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
+    expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toEqual({ error: 400, message: 'malformed HTTP request' });
   });
 });
