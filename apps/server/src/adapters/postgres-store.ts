@@ -230,7 +230,8 @@ const createPostgresTokenStore = (
     findByHash: (hash) => async () => {
       if (cacheMs === 0) return find(hash);
       const key = tokenCacheKey(hash);
-      const slot = Math.floor(Date.now() / cacheMs);
+      // The monotonic clock: a wall clock stepped back would stretch a slot past cacheMs.
+      const slot = Math.floor(performance.now() / cacheMs);
       const cached = cache.get(key, slot);
       if (cached !== undefined) return E.right(cached);
       const before = epoch;
