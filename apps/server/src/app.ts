@@ -33,9 +33,10 @@ export interface AppDeps {
 
 /**
  * Builds the Koa app of CONTRACT.md; never listens (see http/server.ts). Middleware order:
- * X-Request-Id → error middleware (defects → 500, one log line per request) → request-head checks (HTTP/1.1
- * without Host, a fragment in the target → 400) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method
- * is answered before authentication.
+ * reply after the turn's reads → X-Request-Id → error middleware (defects → 500, one log line per
+ * request) → request-head checks (HTTP/1.1 without Host, two Host lines, a fragment in the target
+ * → 400) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method is answered
+ * before authentication.
  */
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>({ proxy: false });

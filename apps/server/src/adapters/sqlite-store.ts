@@ -100,6 +100,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   if (!memory) mkdirSync(dirname(path), { recursive: true });
 
   const db = new Database(path, { timeout: busyTimeoutMs });
+  let wal: WalSync | undefined;
   try {
     if (!memory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
@@ -114,14 +115,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
     migrateSqlite(db);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-
-  let wal: WalSync | undefined;
-  try {
-    wal = offloaded ? WalSync.open(path) : undefined;
+    // After the migrations: the WAL file exists, and their commits are synced with it.
+    if (offloaded) wal = WalSync.open(path);
   } catch (error) {
     db.close();
     throw error;

@@ -1,10 +1,21 @@
+import type { IncomingMessage } from 'node:http';
 import type { AppMiddleware } from './context.js';
-import { malformedRequest } from './request-error.js';
+import { malformedRequest, type RequestError } from './request-error.js';
 import { sendError } from './respond.js';
 
 const missingHost = malformedRequest('missing Host header; HTTP/1.1 requires one');
 const repeatedHost = malformedRequest('more than one Host header; send exactly one');
 const fragmentInTarget = malformedRequest('the request target must not contain a fragment ("#"); send the path without it');
+
+/** How many `Host` lines the request had (Node keeps the first in `headers` and drops the rest). */
+const hostLines = (raw: readonly string[]): number => {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') n += 1;
+  }
+  return n;
+};
 
 /**
  * Checks of the request head that Node leaves to the server, right after the request id and the
@@ -20,28 +31,16 @@ const fragmentInTarget = malformedRequest('the request target must not contain a
  *   Node's parser accepts `DELETE /plants/1#x/0` and URL parsing drops everything from `#` on, so
  *   the request would act on `/plants/1` — not what the caller wrote. Refused instead.
  */
-/** How many `Host` lines the request had (Node keeps the first in `headers` and drops the rest). */
-const hostLines = (raw: readonly string[]): number => {
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 4 && name.toLowerCase() === 'host') n += 1;
-  }
-  return n;
+const problemOf = (req: IncomingMessage): RequestError | undefined => {
+  if (req.url?.includes('#') === true) return fragmentInTarget;
+  if (req.headers.host !== undefined) return hostLines(req.rawHeaders) > 1 ? repeatedHost : undefined;
+  const http11OrLater = req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1);
+  return http11OrLater ? missingHost : undefined;
 };
 
+/** The middleware: the contract's JSON 400 with `Connection: close` for a request head `problemOf` refuses. */
 export const checkRequestHead: AppMiddleware = (ctx, next) => {
-  const { req } = ctx;
-  const problem =
-    req.url?.includes('#') === true
-      ? fragmentInTarget
-      : req.headers.host === undefined
-        ? req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1)
-          ? missingHost
-          : undefined
-        : hostLines(req.rawHeaders) > 1
-          ? repeatedHost
-          : undefined;
+  const problem = problemOf(ctx.req);
   if (problem === undefined) return next();
   ctx.set('Connection', 'close');
   sendError(ctx, problem);
