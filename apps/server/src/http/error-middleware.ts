@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { AppMiddleware } from './context.js';
 import { internalError } from './request-error.js';
 import { sendError } from './respond.js';
+import { routeTemplate } from './route-template.js';
 
 interface MatchedRoute {
   readonly _matchedRoute?: string | RegExp;
@@ -36,7 +37,7 @@ export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => bool
     const line = {
       reqId: ctx.state.requestId,
       method: ctx.method,
-      route: route === undefined ? null : String(route),
+      route: route === undefined ? null : routeTemplate(String(route)),
       status,
       ms: Math.round((performance.now() - started) * 100) / 100,
     };

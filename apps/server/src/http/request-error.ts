@@ -9,6 +9,7 @@ export type RequestError =
   | { readonly _tag: 'HeadersTooLarge' }
   | { readonly _tag: 'RequestTimeout' }
   | { readonly _tag: 'ExpectationFailed'; readonly expectation: string }
+  | { readonly _tag: 'UnsupportedTransferCoding'; readonly codings: string }
   | { readonly _tag: 'NotReady'; readonly reason: string }
   | { readonly _tag: 'RateLimited'; readonly ratePerSecond: number; readonly retryAfterSeconds: number }
   | { readonly _tag: 'InternalError' };
@@ -28,6 +29,8 @@ export const headersTooLarge: RequestError = { _tag: 'HeadersTooLarge' };
 export const requestTimeout: RequestError = { _tag: 'RequestTimeout' };
 /** An `Expect` header other than 100-continue (the only expectation this server meets). */
 export const expectationFailed = (expectation: string): RequestError => ({ _tag: 'ExpectationFailed', expectation });
+/** A `Transfer-Encoding` naming a coding besides `chunked` (RFC 9112 §6.1: 501). */
+export const unsupportedTransferCoding = (codings: string): RequestError => ({ _tag: 'UnsupportedTransferCoding', codings });
 export const notReady = (reason: string): RequestError => ({ _tag: 'NotReady', reason });
 /** The caller used up its requests; `retryAfterSeconds` (an integer ≥ 1) goes out as `Retry-After`. */
 export const rateLimited = (ratePerSecond: number, retryAfterSeconds: number): RequestError => ({

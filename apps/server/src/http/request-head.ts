@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { AppMiddleware } from './context.js';
-import { malformedRequest, type RequestError } from './request-error.js';
+import { malformedRequest, unsupportedTransferCoding, type RequestError } from './request-error.js';
 import { sendError } from './respond.js';
 
 const missingHost = malformedRequest('missing Host header; HTTP/1.1 requires one');
@@ -30,9 +30,15 @@ const hostLines = (raw: readonly string[]): number => {
  * - A request target has no fragment (RFC 9112 §3.2: origin-form is path and query only), yet
  *   Node's parser accepts `DELETE /plants/1#x/0` and URL parsing drops everything from `#` on, so
  *   the request would act on `/plants/1` — not what the caller wrote. Refused instead.
+ * - A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`,
+ *   on one line or two: Node joins them) reaches the app with the body still in that coding:
+ *   501, a coding this server does not understand (RFC 9112 §6.1). One that does not end in
+ *   `chunked`, or repeats it, never gets here: Node's parser refuses it (http/server.ts, 400).
  */
 const problemOf = (req: IncomingMessage): RequestError | undefined => {
   if (req.url?.includes('#') === true) return fragmentInTarget;
+  const te = req.headers['transfer-encoding'];
+  if (te !== undefined && !/^\s*chunked\s*$/i.test(te)) return unsupportedTransferCoding(te);
   if (req.headers.host !== undefined) return hostLines(req.rawHeaders) > 1 ? repeatedHost : undefined;
   const http11OrLater = req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1);
   return http11OrLater ? missingHost : undefined;

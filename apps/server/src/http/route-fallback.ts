@@ -1,6 +1,7 @@
 import type { AppMiddleware } from './context.js';
 import { methodNotAllowed, routeNotFound } from './request-error.js';
 import { sendError } from './respond.js';
+import { routeTemplate } from './route-template.js';
 
 interface Layer {
   readonly path: string | RegExp;
@@ -36,5 +37,5 @@ export const routeFallback: AppMiddleware = (ctx) => {
     ctx.set('Allow', allow);
     return;
   }
-  return sendError(ctx, methodNotAllowed(ctx.method, String(first.path), allow));
+  return sendError(ctx, methodNotAllowed(ctx.method, routeTemplate(String(first.path)), allow));
 };

@@ -36,6 +36,9 @@ const errorFor = (code: unknown): RequestError => {
       return headersTooLarge;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return requestTimeout;
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      // RFC 9112 §6.3: the body's length cannot be known, so the connection closes after the 400.
+      return malformedRequest('Transfer-Encoding must end in chunked and name it once');
     default:
       return malformedRequest('malformed HTTP request');
   }

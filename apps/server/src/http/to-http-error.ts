@@ -71,6 +71,13 @@ export const toHttpError = (error: AppError): HttpError => {
       const shown = error.expectation.length > 100 ? `${error.expectation.slice(0, 100)}…` : error.expectation;
       return { status: 417, message: `cannot meet the expectation ${JSON.stringify(shown)}; only 100-continue is supported` };
     }
+    case 'UnsupportedTransferCoding': {
+      const shown = error.codings.length > 100 ? `${error.codings.slice(0, 100)}…` : error.codings;
+      return {
+        status: 501,
+        message: `Transfer-Encoding ${JSON.stringify(shown)} is not supported; send the body with chunked alone or with Content-Length`,
+      };
+    }
     case 'NotReady':
       return { status: 503, message: `not ready: ${error.reason}` };
     case 'RateLimited':

@@ -110,10 +110,11 @@ describe('CONNECT', () => {
     expect(logLine('connect-1')).toMatchObject({ method: 'CONNECT', status: 405 });
   });
 
-  it('/plants/{id} gets its own Allow', async () => {
+  it('/plants/{id} gets its own Allow, and the message names the route as the document does', async () => {
     const reply = await raw('CONNECT /plants/7 HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(reply.statusLine).toBe('HTTP/1.1 405 Method Not Allowed');
     expect(reply.headers.allow).toBe('GET, HEAD, DELETE, OPTIONS');
+    expect(JSON.parse(reply.body)).toEqual({ error: 405, message: 'method CONNECT is not allowed on /plants/{id}; allowed: GET, HEAD, DELETE, OPTIONS' });
     expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -209,6 +210,47 @@ describe('fragment in the request target', () => {
     expect(encoded.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(JSON.parse(encoded.body)).toMatchObject({ error: 400 });
     expect(JSON.parse(encoded.body).message).not.toContain('fragment');
+  });
+});
+
+describe('Transfer-Encoding', () => {
+  const post = (te: string, id: string): string =>
+    `POST /plants HTTP/1.1\r\nHost: x\r\n${bearer()}Content-Type: application/json\r\n${te}X-Request-Id: ${id}\r\n\r\n5\r\n{"nam\r\n0\r\n\r\n`;
+
+  it.each([
+    ['gzip, chunked on one line', 'Transfer-Encoding: gzip, chunked\r\n', 'gzip, chunked'],
+    ['gzip and chunked on two lines', 'Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n', 'gzip, chunked'],
+    ['identity, chunked', 'Transfer-Encoding: identity, chunked\r\n', 'identity, chunked'],
+  ])('%s → the contract JSON 501 (RFC 9112 §6.1), before authentication and the body', async (_name, te, shown) => {
+    const id = `te-${_name.replace(/[^a-z]/g, '')}`;
+    const reply = await raw(post(te, id));
+    expect(reply.statusLine).toBe('HTTP/1.1 501 Not Implemented');
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(reply.headers['x-request-id']).toBe(id);
+    expect(JSON.parse(reply.body)).toEqual({
+      error: 501,
+      message: `Transfer-Encoding "${shown}" is not supported; send the body with chunked alone or with Content-Length`,
+    });
+    expect(logLine(id)).toMatchObject({ method: 'POST', status: 501 });
+  });
+
+  it.each([
+    ['not ending in chunked', 'Transfer-Encoding: chunked, gzip\r\n'],
+    ['without chunked', 'Transfer-Encoding: gzip\r\n'],
+    ['chunked twice', 'Transfer-Encoding: chunked, chunked\r\n'],
+  ])('%s → the contract JSON 400 and the connection closed (RFC 9112 §6.3)', async (_name, te) => {
+    const reply = await raw(post(te, 'te-400'));
+    expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(reply.headers.connection).toBe('close');
+    expect(JSON.parse(reply.body)).toEqual({ error: 400, message: 'Transfer-Encoding must end in chunked and name it once' });
+  });
+
+  it('chunked alone, in any letter case, is served as usual', async () => {
+    const body = '{"name":"chunky"}';
+    const reply = await raw(
+      `POST /plants HTTP/1.1\r\nHost: x\r\n${bearer()}Content-Type: application/json\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    );
+    expect(reply.statusLine).toBe('HTTP/1.1 201 Created');
   });
 });
 

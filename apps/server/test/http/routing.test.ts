@@ -88,7 +88,7 @@ describe('X-Request-Id', () => {
     await request(server, '/plants/12', { headers: { 'x-request-id': 'log-line-check', ...bearer(server.tokens.read) } });
     const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['reqId'] === 'log-line-check');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ method: 'GET', route: '/plants/:id', status: 404, msg: 'request' });
+    expect(lines[0]).toMatchObject({ method: 'GET', route: '/plants/{id}', status: 404, msg: 'request' });
     expect(typeof lines[0]?.['ms']).toBe('number');
   });
 });
