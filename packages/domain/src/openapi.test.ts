@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument as doc } from './openapi.js';
+import fc from 'fast-check';
+import { openApiDocument as doc, TEXT_PATTERN } from './openapi.js';
 import { CreatePlantRequest, CreatePlantResponse, Plant, PlantName, PlantPage, PlantTag } from './plant.js';
 import { PlantId, PlantIdFromPath } from './plant-id.js';
 import { ErrorBody, ListQuery } from './wire.js';
@@ -30,8 +31,31 @@ describe('openApiDocument', () => {
 
   it('documents every route of the contract', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/openapi.json', '/plants', '/plants/{id}', '/readyz']);
-    expect(Object.keys(doc.paths['/plants']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual(['delete', 'get', 'parameters']);
+    expect(Object.keys(doc.paths['/plants']).sort()).toEqual(['get', 'head', 'options', 'post']);
+    expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual(['delete', 'get', 'head', 'options', 'parameters']);
+    for (const path of ['/openapi.json', '/healthz', '/readyz'] as const) expect(Object.keys(doc.paths[path]).sort()).toEqual(['get', 'head', 'options']);
+  });
+
+  it('lists in each OPTIONS answer exactly the methods its path documents', () => {
+    for (const item of Object.values(doc.paths)) {
+      const documented = Object.keys(item).filter((key) => key !== 'parameters').map((method) => method.toUpperCase());
+      const allow = item.options.responses['204'].headers.Allow.schema.enum[0]?.split(', ') ?? [];
+      expect([...allow].sort()).toEqual(documented.sort());
+    }
+  });
+
+  it('writes no pattern with \\s, \\w, \\d or a look-around, so that every dialect reads it alike', () => {
+    const patterns: string[] = [];
+    const walk = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string') patterns.push(value);
+        else walk(value);
+      }
+    };
+    walk(doc);
+    expect(patterns.length).toBeGreaterThan(3);
+    for (const pattern of patterns) expect(pattern).not.toMatch(/\\[sSwWdD]|\(\?/);
   });
 
   it('agrees with PlantId on its bounds', () => {
@@ -87,12 +111,25 @@ describe('openApiDocument', () => {
     expect(ListQuery.decode({})).toEqual(E.right({ limit: limit.schema.default, after: after.schema.default }));
   });
 
-  it('agrees with PlantIdFromPath on the path parameter', () => {
-    const pattern = new RegExp(doc.paths['/plants/{id}'].parameters[0].schema.pattern);
-    for (const s of ['1', '7', '9007199254740991', '0', '07', '-1', '1.5', '']) {
-      if (!pattern.test(s)) expect(accepts(PlantIdFromPath, s)).toBe(false);
-    }
-    expect(accepts(PlantIdFromPath, doc.paths['/plants/{id}'].parameters[0].example)).toBe(true);
+  it('types the path id as the integer PlantIdFromPath accepts, bounds included', () => {
+    const [parameter] = doc.paths['/plants/{id}'].parameters;
+    expect(parameter.schema.type).toBe('integer');
+    const { minimum, maximum } = parameter.schema;
+    for (const n of [minimum, maximum, parameter.example]) expect(accepts(PlantIdFromPath, String(n))).toBe(true);
+    for (const n of [minimum - 1, maximum + 1, 10 ** 16]) expect(accepts(PlantIdFromPath, String(n))).toBe(false);
+  });
+
+  it('has a text pattern that judges every well-formed string as the codecs do', () => {
+    const pattern = new RegExp(TEXT_PATTERN, 'u');
+    const characters = fc.oneof(
+      fc.constantFrom(...' \t\n\u000b\f\r\u0085\u00a0\u1680\u2000\u200a\u200b\u2028\u2029\u202f\u205f\u3000\ufeff\u0000\u001f\u007f\u0080'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.array(characters, { minLength: 1, maxLength: 6 }), (parts) => pattern.test(parts.join('')) === accepts(PlantTag, parts.join(''))),
+      { numRuns: 1000, seed: 17 },
+    );
+    expect(pattern.test('\u0085')).toBe(true);
   });
 
   it('has examples that decode with the codecs of where they stand', () => {

@@ -2,13 +2,22 @@ import { MAX_NAME_LENGTH, MAX_TAG_LENGTH } from './plant.js';
 import { MAX_PLANT_ID } from './plant-id.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './wire.js';
 
+/**
+ * The text rule as a pattern every regular-expression dialect reads alike: explicit classes only
+ * (no `\\s`, `\\S`, `.` or look-around). Any run of non-control characters around one character
+ * that is neither a control character nor whitespace — whitespace spelled out as ECMAScript's
+ * `\\s` has it (U+0009–U+000D and U+0020 fall in the control and space range already).
+ */
+const notControl = '[^\\u0000-\\u001F\\u007F]';
+const notControlNorSpace = '[^\\u0000-\\u0020\\u007F\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
+export const TEXT_PATTERN = `^${notControl}*${notControlNorSpace}${notControl}*$`;
+
 const text = (maxLength: number, description: string) => ({
   type: 'string',
   minLength: 1,
   maxLength,
-  // at least one non-whitespace character, and no control character U+0000–U+001F or U+007F
-  pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F]*$',
-  description: `${description} ${maxLength === MAX_NAME_LENGTH ? '1–200' : '1–100'} Unicode code points; at least one non-whitespace character; no control characters (U+0000–U+001F, U+007F); well-formed Unicode (no lone surrogates). Stored exactly as sent.`,
+  pattern: TEXT_PATTERN,
+  description: `${description} ${maxLength === MAX_NAME_LENGTH ? '1–200' : '1–100'} Unicode code points; at least one non-whitespace character (whitespace: U+0009–U+000D, U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF — so U+0085 is not whitespace); no control characters (U+0000–U+001F, U+007F); well-formed Unicode (no lone surrogates), which a pattern cannot say. Stored exactly as sent.`,
 });
 
 const error = (status: number, description: string, example: string, headers: Record<string, unknown> = {}) => ({
@@ -42,6 +51,7 @@ const common = {
     'Retry-After': { description: 'Whole seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
   }),
   '500': error(500, 'Unexpected failure; details are only in the server log.', 'internal server error'),
+  '501': error(501, 'A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1).', 'Transfer-Encoding "gzip, chunked" is not supported; send the body with chunked alone or with Content-Length'),
   '503': error(503, 'The store is unreachable, or the server is shutting down.', 'the store is unavailable; try again'),
 };
 
@@ -49,9 +59,9 @@ const idParameter = {
   name: 'id',
   in: 'path',
   required: true,
-  description: `Decimal digits, no sign, no leading zero, 1 … ${MAX_PLANT_ID}; anything else → 400.`,
-  schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' },
-  example: '7',
+  description: `The plant's id, an integer 1 … ${MAX_PLANT_ID} (2^53−1), written in the path as decimal digits with no sign and no leading zero (\`7\`, never \`07\`, \`+7\` or \`7.0\`); anything else → 400.`,
+  schema: { type: 'integer', minimum: 1, maximum: MAX_PLANT_ID },
+  example: 7,
 };
 
 const ok = <X extends object = object>(description: string, extra?: X) => ({
@@ -60,6 +70,152 @@ const ok = <X extends object = object>(description: string, extra?: X) => ({
   ...(extra as X),
 });
 
+
+type Responses = Readonly<Record<string, { readonly description: string; readonly content?: unknown }>>;
+
+/** Every response of `responses` without its body (`HEAD` sends the same status and headers, no body). */
+const withoutBodies = (responses: Responses): Responses =>
+  Object.fromEntries(Object.entries(responses).map(([status, { content: _content, ...rest }]) => [status, rest]));
+
+/** The `HEAD` twin of a `GET` operation: the same security, parameters, statuses and headers, no body. */
+const headOf = <Op extends { readonly summary: string; readonly responses: Responses }>(get: Op, operationId: string) => ({
+  ...get,
+  operationId,
+  summary: `${get.summary} (headers only)`,
+  description: `As \`GET\`, with the same status and headers and no body.${'description' in get ? ` ${String(get.description)}` : ''}`,
+  responses: withoutBodies(get.responses),
+});
+
+/**
+ * `OPTIONS` on a known path: 204 with `Allow`, answered before authentication. It does not look
+ * at the rest of the request, so on `/plants/{id}` the id may be any path segment.
+ */
+const optionsOf = (allow: string, operationId: string, anyId = false) => ({
+  tags: ['health'],
+  operationId,
+  summary: 'The methods of this path',
+  description: `Answered before authentication and without looking at the request further: 204 with \`Allow: ${allow}\`.`,
+  security: [],
+  ...(anyId
+    ? {
+        parameters: [
+          {
+            name: 'id',
+            in: 'path',
+            required: true,
+            description: 'Any path segment: `OPTIONS` does not read the id.',
+            schema: { type: 'string', pattern: '^[^/?#]+$' },
+          },
+        ],
+      }
+    : {}),
+  responses: {
+    '204': {
+      description: 'The methods this path has, in `Allow`. No body.',
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        Allow: { description: 'The methods of this path.', required: true, schema: { type: 'string', enum: [allow] } },
+      },
+    },
+  },
+});
+
+const listPlants = {
+    tags: ['plants'],
+    operationId: 'listPlants',
+    summary: 'List plants, one page at a time',
+    description:
+      'Needs scope `plants:read`. Plants in ascending id order, starting after `after`. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page; a shorter page has none. An unknown or repeated query parameter → 400.',
+    security: [{ bearer: ['plants:read'] }],
+    parameters: [
+      {
+        name: 'limit',
+        in: 'query',
+        description: `Page size, decimal digits 1 … ${MAX_PAGE_LIMIT}.`,
+        schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT },
+      },
+      {
+        name: 'after',
+        in: 'query',
+        description: `Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … ${MAX_PLANT_ID}.`,
+        schema: { type: 'integer', minimum: 0, maximum: MAX_PLANT_ID, default: 0 },
+      },
+    ],
+    responses: {
+      '200': ok('One page of plants.', {
+        headers: {
+          'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+          Link: { description: 'RFC 8288 link to the next page, present only when this page is full.', schema: { type: 'string', example: '</plants?limit=100&after=100>; rel="next"' } },
+        },
+        content: {
+          'application/json': {
+            schema: { type: 'array', items: { $ref: '#/components/schemas/Plant' } },
+            example: [{ id: 1, name: 'Monstera deliciosa', tag: 'tropical' }, { id: 2, name: 'Ficus lyrata' }],
+          },
+        },
+      }),
+      '400': error(400, 'Invalid `limit` or `after`, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`).', 'limit: expected an integer from 1 to 1000, got a string "0"', wwwAuthenticate),
+      ...authErrors,
+      ...common,
+    },
+} as const;
+
+const getPlant = {
+    tags: ['plants'],
+    operationId: 'getPlant',
+    summary: 'Read one plant',
+    description: 'Needs scope `plants:read`.',
+    security: [{ bearer: ['plants:read'] }],
+    responses: {
+      '200': ok('The plant.', {
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Plant' },
+            example: { id: 42, name: 'Ficus lyrata', tag: 'indoor' },
+          },
+        },
+      }),
+      '400': error(400, 'The id is not canonical decimal digits in range, or a malformed bearer credential (`error="invalid_request"`).', 'id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string "07"', wwwAuthenticate),
+      ...authErrors,
+      '404': error(404, 'No such plant.', 'no plant with id 42'),
+      ...common,
+    },
+} as const;
+
+const getOpenApiDocument = {
+    tags: ['health'],
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    security: [],
+    responses: {
+      '200': ok('The OpenAPI 3.1 document.', { content: { 'application/json': { schema: { type: 'object' } } } }),
+      '405': common['405'],
+    },
+} as const;
+
+const getLiveness = {
+    tags: ['health'],
+    operationId: 'getLiveness',
+    summary: 'Liveness: the process answers',
+    security: [],
+    responses: {
+      '200': ok('Alive.', { content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } } }),
+      '405': common['405'],
+    },
+} as const;
+
+const getReadiness = {
+    tags: ['health'],
+    operationId: 'getReadiness',
+    summary: 'Readiness: the store answers and the server is not shutting down',
+    security: [],
+    responses: {
+      '200': ok('Ready.', { content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } } }),
+      '503': error(503, 'The store does not answer, or the server is shutting down.', 'not ready: shutting down'),
+      '405': common['405'],
+    },
+} as const;
+
 /** The OpenAPI 3.1 document of the whole contract (CONTRACT.md), served at `GET /openapi.json`. */
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -67,7 +223,7 @@ export const openApiDocument = {
     title: 'Plant Store',
     version: '1.0.0',
     description:
-      'A store of plants: create, read, list and delete, with bearer tokens (RFC 6750). Every error has the body `{"error": <status>, "message": <text>}` and `Content-Type: application/json`, including the errors Node answers before the app runs (400 malformed request, 408 request timeout, 417 an `Expect` other than `100-continue`, 431 headers too large). A malformed request head is 400 on every path, before authentication: an HTTP/1.1 request without `Host` or with more than one, or a request target with a `#` fragment. Every response carries `X-Request-Id`: the caller\'s if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. A 201 or 204 is sent only after the change is committed. Unknown routes → 404; a method a route does not have → 405 with `Allow`, answered before authentication. `OPTIONS` on a known path → 204 with `Allow` (no authentication); `HEAD` is answered wherever `GET` is, with the same status and headers and no body. Request bodies are never accepted compressed (`Content-Encoding` other than `identity` → 415).',
+      'A store of plants: create, read, list and delete, with bearer tokens (RFC 6750). Every error has the body `{"error": <status>, "message": <text>}` and `Content-Type: application/json`, including the errors Node answers before the app runs (400 malformed request, 408 request timeout, 417 an `Expect` other than `100-continue`, 431 headers too large). A malformed request head is 400 on every path, before authentication: an HTTP/1.1 request without `Host` or with more than one, or a request target with a `#` fragment. Every response carries `X-Request-Id`: the caller\'s if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. A 201 or 204 is sent only after the change is committed. Unknown routes → 404; a method a route does not have → 405 with `Allow`, answered before authentication. `OPTIONS` on a known path → 204 with `Allow` (no authentication); `HEAD` is answered wherever `GET` is, with the same status and headers and no body. Request bodies are never accepted compressed (`Content-Encoding` other than `identity` → 415). A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`, on one line or two) → 501 (RFC 9112 §6.1); one that does not end in `chunked`, or repeats it, → 400 and the connection closes (§6.3). Messages name routes as this document does (`/plants/{id}`).',
     license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: '/' }],
@@ -98,7 +254,11 @@ export const openApiDocument = {
           '201': ok('Created, after the commit. The body is name and tag only; the id travels in `Location`.', {
             headers: {
               'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-              Location: { description: '`/plants/{id}` of the new plant.', schema: { type: 'string', example: '/plants/42' } },
+              Location: {
+                description: '`/plants/{id}` of the new plant.',
+                required: true,
+                schema: { type: 'string', pattern: '^/plants/[1-9][0-9]*$', example: '/plants/42' },
+              },
             },
             content: {
               'application/json': {
@@ -115,69 +275,15 @@ export const openApiDocument = {
           ...common,
         },
       },
-      get: {
-        tags: ['plants'],
-        operationId: 'listPlants',
-        summary: 'List plants, one page at a time',
-        description:
-          'Needs scope `plants:read`. Plants in ascending id order, starting after `after`. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page; a shorter page has none. An unknown or repeated query parameter → 400.',
-        security: [{ bearer: ['plants:read'] }],
-        parameters: [
-          {
-            name: 'limit',
-            in: 'query',
-            description: `Page size, decimal digits 1 … ${MAX_PAGE_LIMIT}.`,
-            schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT },
-          },
-          {
-            name: 'after',
-            in: 'query',
-            description: `Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … ${MAX_PLANT_ID}.`,
-            schema: { type: 'integer', minimum: 0, maximum: MAX_PLANT_ID, default: 0 },
-          },
-        ],
-        responses: {
-          '200': ok('One page of plants.', {
-            headers: {
-              'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-              Link: { description: 'RFC 8288 link to the next page, present only when this page is full.', schema: { type: 'string', example: '</plants?limit=100&after=100>; rel="next"' } },
-            },
-            content: {
-              'application/json': {
-                schema: { type: 'array', items: { $ref: '#/components/schemas/Plant' } },
-                example: [{ id: 1, name: 'Monstera deliciosa', tag: 'tropical' }, { id: 2, name: 'Ficus lyrata' }],
-              },
-            },
-          }),
-          '400': error(400, 'Invalid `limit` or `after`, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`).', 'limit: expected an integer from 1 to 1000, got a string "0"', wwwAuthenticate),
-          ...authErrors,
-          ...common,
-        },
-      },
+      get: listPlants,
+      head: headOf(listPlants, 'headPlants'),
+      options: optionsOf('GET, HEAD, POST, OPTIONS', 'optionsPlants'),
     },
     '/plants/{id}': {
       parameters: [idParameter],
-      get: {
-        tags: ['plants'],
-        operationId: 'getPlant',
-        summary: 'Read one plant',
-        description: 'Needs scope `plants:read`.',
-        security: [{ bearer: ['plants:read'] }],
-        responses: {
-          '200': ok('The plant.', {
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/Plant' },
-                example: { id: 42, name: 'Ficus lyrata', tag: 'indoor' },
-              },
-            },
-          }),
-          '400': error(400, 'The id is not canonical decimal digits in range, or a malformed bearer credential (`error="invalid_request"`).', 'id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string "07"', wwwAuthenticate),
-          ...authErrors,
-          '404': error(404, 'No such plant.', 'no plant with id 42'),
-          ...common,
-        },
-      },
+      get: getPlant,
+      head: headOf(getPlant, 'headPlant'),
+      options: optionsOf('GET, HEAD, DELETE, OPTIONS', 'optionsPlant', true),
       delete: {
         tags: ['plants'],
         operationId: 'deletePlant',
@@ -194,41 +300,19 @@ export const openApiDocument = {
       },
     },
     '/openapi.json': {
-      get: {
-        tags: ['health'],
-        operationId: 'getOpenApiDocument',
-        summary: 'This document',
-        security: [],
-        responses: {
-          '200': ok('The OpenAPI 3.1 document.', { content: { 'application/json': { schema: { type: 'object' } } } }),
-          '405': common['405'],
-        },
-      },
+      get: getOpenApiDocument,
+      head: headOf(getOpenApiDocument, 'headOpenApiDocument'),
+      options: optionsOf('GET, HEAD, OPTIONS', 'optionsOpenApiDocument'),
     },
     '/healthz': {
-      get: {
-        tags: ['health'],
-        operationId: 'getLiveness',
-        summary: 'Liveness: the process answers',
-        security: [],
-        responses: {
-          '200': ok('Alive.', { content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } } }),
-          '405': common['405'],
-        },
-      },
+      get: getLiveness,
+      head: headOf(getLiveness, 'headLiveness'),
+      options: optionsOf('GET, HEAD, OPTIONS', 'optionsLiveness'),
     },
     '/readyz': {
-      get: {
-        tags: ['health'],
-        operationId: 'getReadiness',
-        summary: 'Readiness: the store answers and the server is not shutting down',
-        security: [],
-        responses: {
-          '200': ok('Ready.', { content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } } }),
-          '503': error(503, 'The store does not answer, or the server is shutting down.', 'not ready: shutting down'),
-          '405': common['405'],
-        },
-      },
+      get: getReadiness,
+      head: headOf(getReadiness, 'headReadiness'),
+      options: optionsOf('GET, HEAD, OPTIONS', 'optionsReadiness'),
     },
   },
   components: {
