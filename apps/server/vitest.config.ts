@@ -38,7 +38,7 @@ const postgres: TestProjectInlineConfiguration = {
   extends: true,
   test: {
     name: 'postgres',
-    include: ['test/http/*.test.ts'],
+    include: ['test/http/*.test.ts', 'test/conformance/*.test.ts'],
     exclude: [
       // Runs dist/main.js as a child process over SQLite files (durability across kill -9 of a
       // SQLite file, the first-run token written into a new file): SQLite by design. apps/e2e
@@ -47,6 +47,8 @@ const postgres: TestProjectInlineConfiguration = {
       // Already PostgreSQL only (two instances over one schema), run in `sqlite` through
       // testkit's describePostgres; a second run would add nothing.
       'test/http/postgres.test.ts',
+      // Compiles a program against the types generated from the document: nothing of the store.
+      'test/conformance/generated-client.test.ts',
     ],
     env: { PLANT_STORE_TEST_STORE: 'postgres' },
     setupFiles: ['test/http/postgres-setup.ts'],

@@ -1,0 +1,240 @@
+/**
+ * The served document, exact under generated testing (issue 17). Driven by `GET /openapi.json`
+ * of a listening server (SQLite here, PostgreSQL in the `postgres` project), for every operation
+ * the document lists:
+ *
+ * - requests that conform to the document never get a 400/413/415, a 422 the operation does not
+ *   document, or a 5xx;
+ * - requests that break one rule of the document (a wrong type, a bound crossed, a member added,
+ *   a required one left out, a pattern broken, the id's spelling, no or a weaker credential, an
+ *   undocumented media type) get the 4xx the document gives for it;
+ * - every answer validates against the document: a documented status, the required headers,
+ *   each header and body against its schema (Ajv, JSON Schema 2020-12);
+ * - every method the document leaves out of a path is answered 405 with the documented `Allow`.
+ *
+ * CI runs a fixed seed. Longer: `PLANT_STORE_CONFORMANCE_RUNS=20000 PLANT_STORE_CONFORMANCE_SEED=random
+ * pnpm --filter @plant-store/server exec vitest run test/conformance`; a failure prints its seed
+ * and path (fast-check's report), which `PLANT_STORE_CONFORMANCE_SEED=<seed>` replays.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlant, request, startTestServer, testStoreKind, type Reply, type TestServer } from '../http/support.js';
+import { brokenObject, brokenValues, valid } from './arbitraries.js';
+import { readDocument, type Document, type Operation, type Parameter, type Schema } from './document.js';
+import { responseProblems } from './responses.js';
+
+const runs = Number(process.env['PLANT_STORE_CONFORMANCE_RUNS'] ?? 2000);
+const seedSetting = process.env['PLANT_STORE_CONFORMANCE_SEED'] ?? '17';
+const seed = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(seedSetting);
+if (!Number.isInteger(seed) || !Number.isInteger(runs) || runs < 1) {
+  throw new TypeError('PLANT_STORE_CONFORMANCE_SEED must be an integer or "random", PLANT_STORE_CONFORMANCE_RUNS an integer ≥ 1');
+}
+
+/** One generated request, and what the document says its answer must be. */
+interface Call {
+  readonly op: Operation;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** undefined: the request conforms; else the status the document gives for the rule it breaks. */
+  readonly expected?: { readonly status: number; readonly rule: string };
+}
+
+let server: TestServer;
+let doc: Document;
+const tried = { conforming: 0, broken: 0, statuses: new Map<number, number>() };
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const served = await fetch(`${server.url}/openapi.json`);
+  doc = readDocument((await served.json()) as Schema);
+  // Plants with small ids, so that generated ids (biased low) often name one that exists.
+  for (let id = 1; id <= 30; id++) await createPlant(server, { id, name: `plant ${id}`, ...(id % 3 === 0 ? { tag: 'fern' } : {}) });
+});
+
+afterAll(async () => {
+  const statuses = [...tried.statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+  console.log(`conformance (${testStoreKind}): ${tried.conforming} conforming + ${tried.broken} rule-breaking requests, seed ${seed}; answers ${statuses}`);
+  await server?.close();
+});
+
+const encode = (value: unknown): string => encodeURIComponent(String(value));
+
+/** The path with its parameters filled in, and the query string. */
+const target = (op: Operation, values: ReadonlyMap<Parameter, string | undefined>): string => {
+  let path = op.path;
+  const query: string[] = [];
+  for (const [parameter, value] of values) {
+    if (value === undefined) continue;
+    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, value);
+    if (parameter.in === 'query') query.push(`${encodeURIComponent(parameter.name)}=${value}`);
+  }
+  return query.length === 0 ? path : `${path}?${query.join('&')}`;
+};
+
+const authHeaders = (op: Operation, token: string | undefined = server.tokens.all): Record<string, string> =>
+  op.scopes === undefined || token === undefined ? {} : { authorization: `Bearer ${token}` };
+
+/** Values for every parameter the document admits (optional ones sometimes left out). */
+const conformingParameters = (op: Operation): fc.Arbitrary<Map<Parameter, string | undefined>> =>
+  fc
+    .tuple(...op.parameters.map((parameter) => (parameter.required ? valid(doc, parameter.schema) : fc.option(valid(doc, parameter.schema), { nil: undefined }))))
+    .map((values) => new Map(op.parameters.map((parameter, i) => [parameter, values[i] === undefined ? undefined : parameter.in === 'header' ? String(values[i]) : encode(values[i])])));
+
+const headerParameters = (values: ReadonlyMap<Parameter, string | undefined>): Record<string, string> =>
+  Object.fromEntries([...values].filter(([p, v]) => p.in === 'header' && v !== undefined).map(([p, v]) => [p.name.toLowerCase(), v as string]));
+
+/** How fast-check shows a call in a failure report: the request, not the whole operation. */
+const printable = (call: Call): Call =>
+  Object.defineProperty(call, fc.toStringMethod, {
+    value: () => `${call.op.method} ${call.path} ${JSON.stringify(call.headers)}${call.body === undefined ? '' : ` ${call.body}`}${call.expected === undefined ? '' : ` (breaks ${call.expected.rule})`}`,
+  });
+
+const conformingCall = (op: Operation): fc.Arbitrary<Call> => {
+  const media = Object.keys(op.body?.content ?? {});
+  const body = op.body === undefined ? fc.constant(undefined) : fc.constantFrom(...media).chain((type) => valid(doc, op.body?.content[type] as Schema).map((value) => ({ type, text: JSON.stringify(value) })));
+  return fc.tuple(conformingParameters(op), body).map(([values, sent]) => ({
+    op,
+    path: target(op, values),
+    headers: { ...authHeaders(op), ...headerParameters(values), ...(sent === undefined ? {} : { 'content-type': sent.type }) },
+    ...(sent === undefined ? {} : { body: sent.text }),
+  }));
+};
+
+/**
+ * A path or query value that breaks the parameter's schema or, for an integer, the spelling the
+ * document describes (decimal digits, no sign, no leading zero). Never empty or with a `/` in a
+ * path: that would name another route, not break this one's parameter.
+ */
+const brokenParameterValues = (parameter: Parameter): Array<{ rule: string; value: string }> => {
+  const schema = doc.resolveSchema(parameter.schema);
+  if (schema['type'] === 'integer') {
+    const breaks = brokenValues(doc, schema)
+      .filter(({ value }) => typeof value === 'number')
+      .map(({ rule, value }) => ({ rule, value: String(value) }));
+    const spelling = ['07', '+7', '7.0', '1e3', 'abc', '%207', '0x1f', '١'].map((value) => ({ rule: 'decimal digits, no sign, no leading zero', value: value === '١' ? encodeURIComponent(value) : value }));
+    return [...breaks, ...spelling, ...(parameter.in === 'query' ? [{ rule: 'an integer, sent empty', value: '' }] : [])];
+  }
+  if (parameter.in !== 'header') return [];
+  // A header value travels as printable ASCII; surrounding spaces would be trimmed away.
+  return brokenValues(doc, schema)
+    .filter((b): b is { rule: string; value: string } => typeof b.value === 'string' && /^([!-~]([ -~]*[!-~])?)?$/.test(b.value));
+};
+
+/** Requests that break exactly one rule, each with the status the document gives for it. */
+const brokenCall = (op: Operation): fc.Arbitrary<Call> | undefined => {
+  const kinds: Array<fc.Arbitrary<Call>> = [];
+  const base = conformingCall(op);
+  const documented = (status: number): boolean => String(status) in op.responses;
+  for (const parameter of op.parameters) {
+    const breaks = brokenParameterValues(parameter);
+    if (breaks.length === 0 || !documented(400)) continue;
+    kinds.push(
+      fc.tuple(conformingParameters(op), fc.constantFrom(...breaks), base).map(([values, broken, call]) => {
+        const changed = new Map(values).set(parameter, broken.value);
+        return {
+          ...call,
+          path: target(op, changed),
+          headers: { ...call.headers, ...headerParameters(changed) },
+          expected: { status: 400, rule: `${parameter.in} ${parameter.name}: ${broken.rule}` },
+        };
+      }),
+    );
+  }
+  const media = Object.keys(op.body?.content ?? {});
+  const [type] = media;
+  if (op.body !== undefined && type !== undefined) {
+    const schema = op.body.content[type] as Schema;
+    if (documented(400)) {
+      kinds.push(
+        fc.tuple(base, brokenObject(doc, schema)).map(([call, broken]) => ({
+          ...call,
+          headers: { ...call.headers, 'content-type': type },
+          body: JSON.stringify(broken.value),
+          expected: { status: 400, rule: `body ${broken.rule}` },
+        })),
+      );
+    }
+    if (documented(415)) {
+      kinds.push(
+        fc.tuple(base, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/jsonx')).map(([call, other]) => ({
+          ...call,
+          headers: { ...call.headers, 'content-type': other },
+          expected: { status: 415, rule: `media type ${media.join(' or ')}, sent ${other}` },
+        })),
+      );
+    }
+  }
+  if (op.scopes !== undefined && documented(401)) {
+    kinds.push(base.map((call) => ({ ...call, headers: withoutAuthorization(call.headers), expected: { status: 401, rule: 'bearer credentials required' } })));
+  }
+  if (op.scopes !== undefined && op.scopes.length > 0 && documented(403)) {
+    const weaker = op.scopes.includes('plants:write') ? server.tokens.read : server.tokens.write;
+    kinds.push(base.map((call) => ({ ...call, headers: { ...call.headers, authorization: `Bearer ${weaker}` }, expected: { status: 403, rule: `scope ${op.scopes?.join(' ')}` } })));
+  }
+  return kinds.length === 0 ? undefined : fc.oneof(...kinds);
+};
+
+const withoutAuthorization = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const { authorization: _dropped, ...rest } = headers;
+  return rest;
+};
+
+const send = async (call: Call): Promise<Reply> => {
+  const reply = await request(server, call.path, { method: call.op.method, headers: call.headers, ...(call.body === undefined ? {} : { body: call.body }) });
+  tried.statuses.set(reply.status, (tried.statuses.get(reply.status) ?? 0) + 1);
+  return reply;
+};
+
+const shown = (call: Call, reply: Reply): string =>
+  `${call.op.method} ${call.path}${call.body === undefined ? '' : ` ${call.body.slice(0, 300)}`} → ${reply.status} ${reply.text.slice(0, 300)}`;
+
+describe('the served OpenAPI document', () => {
+  it('lists operations for the suite to drive', () => {
+    expect(doc.operations.length).toBeGreaterThan(5);
+  });
+
+  it('explains every answer to a request that conforms to it, and none is a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(...doc.operations.map(conformingCall)).map(printable), async (call) => {
+        tried.conforming++;
+        const reply = await send(call);
+        const problems = responseProblems(doc, call.op, reply);
+        expect(problems, shown(call, reply)).toEqual([]);
+        expect([400, 413, 415], `a conforming request was refused: ${shown(call, reply)}`).not.toContain(reply.status);
+        expect(reply.status, shown(call, reply)).toBeLessThan(500);
+      }),
+      { numRuns: runs, seed, endOnFailure: true },
+    );
+  });
+
+  it('answers a request that breaks one rule with the 4xx the document gives for it', async () => {
+    const calls = doc.operations.map(brokenCall).filter((call): call is fc.Arbitrary<Call> => call !== undefined);
+    expect(calls.length).toBeGreaterThan(3);
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(...calls).map(printable), async (call) => {
+        tried.broken++;
+        const reply = await send(call);
+        expect(reply.status, `${call.expected?.rule}: ${shown(call, reply)}`).toBe(call.expected?.status);
+        expect(responseProblems(doc, call.op, reply), shown(call, reply)).toEqual([]);
+      }),
+      { numRuns: runs, seed, endOnFailure: true },
+    );
+  });
+
+  it('answers every method it does not document on a documented path with 405 and the documented Allow', async () => {
+    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
+    let checked = 0;
+    for (const [template, documented] of doc.methodsByPath) {
+      const path = template.replace(/\{[^}]+\}/g, '1');
+      for (const method of methods.filter((m) => !documented.includes(m))) {
+        const reply = await request(server, path, { method, headers: { authorization: `Bearer ${server.tokens.all}` } });
+        expect(reply.status, `${method} ${path}`).toBe(405);
+        expect(new Set(String(reply.headers.allow).split(', ')), `${method} ${path}`).toEqual(new Set(documented));
+        expect(reply.json, `${method} ${path}`).toEqual({ error: 405, message: `method ${method} is not allowed on ${template}; allowed: ${String(reply.headers.allow)}` });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+  });
+});
