@@ -12,6 +12,8 @@ import type { RateLimiter } from './http/rate-limiter.js';
 import { replyAfterReads } from './http/reply-after-reads.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { routeFallback } from './http/route-fallback.js';
+import { securityHeaders } from './http/security-headers.js';
+import { createCors } from './http/cors.js';
 import type { Authenticator } from './tokens/principal.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
@@ -29,14 +31,18 @@ export interface AppDeps {
    * main.ts builds it from RATE_LIMIT_*; tests pass one with a fake clock.
    */
   readonly rateLimiter?: RateLimiter | undefined;
+  /** CORS_ORIGINS: the exact origins CORS is on for; absent or empty: off (no Access-Control-* header). */
+  readonly corsOrigins?: readonly string[] | undefined;
 }
 
 /**
  * Builds the Koa app of CONTRACT.md; never listens (see http/server.ts). Middleware order:
- * reply after the turn's reads → X-Request-Id → error middleware (defects → 500, one log line per
- * request) → request-head checks (HTTP/1.1 without Host, two Host lines, a fragment in the target
- * → 400) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method is answered
- * before authentication.
+ * reply after the turn's reads → X-Request-Id → security headers (nosniff, CSP, no-store on
+ * /plants) → error middleware (defects → 500, one log line per request) → request-head checks
+ * (HTTP/1.1 without Host, two Host lines, a fragment in the target → 400; a transfer coding
+ * besides chunked → 501) → CORS when configured (preflights answered here, before
+ * authentication) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method is
+ * answered before authentication.
  */
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>({ proxy: false });
@@ -55,8 +61,10 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
 
   app.use(replyAfterReads);
   app.use(requestIdMiddleware);
+  app.use(securityHeaders);
   app.use(createErrorMiddleware(deps.logger, isShuttingDown));
   app.use(checkRequestHead);
+  if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
   app.use(router.routes() as Koa.Middleware<AppState>);
   app.use(routeFallback);
   return app;

@@ -19,6 +19,7 @@ describe('decodeConfig', () => {
         workers: 1,
         rateLimit: undefined,
         postgres: { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000, tokenCacheMs: 1000 },
+        corsOrigins: [],
         headersTimeoutMs: 10000,
         requestTimeoutMs: 30000,
       }),
@@ -48,6 +49,7 @@ describe('decodeConfig', () => {
       PG_TOKEN_CACHE_MS: '250',
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
+      CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173',
     });
     expect(result).toEqual(
       E.right({
@@ -62,6 +64,7 @@ describe('decodeConfig', () => {
         workers: 4,
         rateLimit: { perSecond: 50, burst: 75 },
         postgres: { poolSize: 20, acquireTimeoutMs: 1500, statementTimeoutMs: 30000, tokenCacheMs: 250 },
+        corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
         headersTimeoutMs: 2000,
         requestTimeoutMs: 4000,
       }),
@@ -70,6 +73,13 @@ describe('decodeConfig', () => {
 
   it.each([
     [{ PORT: '65536' }, 'PORT expects an integer from 0 to 65535'],
+    [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
+    [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
+    [{ CORS_ORIGINS: 'https://App.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
+    [{ CORS_ORIGINS: 'https://app.example.com:443' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
+    [{ CORS_ORIGINS: 'ftp://files.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
+    [{ CORS_ORIGINS: 'https://a.example, ' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
+    [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
     [{ PORT: '3000.5' }, 'PORT expects an integer from 0 to 65535'],
     [{ PORT: '08080' }, 'PORT expects an integer from 0 to 65535'],
     [{ HOST: 'local host' }, 'HOST expects a host name or IP address without spaces'],

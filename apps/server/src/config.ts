@@ -26,6 +26,8 @@ export interface Config {
   readonly rateLimit: RateLimitConfig | undefined;
   /** PostgreSQL pool knobs (ignored for SQLite). */
   readonly postgres: PostgresConfig;
+  /** CORS_ORIGINS: the exact origins a browser may call the API from; empty: CORS off (no Access-Control-* header anywhere). */
+  readonly corsOrigins: readonly string[];
   /** HEADERS_TIMEOUT_MS: how long a client may take to send the request line and headers → 408. */
   readonly headersTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS: how long a client may take to send the whole request, body included (≥ the headers timeout) → 408. */
@@ -101,6 +103,19 @@ const integer = (min: number, max: number) =>
 const oneOf = <const K extends string>(values: readonly K[], caseInsensitive = false) =>
   fromString(`one of ${values.join(', ')}`, (s) => values.find((v) => (caseInsensitive ? v.toLowerCase() === s.toLowerCase() : v === s)));
 
+/**
+ * A CORS_ORIGINS entry as a browser writes it in `Origin`: http or https, lower-case host, no
+ * default port, no path, no trailing slash (`https://app.example.com`, `http://127.0.0.1:5173`).
+ */
+const isExactOrigin = (s: string): boolean => {
+  try {
+    const url = new URL(s);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === s;
+  } catch {
+    return false;
+  }
+};
+
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'] as const;
 const asymmetricAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
@@ -127,6 +142,10 @@ const codecs = {
   }),
   RATE_LIMIT_PER_SECOND: integer(0, 1_000_000),
   RATE_LIMIT_BURST: integer(1, 10_000_000),
+  CORS_ORIGINS: fromString('a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)', (s) => {
+    const origins = s.split(',').map((o) => o.trim());
+    return origins.every(isExactOrigin) ? [...new Set(origins)] : undefined;
+  }),
   PG_POOL_SIZE: integer(1, 1000),
   PG_ACQUIRE_TIMEOUT_MS: integer(1, 600_000),
   PG_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000),
@@ -212,6 +231,7 @@ export const decodeConfig = (
       statementTimeoutMs: decoded.PG_STATEMENT_TIMEOUT_MS ?? 10_000,
       tokenCacheMs: decoded.PG_TOKEN_CACHE_MS ?? 1000,
     },
+    corsOrigins: decoded.CORS_ORIGINS ?? [],
     headersTimeoutMs,
     requestTimeoutMs,
   });

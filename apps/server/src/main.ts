@@ -123,6 +123,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     bodyLimitBytes: config.bodyLimitBytes,
     isShuttingDown: () => shuttingDown,
     rateLimiter,
+    corsOrigins: config.corsOrigins,
   });
   const server = createServer(app, logger, { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
   server.once('error', (err) => {

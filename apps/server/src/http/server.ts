@@ -7,7 +7,14 @@ import type { Logger } from '../logger.js';
 import { expectationFailed, headersTooLarge, malformedRequest, requestTimeout, type RequestError } from './request-error.js';
 import { timedOutSockets } from './timed-out.js';
 import { chooseRequestId } from './request-id.js';
+import { isPlantsTarget, NO_STORE, SECURITY_HEADERS } from './security-headers.js';
 import { toHttpError } from './to-http-error.js';
+
+/**
+ * The security headers of an answer Node's parser made us write by hand. Its target may be
+ * unreadable, so `Cache-Control: no-store` goes on every such answer, /plants or not.
+ */
+const rawSecurityHeaders = [...Object.entries(SECURITY_HEADERS), ...Object.entries(NO_STORE)].map(([name, value]) => `${name}: ${value}\r\n`).join('');
 
 /**
  * The server's timeouts, chosen deliberately:
@@ -106,6 +113,7 @@ export const answerClientError = (logger: Logger) => {
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
+        rawSecurityHeaders +
         'Connection: close\r\n\r\n' +
         body,
       () => socket.destroy(),
@@ -129,6 +137,8 @@ export const answerUnmetExpectation = (logger: Logger) => (req: http.IncomingMes
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': reqId,
+    ...SECURITY_HEADERS,
+    ...(isPlantsTarget(req.url) ? NO_STORE : {}),
     Connection: 'close',
   });
   res.end(body);

@@ -72,6 +72,8 @@ export interface TestServerOptions {
   readonly tokenPrefix?: string;
   /** Per-principal rate limiting (default: off). */
   readonly rateLimiter?: RateLimiter;
+  /** CORS_ORIGINS (default: none, CORS off). */
+  readonly corsOrigins?: readonly string[];
 }
 
 const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> => {
@@ -111,6 +113,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
     ...(options.isShuttingDown === undefined ? {} : { isShuttingDown: options.isShuttingDown }),
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
   });
   const server = createServer(app, logger, options.timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

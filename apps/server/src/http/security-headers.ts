@@ -1,0 +1,28 @@
+import type { AppMiddleware } from './context.js';
+
+/**
+ * The OWASP REST Security Cheat Sheet's response headers (CONTRACT.md § "Response headers and
+ * browsers"), one place for the app and for the answers Node's parser makes before it runs:
+ * - `X-Content-Type-Options: nosniff` on every response;
+ * - `Content-Security-Policy` forbidding everything on JSON (and empty) responses: nothing here is
+ *   a page to render or frame (the docs page, when it exists, sets its own);
+ * - `Cache-Control: no-store` on every `/plants` response: it is per-caller data.
+ */
+export const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+} as const;
+
+export const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+
+/** True for a request target under `/plants` (`/plants`, `/plants/…`, `/plants?…`). */
+export const isPlantsTarget = (url: string | undefined): boolean => url !== undefined && /^\/plants(?:[/?]|$)/.test(url);
+
+/** Sets the headers before anything else runs, so every answer below carries them, errors included. */
+export const securityHeaders: AppMiddleware = (ctx, next) => {
+  const res = ctx.res;
+  res.setHeader('X-Content-Type-Options', SECURITY_HEADERS['X-Content-Type-Options']);
+  res.setHeader('Content-Security-Policy', SECURITY_HEADERS['Content-Security-Policy']);
+  if (isPlantsTarget(ctx.req.url)) res.setHeader('Cache-Control', NO_STORE['Cache-Control']);
+  return next();
+};
