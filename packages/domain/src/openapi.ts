@@ -216,6 +216,31 @@ const getReadiness = {
     },
 } as const;
 
+type PathItems = Readonly<Record<string, object>>;
+
+/**
+ * The security headers every answer carries (CONTRACT.md § "Response headers and browsers"):
+ * `X-Content-Type-Options` and `Content-Security-Policy` on all, `Cache-Control: no-store` on
+ * every answer under `/plants`. Added to each response of `paths` here rather than by hand.
+ */
+const withSecurityHeaders = <const P extends PathItems>(paths: P): P => {
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  const out = JSON.parse(JSON.stringify(paths)) as Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+  for (const [path, item] of Object.entries(out)) {
+    for (const operation of Object.values(item)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        response.headers = {
+          ...response.headers,
+          'X-Content-Type-Options': ref('X-Content-Type-Options'),
+          'Content-Security-Policy': ref('Content-Security-Policy'),
+          ...(path === '/plants' || path.startsWith('/plants/') ? { 'Cache-Control': ref('Cache-Control') } : {}),
+        };
+      }
+    }
+  }
+  return out as unknown as P;
+};
+
 /** The OpenAPI 3.1 document of the whole contract (CONTRACT.md), served at `GET /openapi.json`. */
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -223,13 +248,13 @@ export const openApiDocument = {
     title: 'Plant Store',
     version: '1.0.0',
     description:
-      'A store of plants: create, read, list and delete, with bearer tokens (RFC 6750). Every error has the body `{"error": <status>, "message": <text>}` and `Content-Type: application/json`, including the errors Node answers before the app runs (400 malformed request, 408 request timeout, 417 an `Expect` other than `100-continue`, 431 headers too large). A malformed request head is 400 on every path, before authentication: an HTTP/1.1 request without `Host` or with more than one, or a request target with a `#` fragment. Every response carries `X-Request-Id`: the caller\'s if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. A 201 or 204 is sent only after the change is committed. Unknown routes → 404; a method a route does not have → 405 with `Allow`, answered before authentication. `OPTIONS` on a known path → 204 with `Allow` (no authentication); `HEAD` is answered wherever `GET` is, with the same status and headers and no body. Request bodies are never accepted compressed (`Content-Encoding` other than `identity` → 415). A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`, on one line or two) → 501 (RFC 9112 §6.1); one that does not end in `chunked`, or repeats it, → 400 and the connection closes (§6.3). Messages name routes as this document does (`/plants/{id}`).',
+      'A store of plants: create, read, list and delete, with bearer tokens (RFC 6750). Every error has the body `{"error": <status>, "message": <text>}` and `Content-Type: application/json`, including the errors Node answers before the app runs (400 malformed request, 408 request timeout, 417 an `Expect` other than `100-continue`, 431 headers too large). A malformed request head is 400 on every path, before authentication: an HTTP/1.1 request without `Host` or with more than one, or a request target with a `#` fragment. Every response carries `X-Request-Id`: the caller\'s if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. A 201 or 204 is sent only after the change is committed. Unknown routes → 404; a method a route does not have → 405 with `Allow`, answered before authentication. `OPTIONS` on a known path → 204 with `Allow` (no authentication); `HEAD` is answered wherever `GET` is, with the same status and headers and no body. Request bodies are never accepted compressed (`Content-Encoding` other than `identity` → 415). A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`, on one line or two) → 501 (RFC 9112 §6.1); one that does not end in `chunked`, or repeats it, → 400 and the connection closes (§6.3). Messages name routes as this document does (`/plants/{id}`). Every answer carries `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src \'none\'; frame-ancestors \'none\'`; every answer under `/plants` also `Cache-Control: no-store`. CORS is off unless the operator sets `CORS_ORIGINS`: then a request whose `Origin` is one of those exact origins gets `Access-Control-Allow-Origin` (and `Vary: Origin`) on every answer, errors included, with `Access-Control-Expose-Headers: Location, Link, X-Request-Id, Retry-After, Idempotent-Replayed, RateLimit-Policy, RateLimit`; its preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 before authentication with `Access-Control-Allow-Methods: GET, HEAD, POST, DELETE, OPTIONS`, `Access-Control-Allow-Headers: Authorization, Content-Type, Idempotency-Key` and `Access-Control-Max-Age: 600`; no credentials mode. Any other origin gets no CORS header.',
     license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: '/' }],
   security: [{ bearer: [] }],
   tags: [{ name: 'plants' }, { name: 'health' }],
-  paths: {
+  paths: withSecurityHeaders({
     '/plants': {
       post: {
         tags: ['plants'],
@@ -314,7 +339,7 @@ export const openApiDocument = {
       head: headOf(getReadiness, 'headReadiness'),
       options: optionsOf('GET, HEAD, OPTIONS', 'optionsReadiness'),
     },
-  },
+  }),
   components: {
     securitySchemes: {
       bearer: {
@@ -325,6 +350,21 @@ export const openApiDocument = {
       },
     },
     headers: {
+      'X-Content-Type-Options': {
+        description: 'On every answer: browsers must not guess another media type.',
+        required: true,
+        schema: { type: 'string', enum: ['nosniff'] },
+      },
+      'Content-Security-Policy': {
+        description: 'On every answer of the API: nothing in it is a page to render, load from or frame.',
+        required: true,
+        schema: { type: 'string', enum: ["default-src 'none'; frame-ancestors 'none'"] },
+      },
+      'Cache-Control': {
+        description: 'On every answer under `/plants`: per-caller data, never stored by a cache.',
+        required: true,
+        schema: { type: 'string', enum: ['no-store'] },
+      },
       'X-Request-Id': {
         description: 'The caller\'s `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. The server\'s log line for the request carries the same id.',
         schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
