@@ -127,10 +127,10 @@ describe('openApiDocument', () => {
     );
     fc.assert(
       fc.property(fc.array(characters, { minLength: 1, maxLength: 6 }), (parts) => pattern.test(parts.join('')) === accepts(PlantTag, parts.join(''))),
-      { numRuns: 1000, seed: 17 },
+      { numRuns: 500, seed: 17 },
     );
     expect(pattern.test('\u0085')).toBe(true);
-  });
+  }, 60_000);
 
   it('has examples that decode with the codecs of where they stand', () => {
     const found = examples(doc);
