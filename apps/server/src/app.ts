@@ -5,6 +5,7 @@ import { createPlantService } from './plants/plant-service.js';
 import type { Store } from './ports/store.js';
 import type { AppState } from './http/context.js';
 import { createErrorMiddleware } from './http/error-middleware.js';
+import { addDocsRoutes } from './http/docs-routes.js';
 import { addHealthRoutes } from './http/health-routes.js';
 import { checkRequestHead } from './http/request-head.js';
 import { addPlantRoutes } from './http/plant-routes.js';
@@ -52,6 +53,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   const isShuttingDown = deps.isShuttingDown ?? (() => false);
   const router = new Router<AppState>();
   addHealthRoutes(router, { plants: deps.store.plants, isShuttingDown });
+  addDocsRoutes(router);
   addPlantRoutes(router, {
     service: createPlantService(deps.store.plants),
     auth: deps.auth,

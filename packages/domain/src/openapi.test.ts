@@ -30,10 +30,10 @@ describe('openApiDocument', () => {
   });
 
   it('documents every route of the contract', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/openapi.json', '/plants', '/plants/{id}', '/readyz']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/docs', '/healthz', '/openapi.json', '/plants', '/plants/{id}', '/readyz']);
     expect(Object.keys(doc.paths['/plants']).sort()).toEqual(['get', 'head', 'options', 'post']);
     expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual(['delete', 'get', 'head', 'options', 'parameters']);
-    for (const path of ['/openapi.json', '/healthz', '/readyz'] as const) expect(Object.keys(doc.paths[path]).sort()).toEqual(['get', 'head', 'options']);
+    for (const path of ['/docs', '/openapi.json', '/healthz', '/readyz'] as const) expect(Object.keys(doc.paths[path]).sort()).toEqual(['get', 'head', 'options']);
   });
 
   it('lists in each OPTIONS answer exactly the methods its path documents', () => {

@@ -90,8 +90,8 @@ const headOf = <Op extends { readonly summary: string; readonly responses: Respo
  * `OPTIONS` on a known path: 204 with `Allow`, answered before authentication. It does not look
  * at the rest of the request, so on `/plants/{id}` the id may be any path segment.
  */
-const optionsOf = (allow: string, operationId: string, anyId = false) => ({
-  tags: ['health'],
+const optionsOf = (allow: string, operationId: string, tag: 'plants' | 'health', anyId = false) => ({
+  tags: [tag],
   operationId,
   summary: 'The methods of this path',
   description: `Answered before authentication and without looking at the request further: 204 with \`Allow: ${allow}\`.`,
@@ -193,6 +193,29 @@ const getOpenApiDocument = {
     },
 } as const;
 
+const getDocs = {
+  tags: ['health'],
+  operationId: 'getDocs',
+  summary: 'This reference, as a web page',
+  description:
+    'Swagger UI rendering `/openapi.json`, served with its script, style sheet and icon (`/docs/init.js`, `/docs/swagger-ui-bundle.js`, `/docs/swagger-ui.css`, `/docs/favicon-32x32.png`) from this server alone: it works offline, and its `Content-Security-Policy` allows nothing from elsewhere.',
+  security: [],
+  responses: {
+    '200': ok('The page.', {
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        'Content-Security-Policy': {
+          description: 'Scripts, styles, images and fetches from this origin only; never framed.',
+          required: true,
+          schema: { type: 'string', pattern: "^default-src 'none'; " },
+        },
+      },
+      content: { 'text/html': { schema: { type: 'string' } } },
+    }),
+    '405': common['405'],
+  },
+} as const;
+
 const getLiveness = {
     tags: ['health'],
     operationId: 'getLiveness',
@@ -229,11 +252,12 @@ const withSecurityHeaders = <const P extends PathItems>(paths: P): P => {
   for (const [path, item] of Object.entries(out)) {
     for (const operation of Object.values(item)) {
       for (const response of Object.values(operation.responses ?? {})) {
+        // A response that names its own policy (the docs page) keeps it.
         response.headers = {
-          ...response.headers,
           'X-Content-Type-Options': ref('X-Content-Type-Options'),
           'Content-Security-Policy': ref('Content-Security-Policy'),
           ...(path === '/plants' || path.startsWith('/plants/') ? { 'Cache-Control': ref('Cache-Control') } : {}),
+          ...response.headers,
         };
       }
     }
@@ -253,7 +277,7 @@ export const openApiDocument = {
   },
   servers: [{ url: '/' }],
   security: [{ bearer: [] }],
-  tags: [{ name: 'plants' }, { name: 'health' }],
+  tags: [{ name: 'plants' }, { name: 'health', description: 'No authentication: the document, its web page, liveness and readiness.' }],
   paths: withSecurityHeaders({
     '/plants': {
       post: {
@@ -302,13 +326,13 @@ export const openApiDocument = {
       },
       get: listPlants,
       head: headOf(listPlants, 'headPlants'),
-      options: optionsOf('GET, HEAD, POST, OPTIONS', 'optionsPlants'),
+      options: optionsOf('GET, HEAD, POST, OPTIONS', 'optionsPlants', 'plants'),
     },
     '/plants/{id}': {
       parameters: [idParameter],
       get: getPlant,
       head: headOf(getPlant, 'headPlant'),
-      options: optionsOf('GET, HEAD, DELETE, OPTIONS', 'optionsPlant', true),
+      options: optionsOf('GET, HEAD, DELETE, OPTIONS', 'optionsPlant', 'plants', true),
       delete: {
         tags: ['plants'],
         operationId: 'deletePlant',
@@ -327,17 +351,22 @@ export const openApiDocument = {
     '/openapi.json': {
       get: getOpenApiDocument,
       head: headOf(getOpenApiDocument, 'headOpenApiDocument'),
-      options: optionsOf('GET, HEAD, OPTIONS', 'optionsOpenApiDocument'),
+      options: optionsOf('GET, HEAD, OPTIONS', 'optionsOpenApiDocument', 'health'),
+    },
+    '/docs': {
+      get: getDocs,
+      head: headOf(getDocs, 'headDocs'),
+      options: optionsOf('GET, HEAD, OPTIONS', 'optionsDocs', 'health'),
     },
     '/healthz': {
       get: getLiveness,
       head: headOf(getLiveness, 'headLiveness'),
-      options: optionsOf('GET, HEAD, OPTIONS', 'optionsLiveness'),
+      options: optionsOf('GET, HEAD, OPTIONS', 'optionsLiveness', 'health'),
     },
     '/readyz': {
       get: getReadiness,
       head: headOf(getReadiness, 'headReadiness'),
-      options: optionsOf('GET, HEAD, OPTIONS', 'optionsReadiness'),
+      options: optionsOf('GET, HEAD, OPTIONS', 'optionsReadiness', 'health'),
     },
   }),
   components: {

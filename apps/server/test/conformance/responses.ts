@@ -38,11 +38,13 @@ export const responseProblems = (doc: Document, op: Operation, answer: Answer): 
   const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const schema = spec.content[contentType];
   if (schema === undefined) return [...problems, `Content-Type ${JSON.stringify(contentType)} is not documented (documented: ${media.join(', ')})`];
-  let body: unknown;
-  try {
-    body = JSON.parse(answer.text);
-  } catch {
-    return [...problems, `body is not JSON: ${JSON.stringify(answer.text.slice(0, 200))}`];
+  let body: unknown = answer.text;
+  if (contentType === 'application/json' || contentType.endsWith('+json')) {
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      return [...problems, `body is not JSON: ${JSON.stringify(answer.text.slice(0, 200))}`];
+    }
   }
   const validate = doc.validator(schema);
   if (!validate(body)) problems.push(`body ${JSON.stringify(body).slice(0, 300)} ${doc.describeErrors(validate.errors)}`);
