@@ -5,6 +5,16 @@ import { internalError } from './request-error.js';
 import { sendError } from './respond.js';
 import { routeTemplate } from './route-template.js';
 
+const keptOnDefect = new Set([
+  'x-request-id',
+  'x-content-type-options',
+  'content-security-policy',
+  'cache-control',
+  'vary',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+]);
+
 interface MatchedRoute {
   readonly _matchedRoute?: string | RegExp;
 }
@@ -25,8 +35,9 @@ export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => bool
     } catch (thrown) {
       ctx.state.cause = thrown;
       if (!ctx.headerSent) {
-        // Nothing a half-finished handler set (Location, Link…) may leak into the 500.
-        for (const name of ctx.res.getHeaderNames()) if (name !== 'x-request-id') ctx.res.removeHeader(name);
+        // Nothing a half-finished handler set (Location, Link…) may leak into the 500; what every
+        // answer carries (the id, the security and CORS headers) stays.
+        for (const name of ctx.res.getHeaderNames()) if (!keptOnDefect.has(name)) ctx.res.removeHeader(name);
         sendError(ctx, internalError);
       }
     }

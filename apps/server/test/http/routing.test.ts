@@ -174,6 +174,8 @@ describe('failures of the store', () => {
       const reply = await request(broken, '/plants', { headers: { ...bearer('whatever'), 'x-request-id': 'defect-1' } });
       expectError(reply, 500, 'internal server error');
       expect(reply.text).not.toContain('broken invariant');
+      expect(reply.headers['x-content-type-options']).toBe('nosniff');
+      expect(reply.headers['cache-control']).toBe('no-store');
       const line = broken.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['reqId'] === 'defect-1');
       expect(line).toMatchObject({ status: 500, level: 50 });
       expect(JSON.stringify(line?.['err'])).toContain('root cause');
