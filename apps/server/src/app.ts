@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from './logger.js';
+import type { Metrics } from './ops/metrics.js';
 import { createPlantService } from './plants/plant-service.js';
 import type { Store } from './ports/store.js';
 import type { AppState } from './http/context.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   readonly rateLimiter?: RateLimiter | undefined;
   /** CORS_ORIGINS: the exact origins CORS is on for; absent or empty: off (no Access-Control-* header). */
   readonly corsOrigins?: readonly string[] | undefined;
+  /** Prometheus metrics (METRICS_PORT); absent: nothing is counted. */
+  readonly metrics?: Metrics | undefined;
 }
 
 /**
@@ -64,7 +67,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   app.use(replyAfterReads);
   app.use(requestIdMiddleware);
   app.use(securityHeaders);
-  app.use(createErrorMiddleware(deps.logger, isShuttingDown));
+  app.use(createErrorMiddleware(deps.logger, isShuttingDown, deps.metrics));
   app.use(checkRequestHead);
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
   app.use(router.routes() as Koa.Middleware<AppState>);

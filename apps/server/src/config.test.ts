@@ -20,6 +20,7 @@ describe('decodeConfig', () => {
         rateLimit: undefined,
         postgres: { poolSize: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000, tokenCacheMs: 1000 },
         corsOrigins: [],
+        metrics: undefined,
         headersTimeoutMs: 10000,
         requestTimeoutMs: 30000,
       }),
@@ -50,6 +51,8 @@ describe('decodeConfig', () => {
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
       CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '0.0.0.0',
     });
     expect(result).toEqual(
       E.right({
@@ -65,6 +68,7 @@ describe('decodeConfig', () => {
         rateLimit: { perSecond: 50, burst: 75 },
         postgres: { poolSize: 20, acquireTimeoutMs: 1500, statementTimeoutMs: 30000, tokenCacheMs: 250 },
         corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
+        metrics: { host: '0.0.0.0', port: 9464 },
         headersTimeoutMs: 2000,
         requestTimeoutMs: 4000,
       }),
@@ -73,6 +77,8 @@ describe('decodeConfig', () => {
 
   it.each([
     [{ PORT: '65536' }, 'PORT expects an integer from 0 to 65535'],
+    [{ METRICS_PORT: 'on' }, 'METRICS_PORT expects an integer from 0 to 65535'],
+    [{ METRICS_HOST: '127.0.0.1' }, 'METRICS_HOST set but metrics are off (set METRICS_PORT too, or unset it)'],
     [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
     [{ CORS_ORIGINS: 'https://App.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],

@@ -26,6 +26,8 @@ export interface Config {
   readonly rateLimit: RateLimitConfig | undefined;
   /** PostgreSQL pool knobs (ignored for SQLite). */
   readonly postgres: PostgresConfig;
+  /** METRICS_PORT / METRICS_HOST: where GET /metrics listens; undefined: no metrics at all. */
+  readonly metrics: { readonly host: string; readonly port: number } | undefined;
   /** CORS_ORIGINS: the exact origins a browser may call the API from; empty: CORS off (no Access-Control-* header anywhere). */
   readonly corsOrigins: readonly string[];
   /** HEADERS_TIMEOUT_MS: how long a client may take to send the request line and headers → 408. */
@@ -142,6 +144,8 @@ const codecs = {
   }),
   RATE_LIMIT_PER_SECOND: integer(0, 1_000_000),
   RATE_LIMIT_BURST: integer(1, 10_000_000),
+  METRICS_PORT: integer(0, 65535),
+  METRICS_HOST: fromString('a host name or IP address without spaces', (s) => (/^[^\s/]+$/.test(s) ? s : undefined)),
   CORS_ORIGINS: fromString('a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)', (s) => {
     const origins = s.split(',').map((o) => o.trim());
     return origins.every(isExactOrigin) ? [...new Set(origins)] : undefined;
@@ -207,6 +211,9 @@ export const decodeConfig = (
   if (perSecond === 0 && decoded.RATE_LIMIT_BURST !== undefined) {
     problems.push('RATE_LIMIT_BURST set but rate limiting is off (set RATE_LIMIT_PER_SECOND too, or unset it)');
   }
+  if (decoded.METRICS_PORT === undefined && decoded.METRICS_HOST !== undefined) {
+    problems.push('METRICS_HOST set but metrics are off (set METRICS_PORT too, or unset it)');
+  }
   const headersTimeoutMs = decoded.HEADERS_TIMEOUT_MS ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = decoded.REQUEST_TIMEOUT_MS ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const timeoutBad = (['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] as const).some((name) => decoded[name] === undefined && (env[name] ?? '') !== '');
@@ -232,6 +239,7 @@ export const decodeConfig = (
       tokenCacheMs: decoded.PG_TOKEN_CACHE_MS ?? 1000,
     },
     corsOrigins: decoded.CORS_ORIGINS ?? [],
+    metrics: decoded.METRICS_PORT === undefined ? undefined : { host: decoded.METRICS_HOST ?? '127.0.0.1', port: decoded.METRICS_PORT },
     headersTimeoutMs,
     requestTimeoutMs,
   });

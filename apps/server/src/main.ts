@@ -2,13 +2,16 @@
 import cluster from 'node:cluster';
 import * as E from 'fp-ts/lib/Either.js';
 import pino from 'pino';
-import { openStore } from './adapters/open-store.js';
+import { AggregatorRegistry } from 'prom-client';
+import { openStore, parseDatabaseUrl } from './adapters/open-store.js';
 import { createApp } from './app.js';
 import { isShutdownMessage, startPrimary } from './cluster-primary.js';
 import { configWarnings, decodeConfig, type Config } from './config.js';
 import { createRateLimiter } from './http/rate-limiter.js';
 import { createServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './ops/metrics.js';
+import { startMetricsServer } from './ops/metrics-server.js';
 import type { Store } from './ports/store.js';
 import { SCOPES } from './ports/token-store.js';
 import { shutdownGracefully } from './shutdown.js';
@@ -94,9 +97,15 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     });
   }
 
+  const metrics = config.metrics === undefined ? undefined : createMetrics({ store: parseDatabaseUrl(config.databaseUrl).kind });
   let store: Store;
   try {
-    store = await openStore(config.databaseUrl, { synchronous: config.sqliteSynchronous, logger, ...config.postgres });
+    store = await openStore(config.databaseUrl, {
+      synchronous: config.sqliteSynchronous,
+      logger,
+      ...config.postgres,
+      ...(metrics === undefined ? {} : { observer: metrics.store }),
+    });
   } catch (err) {
     logger.fatal({ err }, 'could not open the store');
     return exit(logger, 1);
@@ -124,7 +133,25 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     isShuttingDown: () => shuttingDown,
     rateLimiter,
     corsOrigins: config.corsOrigins,
+    metrics,
   });
+  let metricsServer: { close(): Promise<void> } | undefined;
+  if (metrics !== undefined && config.metrics !== undefined) {
+    if (worker !== undefined) {
+      // The primary serves the port and asks each worker for its figures (prom-client's cluster mode).
+      new AggregatorRegistry();
+      AggregatorRegistry.setRegistries([metrics.registry]);
+    } else {
+      try {
+        const started = await startMetricsServer(metrics.registry, config.metrics.host, config.metrics.port);
+        logger.info({ url: started.url }, 'metrics listening');
+        metricsServer = started;
+      } catch (err) {
+        logger.fatal({ err }, 'could not listen for metrics');
+        return closeAndExit(store, logger, 1);
+      }
+    }
+  }
   const server = createServer(app, logger, { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
   server.once('error', (err) => {
     logger.fatal({ err }, 'could not listen');
@@ -163,7 +190,10 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       beginShutdown: () => {
         shuttingDown = true;
       },
-      closeStore: () => store.close(),
+      closeStore: async () => {
+        await metricsServer?.close();
+        await store.close();
+      },
     }).then(
       (outcome) => {
         logger.info({ outcome }, 'stopped');
@@ -215,6 +245,20 @@ const main = async (): Promise<void> => {
   }).child({ role: 'primary' });
   warn(logger);
   const primary = startPrimary({ cluster, workers: config.workers, logger, exit: (code) => exit(logger, code) });
+  if (config.metrics !== undefined) {
+    const aggregator = new AggregatorRegistry();
+    startMetricsServer(
+      { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() },
+      config.metrics.host,
+      config.metrics.port,
+    ).then(
+      (started) => logger.info({ url: started.url }, 'metrics listening (all workers)'),
+      (err: unknown) => {
+        logger.fatal({ err }, 'could not listen for metrics');
+        primary.shutdown('SIGTERM');
+      },
+    );
+  }
   process.on('SIGTERM', primary.shutdown);
   process.on('SIGINT', primary.shutdown);
 };

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../ports/store.js';
+import type { StoreObserver } from '../ports/store-observer.js';
 import { openSqliteStore, type StoreLogger } from './sqlite-store.js';
 
 export type { StoreLogger } from './sqlite-store.js';
@@ -7,6 +8,8 @@ export type { StoreLogger } from './sqlite-store.js';
 /** Options for whichever adapter the URL picks; each takes what applies to it. */
 export interface OpenStoreOptions {
   readonly logger?: StoreLogger;
+  /** What the adapter reports for metrics (group-commit batches, pool waits). */
+  readonly observer?: StoreObserver;
   /** SQLite only: `FULL` (default, durable against power loss) or `NORMAL`. */
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** SQLite only: sync the WAL off the event loop (default) or inside COMMIT (false; see SqliteStoreOptions). */
@@ -56,20 +59,22 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
     const { openPostgresStore } = await import('./postgres-store.js');
-    const { logger, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs } = options;
+    const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs } = options;
     return openPostgresStore({
       url: location.url,
       ...(logger === undefined ? {} : { logger }),
+      ...(observer === undefined ? {} : { observer }),
       ...(poolSize === undefined ? {} : { poolSize }),
       ...(acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs }),
       ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
       ...(tokenCacheMs === undefined ? {} : { tokenCacheMs }),
     });
   }
-  const { logger, synchronous, syncOffEventLoop } = options;
+  const { logger, observer, synchronous, syncOffEventLoop } = options;
   return openSqliteStore({
     file: location.file,
     ...(logger === undefined ? {} : { logger }),
+    ...(observer === undefined ? {} : { observer }),
     ...(synchronous === undefined ? {} : { synchronous }),
     ...(syncOffEventLoop === undefined ? {} : { syncOffEventLoop }),
   });

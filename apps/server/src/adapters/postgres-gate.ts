@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
 
@@ -80,6 +81,8 @@ export interface GateOptions {
   /** How long an operation may run once it has a slot (a backstop behind statement_timeout). */
   readonly runTimeoutMs: number;
   readonly logger: PostgresStoreLogger | undefined;
+  /** Told how long each operation waited for a slot, in seconds (metrics). */
+  readonly onWait?: ((seconds: number) => void) | undefined;
 }
 
 interface Waiter {
@@ -114,7 +117,9 @@ export class PostgresGate {
         resolve(E.left(storeUnavailable(this.closedError)));
         return;
       }
+      const asked = this.options.onWait === undefined ? 0 : performance.now();
       const start = (): void => {
+        if (this.options.onWait !== undefined) this.options.onWait((performance.now() - asked) / 1000);
         this.active += 1;
         let done = false;
         const finish = (result: E.Either<StoreUnavailable, A>): void => {

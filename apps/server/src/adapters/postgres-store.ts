@@ -19,6 +19,7 @@ import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from '
 import { countFromRow } from './store-rows.js';
 import { PostgresWriteQueue } from './postgres-write-queue.js';
 import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
+import type { StoreObserver } from '../ports/store-observer.js';
 
 export type { PostgresStoreLogger } from './postgres-gate.js';
 
@@ -37,6 +38,8 @@ export interface PostgresStoreOptions {
   /** A schema to keep the tables in (created if missing); default: the URL's search_path. */
   readonly schema?: string;
   readonly logger?: PostgresStoreLogger;
+  /** Told how long operations wait for the pool (metrics). */
+  readonly observer?: StoreObserver;
   /** Most writes per group-commit statement; default 1000. */
   readonly maxBatchSize?: number;
   /**
@@ -116,6 +119,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     acquireTimeoutMs,
     runTimeoutMs: acquireTimeoutMs + 2 * statementTimeoutMs + 1000,
     logger,
+    onWait: options.observer?.poolWait,
   });
 
   const reachable = await gate.run('connect', () => sql`SELECT 1 AS one`);

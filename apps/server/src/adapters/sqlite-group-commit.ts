@@ -37,6 +37,8 @@ export interface GroupCommitOptions<C extends BatchContext> {
   readonly openBatch: () => C;
   readonly maxBatchSize: number;
   readonly logger: StoreLogger | undefined;
+  /** Told the size of every batch (metrics). */
+  readonly onBatch?: ((size: number) => void) | undefined;
 }
 
 /**
@@ -96,6 +98,7 @@ export class GroupCommit<C extends BatchContext> {
   private flushOne(): void {
     const batch = this.queue.splice(0, this.options.maxBatchSize);
     if (batch.length === 0) return;
+    this.options.onBatch?.(batch.length);
     const { sync, logger } = this.options;
     const failAll = (cause: unknown): void => {
       const failure = E.left(storeUnavailable(cause));

@@ -21,6 +21,7 @@ import { PlantIdAllocator, preparePlantIdStatements } from './sqlite-plant-ids.j
 import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
 import { plantFromRow, plantsFromRows, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './sqlite-rows.js';
 import { countFromRow } from './store-rows.js';
+import type { StoreObserver } from '../ports/store-observer.js';
 
 export type { StoreLogger } from './sqlite-group-commit.js';
 export type { CheckpointOptions } from './sqlite-checkpoint-worker.js';
@@ -42,6 +43,8 @@ export interface SqliteStoreOptions {
    */
   readonly syncOffEventLoop?: boolean;
   readonly logger?: StoreLogger;
+  /** Told the size of every group-commit batch (metrics). */
+  readonly observer?: StoreObserver;
   /** How long a write waits for another connection's lock before failing; default 5000 ms. */
   readonly busyTimeoutMs?: number;
   /** Most writes per group-commit transaction; default 1000. */
@@ -125,7 +128,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   let closed = false;
   const isClosed = () => closed;
   const idStatements = preparePlantIdStatements(db);
-  const commits = new GroupCommit({ db, sync: wal, openBatch: () => new PlantIdAllocator(idStatements), maxBatchSize, logger });
+  const commits = new GroupCommit({
+    db,
+    sync: wal,
+    openBatch: () => new PlantIdAllocator(idStatements),
+    maxBatchSize,
+    logger,
+    onBatch: options.observer?.batch,
+  });
 
   const worker: CheckpointWorker | undefined = memory
     ? undefined

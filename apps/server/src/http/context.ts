@@ -13,6 +13,8 @@ export interface AppState {
   bodyProblems?: readonly string[];
   /** Why a 5xx was answered, for the request's log line (never sent to the client). */
   cause?: unknown;
+  /** The tag of the error answered, if any (for the metrics: auth failures, store errors, 429s). */
+  errorTag?: string;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState>;

@@ -4,6 +4,7 @@ import type { AppMiddleware } from './context.js';
 import { internalError } from './request-error.js';
 import { sendError } from './respond.js';
 import { routeTemplate } from './route-template.js';
+import type { Metrics } from '../ops/metrics.js';
 
 const keptOnDefect = new Set([
   'x-request-id',
@@ -22,14 +23,16 @@ interface MatchedRoute {
 /**
  * The first real middleware. Expected failures are answered where they occur (sendError); anything
  * thrown below it is a defect, answered with a generic 500 whose cause only the log sees.
- * It then writes the request's one log line: method, route, status, duration, request id.
+ * It then writes the request's one log line (method, route, status, duration, request id) and,
+ * with metrics on, counts the request.
  */
-export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => boolean): AppMiddleware => {
+export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => boolean, metrics?: Metrics): AppMiddleware => {
   // The per-request line holds only fixed, non-secret fields (never headers, bodies or errors), so
   // it skips redaction, which costs several microseconds a line; 5xx lines (with `err`) keep it.
   const requestLog = logger.child({}, { redact: [] });
   return async (ctx, next) => {
     const started = performance.now();
+    metrics?.requestStarted();
     try {
       await next();
     } catch (thrown) {
@@ -43,15 +46,19 @@ export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => bool
     }
     // Once shutdown began, no connection is kept alive after its current response.
     if (isShuttingDown() && !ctx.headerSent) ctx.set('Connection', 'close');
-    const route = (ctx as MatchedRoute)._matchedRoute;
+    const matched = (ctx as MatchedRoute)._matchedRoute;
+    const route = matched === undefined ? undefined : routeTemplate(String(matched));
     const status = ctx.status;
-    const line = {
-      reqId: ctx.state.requestId,
+    const ms = performance.now() - started;
+    const line = { reqId: ctx.state.requestId, method: ctx.method, route: route ?? null, status, ms: Math.round(ms * 100) / 100 };
+    metrics?.requestFinished({
       method: ctx.method,
-      route: route === undefined ? null : routeTemplate(String(route)),
+      route,
       status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-    };
+      seconds: ms / 1000,
+      errorTag: ctx.state.errorTag,
+      replayed: ctx.response.get('Idempotent-Replayed') === 'true',
+    });
     if (status >= 500) logger.error({ ...line, err: ctx.state.cause }, 'request failed');
     else requestLog.info(line, 'request');
   };

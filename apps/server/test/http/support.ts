@@ -23,7 +23,9 @@ import { createApp } from '../../src/app.js';
 import type { RateLimiter } from '../../src/http/rate-limiter.js';
 import { createServer, type ServerTimeouts } from '../../src/http/server.js';
 import { createLogger, type Logger } from '../../src/logger.js';
+import type { Metrics } from '../../src/ops/metrics.js';
 import type { Store } from '../../src/ports/store.js';
+import type { StoreObserver } from '../../src/ports/store-observer.js';
 import type { Scope } from '../../src/ports/token-store.js';
 import { issueToken } from '../../src/tokens/issue-token.js';
 import type { Authenticator } from '../../src/tokens/principal.js';
@@ -37,11 +39,12 @@ export const testStoreKind: 'sqlite' | 'postgres' = ((): 'sqlite' | 'postgres' =
 })();
 
 /** A throwaway store of `testStoreKind` and how to get rid of it after the store is closed. */
-const openThrowawayStore = async (dir: string): Promise<{ store: Store; remove: () => Promise<void> }> => {
-  if (testStoreKind === 'sqlite') return { store: await openSqliteStore({ file: join(dir, 'plants.db') }), remove: async () => undefined };
+const openThrowawayStore = async (dir: string, observer: StoreObserver | undefined): Promise<{ store: Store; remove: () => Promise<void> }> => {
+  const observing = observer === undefined ? {} : { observer };
+  if (testStoreKind === 'sqlite') return { store: await openSqliteStore({ file: join(dir, 'plants.db'), ...observing }), remove: async () => undefined };
   const pg = await freshPostgresUrl();
   try {
-    return { store: await openStore(pg.url), remove: () => pg.drop() };
+    return { store: await openStore(pg.url, observing), remove: () => pg.drop() };
   } catch (error) {
     await pg.drop();
     throw error;
@@ -74,6 +77,8 @@ export interface TestServerOptions {
   readonly rateLimiter?: RateLimiter;
   /** CORS_ORIGINS (default: none, CORS off). */
   readonly corsOrigins?: readonly string[];
+  /** Metrics of the app and of the throwaway store (default: none). */
+  readonly metrics?: Metrics;
 }
 
 const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> => {
@@ -87,7 +92,7 @@ const issue = async (store: Store, name: string, scopes: readonly Scope[], expir
 
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-http-'));
-  const { store, remove } = options.open === undefined ? await openThrowawayStore(dir) : { store: await options.open(), remove: async () => undefined };
+  const { store, remove } = options.open === undefined ? await openThrowawayStore(dir, options.metrics?.store) : { store: await options.open(), remove: async () => undefined };
   const prefix = options.tokenPrefix ?? '';
   const logs: string[] = [];
   const destination = new Writable({
@@ -114,6 +119,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     ...(options.isShuttingDown === undefined ? {} : { isShuttingDown: options.isShuttingDown }),
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const server = createServer(app, logger, options.timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,142 @@
+import client from 'prom-client';
+import type { StoreObserver } from '../ports/store-observer.js';
+
+/**
+ * The Prometheus metrics of CONTRACT.md § "Operations", with prom-client. Labels are bounded:
+ * HTTP method, route template (`/plants/{id}`, never a raw path; `unmatched` for a 404 or 405),
+ * status, and fixed words (reasons, outcomes). No token, secret, id or plant data in any label.
+ * Each app gets its own registry (tests build many); with WORKERS > 1 the primary aggregates the
+ * workers' registries (prom-client's AggregatorRegistry, see ops/metrics-server.ts).
+ */
+export interface Metrics {
+  readonly registry: client.Registry;
+  /** For the store adapters: group-commit batches (SQLite), pool waits (PostgreSQL). */
+  readonly store: StoreObserver;
+  /** A request entered the app. */
+  requestStarted(): void;
+  /** A request was answered. `errorTag`: the tag of the error answered, if any. */
+  requestFinished(request: FinishedRequest): void;
+}
+
+export interface FinishedRequest {
+  readonly method: string;
+  /** The route template, or undefined when no route matched. */
+  readonly route: string | undefined;
+  readonly status: number;
+  readonly seconds: number;
+  readonly errorTag: string | undefined;
+  /** True for an idempotent replay (`Idempotent-Replayed: true`). */
+  readonly replayed: boolean;
+}
+
+const authReasons: Readonly<Record<string, string>> = {
+  MissingCredentials: 'missing_credentials',
+  InvalidAuthRequest: 'invalid_request',
+  InvalidToken: 'invalid_token',
+  InsufficientScope: 'insufficient_scope',
+  AuthUnavailable: 'unavailable',
+};
+
+export interface MetricsOptions {
+  /** `sqlite` or `postgres`: a label on the store series. */
+  readonly store: 'sqlite' | 'postgres';
+  /** Collect Node's process metrics (CPU, memory, event-loop lag, GC…); default true. */
+  readonly processMetrics?: boolean;
+}
+
+export const createMetrics = ({ store, processMetrics = true }: MetricsOptions): Metrics => {
+  const registry = new client.Registry();
+  if (processMetrics) client.collectDefaultMetrics({ register: registry });
+
+  const requests = new client.Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from a request entering the app to its answer, by method and route template.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const inFlight = new client.Gauge({
+    name: 'http_requests_in_flight',
+    help: 'Requests being handled now.',
+    registers: [registry],
+  });
+  const storeErrors = new client.Counter({
+    name: 'plant_store_store_errors_total',
+    help: 'Requests answered 503 because the store (or the token lookup in it) did not answer.',
+    labelNames: ['store'] as const,
+    registers: [registry],
+  });
+  const authFailures = new client.Counter({
+    name: 'plant_store_auth_failures_total',
+    help: 'Requests refused by authentication, by reason.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const rateLimited = new client.Counter({
+    name: 'plant_store_rate_limited_total',
+    help: 'Requests answered 429.',
+    registers: [registry],
+  });
+  const replays = new client.Counter({
+    name: 'plant_store_idempotent_replays_total',
+    help: 'Creates answered from a saved outcome of the same Idempotency-Key.',
+    registers: [registry],
+  });
+  const batches = new client.Histogram({
+    name: 'plant_store_sqlite_group_commit_batch_size',
+    help: 'Writes per SQLite group-commit transaction.',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [registry],
+  });
+  const poolWaits = new client.Histogram({
+    name: 'plant_store_postgres_pool_wait_seconds',
+    help: 'Time an operation waited for a free PostgreSQL connection slot.',
+    buckets: [0, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [registry],
+  });
+
+  // prom-client hashes label values on every call; the children of the few label sets a server
+  // sees are kept here instead, so a request costs a map lookup and two increments.
+  const children = new Map<string, { readonly count: Map<number, client.Counter.Internal>; readonly time: client.Histogram.Internal<'method' | 'route'> }>();
+  const childrenOf = (method: string, route: string) => {
+    const key = `${method} ${route}`;
+    let found = children.get(key);
+    if (found === undefined) {
+      found = { count: new Map(), time: duration.labels(method, route) };
+      children.set(key, found);
+    }
+    return found;
+  };
+
+  return {
+    registry,
+    store: {
+      batch: (size) => batches.observe(size),
+      poolWait: (seconds) => poolWaits.observe(seconds),
+    },
+    requestStarted: () => inFlight.inc(),
+    requestFinished: ({ method, route, status, seconds, errorTag, replayed }) => {
+      inFlight.dec();
+      const of = childrenOf(method, route ?? 'unmatched');
+      let count = of.count.get(status);
+      if (count === undefined) {
+        count = requests.labels(method, route ?? 'unmatched', String(status));
+        of.count.set(status, count);
+      }
+      count.inc();
+      of.time.observe(seconds);
+      if (replayed) replays.inc();
+      if (errorTag === undefined) return;
+      if (errorTag === 'StoreUnavailable' || errorTag === 'AuthUnavailable') storeErrors.labels(store).inc();
+      if (errorTag === 'RateLimited') rateLimited.inc();
+      const reason = authReasons[errorTag];
+      if (reason !== undefined) authFailures.labels(reason).inc();
+    },
+  };
+};
