@@ -68,6 +68,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     scenarios: readonly ScenarioKind[],
     preload: number,
     serverDir?: string,
+    extraEnv: Readonly<Record<string, string>> = {},
   ): Plan => ({
     name,
     label,
@@ -76,7 +77,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       const dir = join(work, name);
       const file = join(dir, 'plant-store.db');
       mkdirSync(dir, { recursive: true });
-      const env = serverEnv(`sqlite:${file}`, { SQLITE_SYNCHRONOUS: synchronous });
+      const env = serverEnv(`sqlite:${file}`, { SQLITE_SYNCHRONOUS: synchronous, ...extraEnv });
       // The CLI also creates the schema, which the preload fills.
       const token = await createToken(env, warn);
       if (preload > 0) {
@@ -152,6 +153,10 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         break;
       case 'sqlite-normal':
         plans.push(sqlitePlan(store, 'sqlite NORMAL', 'NORMAL', ['create', 'latency'], 0));
+        break;
+      case 'sqlite-metrics':
+        // The same server with its Prometheus instrumentation on (METRICS_PORT=0: any free port).
+        plans.push(sqlitePlan(store, 'sqlite FULL +metrics', 'FULL', ['create', 'get'], 0, undefined, { METRICS_PORT: '0' }));
         break;
       case 'postgres':
         plans.push(postgresPlan);

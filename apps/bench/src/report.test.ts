@@ -77,7 +77,20 @@ describe('checkTargets', () => {
       ['server RSS ≤ 150 MB', '80 MB', true, false],
       ['zero errors', '0', true, false],
       ['create with +5M plants: ≥ 0.9× the empty store', '0.95×', true, false],
+      ['create and get with metrics on: ≥ 0.95× off (issue 12)', '– / –', undefined, false],
     ]);
+  });
+
+  it('compares the metrics row with the plain SQLite row of the same scenario', () => {
+    const checks = checkTargets(
+      rate([
+        row({ scenario: 'create', store: 'sqlite', rps: 8000 }),
+        row({ scenario: 'create', store: 'sqlite-metrics', rps: 7800 }),
+        row({ scenario: 'get', store: 'sqlite', rps: 10000 }),
+        row({ scenario: 'get', store: 'sqlite-metrics', rps: 9400 }),
+      ]),
+    );
+    expect(checks.at(-1)).toMatchObject({ value: '0.97× / 0.94×', met: false });
   });
 
   it('marks a target resting on a noisy row', () => {
