@@ -1,8 +1,15 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openRateLimiter } from '../../src/adapters/open-rate-limiter.js';
 import { createLogger } from '../../src/logger.js';
 import { createMemoryBackend } from '../../src/rate-limit/local-backends.js';
-import { createRateLimiter, rateLimitPolicy, type RateLimitDecision, type RateLimiter } from '../../src/rate-limit/rate-limiter.js';
+import {
+  createRateLimiter,
+  rateLimitPolicy,
+  type RateLimitBackendName,
+  type RateLimitDecision,
+  type RateLimiter,
+} from '../../src/rate-limit/rate-limiter.js';
 import { bearer, createPlant, expectError, request, startTestServer, type Reply, type TestServer } from './support.js';
 
 const quiet = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, callback) => callback() }) });
@@ -153,5 +160,39 @@ describe('rate limiting without rate limits', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers['ratelimit']).toBeUndefined();
     expect(reply.headers['ratelimit-policy']).toBeUndefined();
+  });
+});
+
+describe('rate limiting when the limiter\'s store cannot be reached (fail open)', () => {
+  let server: TestServer;
+  const storeErrors: RateLimitBackendName[] = [];
+  const limited: RateLimitBackendName[] = [];
+
+  beforeAll(async () => {
+    // REDIS_URL names a port nothing listens on: every check fails at once.
+    const rateLimiter = await openRateLimiter({
+      config: { perSecond: 1, burst: 1, store: 'redis', redisUrl: 'redis://127.0.0.1:1' },
+      databaseUrl: 'sqlite::memory:',
+      logger: quiet,
+      onStoreError: (backend) => void storeErrors.push(backend),
+      onLimited: (backend) => void limited.push(backend),
+    });
+    server = await startTestServer({ rateLimiter });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('serves every request, with the policy but no RateLimit field, and reports each failed check', async () => {
+    const replies = [];
+    for (let i = 0; i < 6; i++) replies.push(await request(server, '/plants', { headers: bearer(server.tokens.all) }));
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    for (const reply of replies) {
+      expect(reply.headers['ratelimit-policy']).toBe('"default";q=1;w=1');
+      expect(reply.headers['ratelimit']).toBeUndefined();
+    }
+    expect((await createPlant(server, { name: 'served unchecked' })).status).toBe(201);
+    expect(storeErrors).toEqual(Array.from({ length: 7 }, () => 'redis'));
+    expect(limited).toEqual([]);
   });
 });
