@@ -10,6 +10,8 @@ import {
   type RateLimitDecision,
   type RateLimiter,
 } from '../../src/rate-limit/rate-limiter.js';
+import { readDocument, type Schema } from '../conformance/document.js';
+import { responseProblems } from '../conformance/responses.js';
 import { bearer, createPlant, expectError, request, startTestServer, type Reply, type TestServer } from './support.js';
 
 const quiet = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, callback) => callback() }) });
@@ -137,6 +139,22 @@ describe('rate limiting (RATE_LIMIT_PER_SECOND=1, RATE_LIMIT_BURST=2)', () => {
     const health = await request(server, '/healthz');
     expect(health.status).toBe(200);
     expect(health.headers['ratelimit']).toBeUndefined();
+  });
+
+  it('answers 429s that the served document describes, RateLimit fields and Retry-After included', async () => {
+    const doc = readDocument((await request(server, '/openapi.json')).json as Schema);
+    const listOp = doc.operations.find((op) => op.id === 'listPlants');
+    const deleteOp = doc.operations.find((op) => op.id === 'deletePlant');
+    if (listOp === undefined || deleteOp === undefined) throw new Error('listPlants or deletePlant is not in the document');
+    expect(listOp.responses['429']?.headers['ratelimit-policy']).toBeDefined();
+    await list(server.tokens.all);
+    await list(server.tokens.all);
+    const limitedList = await list(server.tokens.all);
+    const limitedDelete = await request(server, '/plants/1', { method: 'DELETE', headers: bearer(server.tokens.all) });
+    for (const [op, reply] of [[listOp, limitedList], [deleteOp, limitedDelete]] as const) {
+      expect(reply.status).toBe(429);
+      expect(responseProblems(doc, op, { status: reply.status, headers: reply.headers, text: reply.text })).toEqual([]);
+    }
   });
 
   it('logs a 429 as an ordinary request line', async () => {
