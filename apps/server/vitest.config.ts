@@ -47,6 +47,8 @@ const postgres: TestProjectInlineConfiguration = {
       // Already PostgreSQL only (two instances over one schema), run in `sqlite` through
       // testkit's describePostgres; a second run would add nothing.
       'test/http/postgres.test.ts',
+      // Likewise: two instances sharing one rate budget in PostgreSQL (and in Redis).
+      'test/http/rate-limit-shared.test.ts',
       // Compiles a program against the types generated from the document: nothing of the store.
       'test/conformance/generated-client.test.ts',
     ],

@@ -10,7 +10,7 @@ import { addDocsRoutes } from './http/docs-routes.js';
 import { addHealthRoutes } from './http/health-routes.js';
 import { checkRequestHead } from './http/request-head.js';
 import { addPlantRoutes } from './http/plant-routes.js';
-import type { RateLimiter } from './http/rate-limiter.js';
+import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { replyAfterReads } from './http/reply-after-reads.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { routeFallback } from './http/route-fallback.js';
@@ -29,8 +29,8 @@ export interface AppDeps {
   /** True once shutdown began: /readyz answers 503 from then on. */
   readonly isShuttingDown?: () => boolean;
   /**
-   * Per-principal rate limiting of the /plants routes (see http/rate-limiter.ts); absent: off.
-   * main.ts builds it from RATE_LIMIT_*; tests pass one with a fake clock.
+   * Per-principal rate limiting of the /plants routes (see rate-limit/rate-limiter.ts); absent: off.
+   * main.ts opens it from RATE_LIMIT_* (adapters/open-rate-limiter.ts).
    */
   readonly rateLimiter?: RateLimiter | undefined;
   /** CORS_ORIGINS: the exact origins CORS is on for; absent or empty: off (no Access-Control-* header). */

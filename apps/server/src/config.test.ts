@@ -43,7 +43,9 @@ describe('decodeConfig', () => {
       PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef',
       WORKERS: '4',
       RATE_LIMIT_PER_SECOND: '50',
-      RATE_LIMIT_BURST: '75',
+      RATE_LIMIT_BURST: '150',
+      RATE_LIMIT_STORE: 'cluster',
+      REDIS_URL: 'redis://cache:6379/2',
       PG_POOL_SIZE: '20',
       PG_ACQUIRE_TIMEOUT_MS: '1500',
       PG_STATEMENT_TIMEOUT_MS: '30000',
@@ -65,7 +67,7 @@ describe('decodeConfig', () => {
         shutdownTimeoutMs: 2500,
         auth: { mode: 'tokens', seedToken: 'pst_0123456789abcdef' },
         workers: 4,
-        rateLimit: { perSecond: 50, burst: 75 },
+        rateLimit: { perSecond: 50, burst: 150, store: 'cluster', redisUrl: 'redis://cache:6379/2' },
         postgres: { poolSize: 20, acquireTimeoutMs: 1500, statementTimeoutMs: 30000, tokenCacheMs: 250 },
         corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
         metrics: { host: '0.0.0.0', port: 9464 },
@@ -106,6 +108,18 @@ describe('decodeConfig', () => {
     [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '0' }, 'RATE_LIMIT_BURST expects an integer from 1 to 10000000'],
     [{ RATE_LIMIT_BURST: '5' }, 'RATE_LIMIT_BURST set but rate limiting is off'],
     [{ RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_BURST: '5' }, 'RATE_LIMIT_BURST set but rate limiting is off'],
+    [{ RATE_LIMIT_STORE: 'memory' }, 'RATE_LIMIT_STORE set but rate limiting is off'],
+    [{ RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '15' }, 'RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND (10), got 15'],
+    [{ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '1' }, 'RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND'],
+    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'etcd' }, 'RATE_LIMIT_STORE expects one of memory, cluster, postgres, redis'],
+    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'redis' }, 'RATE_LIMIT_STORE=redis expects REDIS_URL'],
+    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'postgres' }, 'RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL'],
+    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'cluster' }, 'RATE_LIMIT_STORE=cluster expects WORKERS > 1'],
+    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'memory', WORKERS: '2', DATABASE_URL: 'postgres://db/x' }, 'RATE_LIMIT_STORE=memory with WORKERS > 1'],
+    [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL expects a redis:// or rediss:// URL'],
+    [{ REDIS_URL: 'redis://' }, 'REDIS_URL expects a redis:// or rediss:// URL'],
+    [{ REDIS_URL: 'cache:6379' }, 'REDIS_URL expects a redis:// or rediss:// URL'],
+    [{ REDIS_URL: 'redis://cache:6379/db' }, 'REDIS_URL expects a redis:// or rediss:// URL'],
     [{ PG_POOL_SIZE: '0' }, 'PG_POOL_SIZE expects an integer from 1 to 1000'],
     [{ PG_POOL_SIZE: '1001' }, 'PG_POOL_SIZE expects an integer from 1 to 1000'],
     [{ PG_ACQUIRE_TIMEOUT_MS: '0' }, 'PG_ACQUIRE_TIMEOUT_MS expects an integer from 1 to 600000'],
@@ -195,11 +209,32 @@ describe('decodeConfig', () => {
     expect(E.isLeft(result) && result.left).not.toContain('WORKERS');
   });
 
-  it('turns rate limiting on with RATE_LIMIT_PER_SECOND; the burst defaults to max(1, 2 × rate)', () => {
+  it('turns rate limiting on with RATE_LIMIT_PER_SECOND; the burst defaults to 2 × rate', () => {
     expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '0' })).toMatchObject({ right: { rateLimit: undefined } });
     expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '1' })).toMatchObject({ right: { rateLimit: { perSecond: 1, burst: 2 } } });
     expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100' })).toMatchObject({ right: { rateLimit: { perSecond: 100, burst: 200 } } });
-    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '1' })).toMatchObject({ right: { rateLimit: { perSecond: 100, burst: 1 } } });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '100' })).toMatchObject({ right: { rateLimit: { perSecond: 100, burst: 100 } } });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '600' })).toMatchObject({ right: { rateLimit: { perSecond: 10, burst: 600 } } });
+  });
+
+  it('picks the rate limiter store: Redis when REDIS_URL is set, else PostgreSQL with a postgres:// DATABASE_URL, else memory', () => {
+    const store = (env: Record<string, string>) => {
+      const result = decodeConfig({ RATE_LIMIT_PER_SECOND: '5', ...env });
+      return E.isRight(result) ? result.right.rateLimit?.store : result.left;
+    };
+    expect(store({})).toBe('memory');
+    expect(store({ DATABASE_URL: 'postgres://db/x' })).toBe('postgres');
+    expect(store({ DATABASE_URL: 'postgres://db/x', WORKERS: '4' })).toBe('postgres');
+    expect(store({ DATABASE_URL: 'postgres://db/x', REDIS_URL: 'redis://cache:6379' })).toBe('redis');
+    expect(store({ REDIS_URL: 'rediss://:pw@cache.example:6380/1' })).toBe('redis');
+    expect(store({ DATABASE_URL: 'postgres://db/x', WORKERS: '4', RATE_LIMIT_STORE: 'cluster' })).toBe('cluster');
+    expect(store({ DATABASE_URL: 'postgres://db/x', RATE_LIMIT_STORE: 'memory' })).toBe('memory');
+  });
+
+  it('never echoes REDIS_URL, which may hold a password', () => {
+    const result = decodeConfig({ REDIS_URL: 'http://:hunter2@cache:6379' });
+    expect(E.isLeft(result) && result.left).toContain('REDIS_URL');
+    expect(E.isLeft(result) && result.left).not.toContain('hunter2');
   });
 
   it.each([

@@ -22,7 +22,7 @@ export interface Config {
   readonly auth: AuthConfig;
   /** Processes serving one port (node:cluster); 1: a single process, no cluster. > 1 only with PostgreSQL. */
   readonly workers: number;
-  /** Per-principal token buckets, per process; undefined: off. */
+  /** Per-principal rate limiting for the whole deployment; undefined: off. */
   readonly rateLimit: RateLimitConfig | undefined;
   /** PostgreSQL pool knobs (ignored for SQLite). */
   readonly postgres: PostgresConfig;
@@ -39,9 +39,33 @@ export interface Config {
 export interface RateLimitConfig {
   /** RATE_LIMIT_PER_SECOND: the sustained requests per second per principal (> 0). */
   readonly perSecond: number;
-  /** RATE_LIMIT_BURST: the bucket size; default max(1, 2 × perSecond). */
+  /**
+   * RATE_LIMIT_BURST: the requests a principal may make at once; a multiple of perSecond, default
+   * 2 × perSecond. The window is burst / perSecond seconds (see rate-limit/rate-limiter.ts).
+   */
   readonly burst: number;
+  /**
+   * RATE_LIMIT_STORE: where the counters live. Default: `redis` when REDIS_URL is set, else
+   * `postgres` when DATABASE_URL is PostgreSQL (one budget for every instance and worker), else
+   * `memory` (one process). `cluster`: the primary's memory, shared by the WORKERS of one instance.
+   */
+  readonly store: RateLimitStoreKind;
+  /** REDIS_URL, when set. */
+  readonly redisUrl: string | undefined;
 }
+
+export const RATE_LIMIT_STORES = ['memory', 'cluster', 'postgres', 'redis'] as const;
+export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
+
+/** A redis:// or rediss:// URL with a host (and, if any, a numeric database path). */
+const isRedisUrl = (s: string): boolean => {
+  try {
+    const url = new URL(s);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(?:\/[0-9]{0,2})?$/.test(url.pathname);
+  } catch {
+    return false;
+  }
+};
 
 export interface PostgresConfig {
   readonly poolSize: number;
@@ -146,6 +170,8 @@ const codecs = {
   RATE_LIMIT_BURST: integer(1, 10_000_000),
   METRICS_PORT: integer(0, 65535),
   METRICS_HOST: fromString('a host name or IP address without spaces', (s) => (/^[^\s/]+$/.test(s) ? s : undefined)),
+  RATE_LIMIT_STORE: oneOf(RATE_LIMIT_STORES),
+  REDIS_URL: fromString('a redis:// or rediss:// URL (redis://host:6379, redis://:password@host:6379/0)', (s) => (isRedisUrl(s) ? s : undefined)),
   CORS_ORIGINS: fromString('a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)', (s) => {
     const origins = s.split(',').map((o) => o.trim());
     return origins.every(isExactOrigin) ? [...new Set(origins)] : undefined;
@@ -208,12 +234,10 @@ export const decodeConfig = (
   const databaseUrlBad = decoded.DATABASE_URL === undefined && (env.DATABASE_URL ?? '') !== '';
   if (workers > 1 && !databaseUrlBad && parseDatabaseUrl(databaseUrl).kind !== 'postgres') problems.push(SQLITE_WORKERS_PROBLEM);
   const perSecond = decoded.RATE_LIMIT_PER_SECOND ?? 0;
-  if (perSecond === 0 && decoded.RATE_LIMIT_BURST !== undefined) {
-    problems.push('RATE_LIMIT_BURST set but rate limiting is off (set RATE_LIMIT_PER_SECOND too, or unset it)');
-  }
   if (decoded.METRICS_PORT === undefined && decoded.METRICS_HOST !== undefined) {
     problems.push('METRICS_HOST set but metrics are off (set METRICS_PORT too, or unset it)');
   }
+  const rateLimit = decodeRateLimit(decoded, perSecond, workers, databaseUrlBad ? undefined : databaseUrl, problems);
   const headersTimeoutMs = decoded.HEADERS_TIMEOUT_MS ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = decoded.REQUEST_TIMEOUT_MS ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const timeoutBad = (['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] as const).some((name) => decoded[name] === undefined && (env[name] ?? '') !== '');
@@ -231,7 +255,7 @@ export const decodeConfig = (
     shutdownTimeoutMs: decoded.SHUTDOWN_TIMEOUT_MS ?? 10_000,
     auth,
     workers,
-    rateLimit: perSecond === 0 ? undefined : { perSecond, burst: decoded.RATE_LIMIT_BURST ?? Math.max(1, 2 * perSecond) },
+    rateLimit,
     postgres: {
       poolSize: decoded.PG_POOL_SIZE ?? 10,
       acquireTimeoutMs: decoded.PG_ACQUIRE_TIMEOUT_MS ?? 5000,
@@ -262,6 +286,35 @@ export const configWarnings = (env: Readonly<Record<string, string | undefined>>
     : [
         `${CLIENT_TOKEN_VARIABLE} is set but the server ignores it: it is the client CLI's token; the server's extra token is PLANT_STORE_STATIC_TOKEN`,
       ];
+
+const decodeRateLimit = (
+  d: Decoded,
+  perSecond: number,
+  workers: number,
+  databaseUrl: string | undefined,
+  problems: string[],
+): RateLimitConfig | undefined => {
+  if (perSecond === 0) {
+    const stray = (['RATE_LIMIT_BURST', 'RATE_LIMIT_STORE'] as const).filter((name) => d[name] !== undefined);
+    if (stray.length > 0) problems.push(`${stray.join(', ')} set but rate limiting is off (set RATE_LIMIT_PER_SECOND too, or unset them)`);
+    return undefined;
+  }
+  const burst = d.RATE_LIMIT_BURST ?? 2 * perSecond;
+  if (burst % perSecond !== 0) {
+    problems.push(
+      `RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND (${perSecond}), got ${burst}: the window it gives, burst / rate seconds, must be whole seconds`,
+    );
+  }
+  const isPostgres = databaseUrl !== undefined && parseDatabaseUrl(databaseUrl).kind === 'postgres';
+  const store = d.RATE_LIMIT_STORE ?? (d.REDIS_URL !== undefined ? 'redis' : isPostgres ? 'postgres' : 'memory');
+  if (store === 'redis' && d.REDIS_URL === undefined) problems.push('RATE_LIMIT_STORE=redis expects REDIS_URL');
+  if (store === 'postgres' && databaseUrl !== undefined && !isPostgres) problems.push('RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL');
+  if (store === 'cluster' && workers === 1) problems.push('RATE_LIMIT_STORE=cluster expects WORKERS > 1 (one process keeps its counters in memory)');
+  if (store === 'memory' && workers > 1) {
+    problems.push('RATE_LIMIT_STORE=memory with WORKERS > 1 would give each worker its own budget; use cluster, postgres or redis');
+  }
+  return { perSecond, burst, store, redisUrl: d.REDIS_URL };
+};
 
 const jwtVariables = ['JWT_SECRET', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_ALGORITHMS'] as const;
 

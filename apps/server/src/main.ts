@@ -3,17 +3,19 @@ import cluster from 'node:cluster';
 import * as E from 'fp-ts/lib/Either.js';
 import pino from 'pino';
 import { AggregatorRegistry } from 'prom-client';
+import { openRateLimiter } from './adapters/open-rate-limiter.js';
 import { openStore, parseDatabaseUrl } from './adapters/open-store.js';
 import { createApp } from './app.js';
 import { isShutdownMessage, startPrimary } from './cluster-primary.js';
 import { configWarnings, decodeConfig, type Config } from './config.js';
-import { createRateLimiter } from './http/rate-limiter.js';
 import { createServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
-import { createMetrics } from './ops/metrics.js';
+import { createMetrics, type Metrics } from './ops/metrics.js';
 import { startMetricsServer } from './ops/metrics-server.js';
 import type { Store } from './ports/store.js';
 import { SCOPES } from './ports/token-store.js';
+import { startRateLimitClusterMaster } from './rate-limit/local-backends.js';
+import type { RateLimiter, RateLimiterHooks } from './rate-limit/rate-limiter.js';
 import { shutdownGracefully } from './shutdown.js';
 import { issueToken } from './tokens/issue-token.js';
 import { createJwtAuthenticator } from './tokens/jwt-authenticator.js';
@@ -41,6 +43,18 @@ const closeAndExit = (store: Store, logger: Logger, code: number, closed: () => 
       exit(logger, 1);
     },
   );
+
+/**
+ * What the rate limiter reports besides its own throttled warning: each request refused (429) and
+ * each check its store failed (the request was served unchecked). The metrics of issue 12 hook in here.
+ */
+const rateLimitHooks = (logger: Logger, metrics: Metrics | undefined): Required<RateLimiterHooks> => ({
+  onLimited: (backend) => logger.debug({ rateLimitStore: backend }, 'rate limited'),
+  onStoreError: (backend) => {
+    metrics?.rateLimitStoreError(backend);
+    logger.debug({ rateLimitStore: backend }, 'rate limit check failed; served unchecked');
+  },
+});
 
 const createAuthenticator = (config: Config, store: Store): Authenticator =>
   config.auth.mode === 'jwt' ? createJwtAuthenticator(config.auth) : createTokenAuthenticator(store.tokens, { seedToken: config.auth.seedToken });
@@ -123,8 +137,26 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   }
   if (shuttingDown) return closeAndExit(store, logger, 0, () => logger.info({ outcome: 'drained' }, 'stopped'));
 
-  const rateLimiter =
-    config.rateLimit === undefined ? undefined : createRateLimiter({ ratePerSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst });
+  let rateLimiter: RateLimiter | undefined;
+  if (config.rateLimit !== undefined) {
+    try {
+      rateLimiter = await openRateLimiter({ config: config.rateLimit, databaseUrl: config.databaseUrl, logger, ...rateLimitHooks(logger, metrics) });
+    } catch (err) {
+      logger.fatal({ err, rateLimitStore: config.rateLimit.store }, 'could not open the rate limiter');
+      return closeAndExit(store, logger, 1);
+    }
+  }
+  const limiter = rateLimiter;
+  let metricsServer: { close(): Promise<void> } | undefined;
+  /** The metrics listener, the store, then the limiter's client (it has nothing to flush: counters are written as they change). */
+  const closeStores = async (): Promise<void> => {
+    try {
+      await metricsServer?.close();
+      await store.close();
+    } finally {
+      await limiter?.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter'));
+    }
+  };
   const app = createApp({
     store,
     auth,
@@ -135,7 +167,6 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     corsOrigins: config.corsOrigins,
     metrics,
   });
-  let metricsServer: { close(): Promise<void> } | undefined;
   if (metrics !== undefined && config.metrics !== undefined) {
     if (worker !== undefined) {
       // The primary serves the port and asks each worker for its figures (prom-client's cluster mode).
@@ -167,7 +198,10 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
         url,
         auth: config.auth.mode,
         store: config.databaseUrl.split(':')[0],
-        ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
+        // Never the REDIS_URL: it may carry a password.
+        ...(config.rateLimit === undefined
+          ? {}
+          : { rateLimit: { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, store: config.rateLimit.store } }),
       },
       'listening',
     );
@@ -190,10 +224,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       beginShutdown: () => {
         shuttingDown = true;
       },
-      closeStore: async () => {
-        await metricsServer?.close();
-        await store.close();
-      },
+      closeStore: closeStores,
     }).then(
       (outcome) => {
         logger.info({ outcome }, 'stopped');
@@ -244,6 +275,8 @@ const main = async (): Promise<void> => {
     ...(process.stdout.isTTY === true ? {} : { destination: pino.destination({ dest: 1, sync: true }) }),
   }).child({ role: 'primary' });
   warn(logger);
+  // RATE_LIMIT_STORE=cluster: the workers' counters live here, asked over IPC.
+  if (config.rateLimit?.store === 'cluster') startRateLimitClusterMaster();
   const primary = startPrimary({ cluster, workers: config.workers, logger, exit: (code) => exit(logger, code) });
   if (config.metrics !== undefined) {
     const aggregator = new AggregatorRegistry();

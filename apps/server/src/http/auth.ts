@@ -9,8 +9,9 @@ import {
 } from '../tokens/auth-error.js';
 import { isB64Token } from '../tokens/opaque-token.js';
 import type { Authenticator } from '../tokens/principal.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { AppContext, AppMiddleware } from './context.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { rateLimited } from './request-error.js';
 import { sendError } from './respond.js';
 
@@ -62,9 +63,11 @@ export const readBearerToken = (
 /**
  * Runs first on every /plants route, before the body is read or anything validated: a 401/403
  * reveals nothing about plants or about the request's body. With a `limiter`, an authenticated
- * caller with the scope then takes a token from its own bucket (keyed by the principal's subject):
- * an empty bucket → 429 with `Retry-After`, still before anything about plants is looked at. An
- * unauthenticated flood keeps getting 401s; without a limiter nothing is consulted at all.
+ * caller with the scope then takes one request from its principal's quota (keyed by the subject,
+ * shared by every instance when the limiter's store is): the answer carries the RateLimit fields,
+ * and a spent quota → 429 with `Retry-After`, still before anything about plants is looked at. A
+ * limiter whose store fails lets the request through (fail open). An unauthenticated flood keeps
+ * getting 401s; without a limiter nothing is consulted at all.
  */
 export const requireScope = (auth: Authenticator, scope: Scope, limiter?: RateLimiter): AppMiddleware => {
   /** The request's well-formed bearer token, or undefined once the 400/401 was answered. */
@@ -83,8 +86,9 @@ export const requireScope = (auth: Authenticator, scope: Scope, limiter?: RateLi
     if (!principal.right.scopes.includes(scope)) return sendError(ctx, insufficientScope(scope));
     if (limiter !== undefined) {
       // Without a limiter this check is all the rate limiting costs.
-      const retryAfterSeconds = limiter.take(principal.right.subject);
-      if (retryAfterSeconds > 0) return sendError(ctx, rateLimited(limiter.ratePerSecond, retryAfterSeconds));
+      const decision = await limiter.take(principal.right.subject);
+      setRateLimitHeaders(ctx, limiter.policy, decision);
+      if (decision.kind === 'limited') return sendError(ctx, rateLimited(limiter.policy.ratePerSecond, decision.resetSeconds));
     }
     ctx.state.principal = principal.right;
     return next();

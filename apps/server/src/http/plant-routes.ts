@@ -14,7 +14,7 @@ import type { Authenticator } from '../tokens/principal.js';
 import { requireScope } from './auth.js';
 import type { AppState } from './context.js';
 import { createJsonBody } from './json-body.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { sendError } from './respond.js';
 
 const decodeCreate = decodeWith(CreatePlantRequest);

@@ -16,6 +16,8 @@ export interface Metrics {
   requestStarted(): void;
   /** A request was answered. `errorTag`: the tag of the error answered, if any. */
   requestFinished(request: FinishedRequest): void;
+  /** The rate limiter's store failed a check; the request was served unchecked (fail open). */
+  rateLimitStoreError(backend: string): void;
 }
 
 export interface FinishedRequest {
@@ -88,6 +90,12 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
     help: 'Creates answered from a saved outcome of the same Idempotency-Key.',
     registers: [registry],
   });
+  const limiterErrors = new client.Counter({
+    name: 'plant_store_rate_limit_store_errors_total',
+    help: 'Rate-limit checks that failed because the limiter store did not answer; those requests were served unchecked.',
+    labelNames: ['backend'] as const,
+    registers: [registry],
+  });
   const batches = new client.Histogram({
     name: 'plant_store_sqlite_group_commit_batch_size',
     help: 'Writes per SQLite group-commit transaction.',
@@ -121,6 +129,7 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
       poolWait: (seconds) => poolWaits.observe(seconds),
     },
     requestStarted: () => inFlight.inc(),
+    rateLimitStoreError: (backend) => limiterErrors.labels(backend).inc(),
     requestFinished: ({ method, route, status, seconds, errorTag, replayed }) => {
       inFlight.dec();
       const of = childrenOf(method, route ?? 'unmatched');

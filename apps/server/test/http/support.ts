@@ -20,7 +20,7 @@ import { expect } from 'vitest';
 import { openStore } from '../../src/adapters/open-store.js';
 import { openSqliteStore } from '../../src/adapters/sqlite-store.js';
 import { createApp } from '../../src/app.js';
-import type { RateLimiter } from '../../src/http/rate-limiter.js';
+import type { RateLimiter } from '../../src/rate-limit/rate-limiter.js';
 import { createServer, type ServerTimeouts } from '../../src/http/server.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { Metrics } from '../../src/ops/metrics.js';

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { describePostgres, freshPostgresUrl, openAdminSql, type FreshPostgres } from '@plant-store/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '../logger.js';
+import { createRateLimiter, rateLimitPolicy, type RateLimitBackendName, type RateLimiter } from '../rate-limit/rate-limiter.js';
+import { openPostgresRateLimiter, RATE_LIMIT_TABLE } from './postgres-rate-limiter.js';
+
+const quietLogger = () =>
+  createLogger({
+    level: 'warn',
+    destination: new Writable({
+      write: (_chunk, _encoding, callback) => callback(),
+    }),
+  });
+
+describePostgres('the PostgreSQL rate limiter (RateLimiterPostgres over a pg pool)', () => {
+  const policy = rateLimitPolicy(5, 10);
+  let pg: FreshPostgres;
+  let a: RateLimiter;
+  let b: RateLimiter;
+  const storeErrors: RateLimitBackendName[] = [];
+
+  beforeAll(async () => {
+    pg = await freshPostgresUrl();
+    // Two limiters, two pools: as two instances of the server would have.
+    const open = async () =>
+      createRateLimiter({
+        policy,
+        backend: await openPostgresRateLimiter({ url: pg.url, policy }),
+        logger: quietLogger(),
+        onStoreError: (backend) => void storeErrors.push(backend),
+      });
+    [a, b] = await Promise.all([open(), open()]);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await pg?.drop();
+  });
+
+  it('creates its table in the schema DATABASE_URL selects', async () => {
+    const admin = openAdminSql();
+    try {
+      const rows = await admin`select 1 from information_schema.tables where table_schema = ${pg.schema} and table_name = ${RATE_LIMIT_TABLE}`;
+      expect(rows).toHaveLength(1);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('shares one quota between two limiters on one database', async () => {
+    const principal = `p-${randomUUID()}`;
+    const decisions = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? a : b).take(principal)));
+    expect(decisions.filter((d) => d.kind === 'allowed')).toHaveLength(10);
+    expect(decisions.filter((d) => d.kind === 'limited')).toHaveLength(6);
+    const remaining = decisions.flatMap((d) => (d.kind === 'allowed' ? [d.remaining] : [])).sort((x, y) => x - y);
+    expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const d of decisions) if (d.kind === 'limited') expect(d.resetSeconds).toBeGreaterThanOrEqual(1);
+    // Another principal is untouched.
+    expect(await b.take(`q-${randomUUID()}`)).toMatchObject({ kind: 'allowed', remaining: 9 });
+    expect(storeErrors).toEqual([]);
+  });
+
+  it('fails open when its table is gone: requests are allowed unchecked and onStoreError says so', async () => {
+    const admin = openAdminSql();
+    try {
+      await admin.unsafe(`drop table "${pg.schema}"."${RATE_LIMIT_TABLE}"`);
+    } finally {
+      await admin.end();
+    }
+    const principal = `r-${randomUUID()}`;
+    for (let i = 0; i < 12; i++) expect(await a.take(principal)).toEqual({ kind: 'unchecked' });
+    expect(storeErrors).toEqual(Array.from({ length: 12 }, () => 'postgres'));
+  });
+});
+
+describePostgres('the PostgreSQL rate limiter when PostgreSQL is not there', () => {
+  it('refuses to open (start-up stops, as it does for the store)', async () => {
+    await expect(openPostgresRateLimiter({ url: 'postgres://postgres@127.0.0.1:1/test', policy: rateLimitPolicy(1, 1), timeoutMs: 500 })).rejects.toThrow(
+      /could not prepare the rate limiter table/,
+    );
+  });
+});
