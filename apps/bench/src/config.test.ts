@@ -8,6 +8,8 @@ describe('parseConfig', () => {
       right: {
         seconds: 8,
         warmupSeconds: 2,
+        rounds: 1,
+        sideBySide: 3,
         budgetSeconds: 255,
         connections: 50,
         preload: 5_000_000,

@@ -59,6 +59,8 @@ const onOff = t.keyof({ on: null, off: null, '1': null, '0': null, true: null, f
 /** Environment knobs of `pnpm bench`; README.md lists them. */
 const Env = t.partial({
   BENCH_SECONDS: intFromString('BENCH_SECONDS', 1, 600),
+  BENCH_ROUNDS: intFromString('BENCH_ROUNDS', 1, 20),
+  BENCH_SIDE_BY_SIDE: intFromString('BENCH_SIDE_BY_SIDE', 0, 20),
   BENCH_BUDGET: intFromString('BENCH_BUDGET', 0, 86_400),
   BENCH_WARMUP: intFromString('BENCH_WARMUP', 0, 60),
   BENCH_CONNECTIONS: intFromString('BENCH_CONNECTIONS', 1, 10_000),
@@ -78,6 +80,17 @@ export interface BenchConfig {
   /** Measured interval per scenario, seconds. */
   readonly seconds: number;
   readonly warmupSeconds: number;
+  /**
+   * How many times every scenario runs on every store, interleaved (round 1 of all, then round 2…):
+   * each row shows the run of median req/s and each ratio is the median of the per-round ratios,
+   * so one noisy stretch of the machine cannot make a comparison.
+   */
+  readonly rounds: number;
+  /**
+   * Runs of each variant row (metrics on…) at the same time as its base row, both on the server's
+   * core, whose req/s ratio the variant's comparison then takes (0: compare the sequential rows).
+   */
+  readonly sideBySide: number;
   /** Seconds the bench may take (build excluded); noisy runs are repeated only within it. */
   readonly budgetSeconds: number;
   readonly connections: number;
@@ -114,6 +127,8 @@ export const parseConfig = (env: Readonly<Record<string, string | undefined>>): 
     E.map((e) => ({
       seconds: e.BENCH_SECONDS ?? 8,
       warmupSeconds: e.BENCH_WARMUP ?? 2,
+      rounds: e.BENCH_ROUNDS ?? 1,
+      sideBySide: e.BENCH_SIDE_BY_SIDE ?? 3,
       budgetSeconds: e.BENCH_BUDGET ?? 255,
       connections: e.BENCH_CONNECTIONS ?? 50,
       preload: e.BENCH_PRELOAD ?? 5_000_000,

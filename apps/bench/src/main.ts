@@ -6,7 +6,7 @@ import { parseConfig, type BenchConfig } from './config.js';
 import { formatProbe, probeDisk, type DiskProbe } from './disk-probe.js';
 import { planStores, redact, type Launched, type Plan } from './plans.js';
 import { tasksetAvailable } from './processes.js';
-import { checkTargets, formatTable, formatTargets, NOISY, rate, type Row } from './report.js';
+import { BASES, checkTargets, formatTable, formatTargets, NOISY, rate, type Row, type SideBySide } from './report.js';
 import { runScenario } from './run-scenario.js';
 import { SCENARIOS, type LoadGenerator, type ScenarioKind } from './scenarios.js';
 import { seedPlants, smokeCheck } from './seed.js';
@@ -129,41 +129,51 @@ const main = async (config: BenchConfig): Promise<number> => {
     }
   }
 
-  const runs = SCENARIO_ORDER.flatMap((kind) =>
-    live.filter(({ plan }) => plan.scenarios.includes(kind) && config.scenarios.includes(kind)).map((entry) => ({ kind, entry })),
+  /** One run of `kind` against `entry`'s server; logs it and records its errors. */
+  const measure = async (entry: Live, kind: ScenarioKind, label: string, round: number): Promise<Row> => {
+    const { plan, server } = entry;
+    const connections = kind === 'latency' ? 1 : config.connections;
+    const spec = {
+      generator,
+      kind,
+      url: server.url,
+      token: server.token,
+      connections,
+      warmupSeconds: config.warmupSeconds,
+      seconds: config.seconds,
+      firstId: entry.nextId,
+      seedFrom: entry.seedFrom,
+      seedTo: entry.seedTo,
+    };
+    const { row, nextId } = await runScenario(server, { name: plan.name, label: plan.label }, spec, { server: serverCore, driver: driverCore });
+    entry.nextId = nextId + 1;
+    log(
+      `${label} (${connections} conn): ${Math.round(row.rps).toLocaleString('en-US')} req/s, ` +
+        `p50 ${row.latency.p50.toFixed(2)} ms, p99 ${row.latency.p99.toFixed(2)} ms, errors ${row.errors}` +
+        (row.otherCpuServerCore === undefined ? '' : `, other load on the server's core ${Math.round(row.otherCpuServerCore * 100)}%`) +
+        (row.errors > 0 ? `, statuses ${JSON.stringify(row.statusCounts)}` : ''),
+    );
+    if (row.errors > 0) failures.push(`${label}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts)}`);
+    if (!server.alive()) throw new Error('the server process exited during the run');
+    return { ...row, round };
+  };
+
+  // With BENCH_ROUNDS > 1 the whole sequence repeats, so that every comparison is made round by
+  // round; every other round runs the stores of a scenario in reverse order, so that no store is
+  // always the one measured right after another's load.
+  const runs = Array.from({ length: config.rounds }, (_, round) => round).flatMap((round) =>
+    SCENARIO_ORDER.flatMap((kind) => {
+      const entries = live.filter(({ plan }) => plan.scenarios.includes(kind) && config.scenarios.includes(kind));
+      return (round % 2 === 1 ? entries.reverse() : entries).map((entry) => ({ kind, entry, round }));
+    }),
   );
   const secondsPerRun = config.warmupSeconds + config.seconds + 1.5;
   let retries = 0;
-  for (const [index, { kind, entry }] of runs.entries()) {
+  for (const [index, { kind, entry, round }] of runs.entries()) {
     const { plan, server } = entry;
     if (entry.failed) continue;
-    const connections = kind === 'latency' ? 1 : config.connections;
-    const label = `${plan.label} · ${SCENARIOS[kind].label}`;
-    const once = async (): Promise<Row> => {
-      const spec = {
-        generator,
-        kind,
-        url: server.url,
-        token: server.token,
-        connections,
-        warmupSeconds: config.warmupSeconds,
-        seconds: config.seconds,
-        firstId: entry.nextId,
-        seedFrom: entry.seedFrom,
-        seedTo: entry.seedTo,
-      };
-      const { row, nextId } = await runScenario(server, { name: plan.name, label: plan.label }, spec, { server: serverCore, driver: driverCore });
-      entry.nextId = nextId + 1;
-      log(
-        `${label} (${connections} conn): ${Math.round(row.rps).toLocaleString('en-US')} req/s, ` +
-          `p50 ${row.latency.p50.toFixed(2)} ms, p99 ${row.latency.p99.toFixed(2)} ms, errors ${row.errors}` +
-          (row.otherCpuServerCore === undefined ? '' : `, other load on the server's core ${Math.round(row.otherCpuServerCore * 100)}%`) +
-          (row.errors > 0 ? `, statuses ${JSON.stringify(row.statusCounts)}` : ''),
-      );
-      if (row.errors > 0) failures.push(`${label}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts)}`);
-      if (!server.alive()) throw new Error('the server process exited during the run');
-      return row;
-    };
+    const label = `${plan.label} · ${SCENARIOS[kind].label}${config.rounds > 1 ? ` (round ${round + 1}/${config.rounds})` : ''}`;
+    const once = (): Promise<Row> => measure(entry, kind, label, round);
     try {
       let row = await once();
       // A run during which other work took much of the server's core measures the neighbours;
@@ -186,12 +196,37 @@ const main = async (config: BenchConfig): Promise<number> => {
   }
   notes['reruns'] = retries;
 
+  // A variant and its base (BASES: metrics on / off…) under load at the same time, both on the
+  // server's core: the scheduler shares the core between them, so the ratio of their req/s is the
+  // inverse of the ratio of their CPU cost per request, and whatever else the machine does slows
+  // both alike. Run after run, sequential ratios swing by ±20 % here; these by about ±2 %.
+  const sideBySide: SideBySide[] = [];
+  for (const variant of live) {
+    const baseName = BASES[variant.plan.name]?.store;
+    const base = live.find((entry) => entry.plan.name === baseName);
+    if (base === undefined || config.sideBySide === 0) continue;
+    for (const kind of SCENARIO_ORDER.filter((k) => k !== 'latency' && variant.plan.scenarios.includes(k) && base.plan.scenarios.includes(k) && config.scenarios.includes(k))) {
+      const ratios: number[] = [];
+      for (let run = 0; run < config.sideBySide && !variant.failed && !base.failed; run++) {
+        const label = (entry: Live): string => `${entry.plan.label} · ${SCENARIOS[kind].label} (side by side ${run + 1}/${config.sideBySide})`;
+        try {
+          const [v, b] = await Promise.all([measure(variant, kind, label(variant), run), measure(base, kind, label(base), run)]);
+          ratios.push(v.rps / b.rps);
+        } catch (error) {
+          variant.failed = true;
+          failures.push(`${label(variant)}: ${message(error)}\n${variant.server.output()}\n${base.server.output()}`);
+        }
+      }
+      if (ratios.length > 0) sideBySide.push({ scenario: kind, store: variant.plan.name, ratios });
+    }
+  }
+
   const pending = cleanups.splice(0);
   await Promise.all(pending.map((cleanup) => cleanup().catch((error: unknown) => warn(`cleanup: ${message(error)}`))));
   disk.after = probeDisk(work, DISK_PROBE_SECONDS);
   rmSync(work, { recursive: true, force: true });
 
-  const rated = rate(rows);
+  const rated = rate(rows, sideBySide);
   const elapsed = (Date.now() - started) / 1000;
   log('');
   log(`load generator: ${generator}; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -209,7 +244,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   const { pgAdminUrl, ...shownConfig } = config;
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: new Date(started).toISOString(), elapsedSeconds: elapsed, machine: { ...machine, loadAverageAtEnd: loadavg(), disk }, config: { ...shownConfig, pgAdminUrl: redact(pgAdminUrl) }, notes, warnings, skipped, failures, targets, rows: rated }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: new Date(started).toISOString(), elapsedSeconds: elapsed, machine: { ...machine, loadAverageAtEnd: loadavg(), disk }, config: { ...shownConfig, pgAdminUrl: redact(pgAdminUrl) }, notes, warnings, skipped, failures, targets, sideBySide, rows: rated }, null, 2)}\n`,
   );
   log(`results: ${file} (${elapsed.toFixed(0)} s)`);
   if (profileDir !== undefined) log(`cpu profiles: ${profileDir}`);

@@ -41,7 +41,7 @@ describe('rate', () => {
       row({ scenario: 'create', store: 'sqlite', rps: 4000 }),
       row({ scenario: 'create', store: 'sqlite-preloaded', rps: 3800 }),
     ]);
-    expect(rated[1]?.vsEmpty).toBeCloseTo(0.95);
+    expect(rated[1]?.vsBase).toBeCloseTo(0.95);
     expect(rated[1]?.ratio).toBeUndefined();
   });
 });
@@ -102,5 +102,36 @@ describe('checkTargets', () => {
     );
     expect(checks[0]).toMatchObject({ met: true, noisy: true });
     expect(checks[1]).toMatchObject({ noisy: false });
+  });
+});
+
+describe('rate over several rounds', () => {
+  it('keeps the run of median req/s and the median of the ratios taken within each round', () => {
+    const rated = rate([
+      row({ scenario: 'get', store: 'sqlite', rps: 10_000, round: 0 }),
+      row({ scenario: 'get', store: 'sqlite-metrics', rps: 9_800, round: 0 }),
+      // a noisy stretch slows both rows of round 1: the paired ratio stays near the others
+      row({ scenario: 'get', store: 'sqlite', rps: 6_000, round: 1 }),
+      row({ scenario: 'get', store: 'sqlite-metrics', rps: 5_700, round: 1 }),
+      row({ scenario: 'get', store: 'sqlite', rps: 11_000, round: 2 }),
+      row({ scenario: 'get', store: 'sqlite-metrics', rps: 11_000, round: 2 }),
+    ]);
+    const metrics = rated.find((r) => r.store === 'sqlite-metrics');
+    expect(metrics?.rps).toBe(9_800);
+    expect(metrics?.roundsRps).toEqual([9_800, 5_700, 11_000]);
+    expect(metrics?.vsBase).toBeCloseTo(0.98);
+    expect(formatTable(rated)).toMatch(/0\.98× metrics off; median of 3/);
+  });
+});
+
+describe('rate with side-by-side runs', () => {
+  it('takes a variant’s ratio to its base from the runs made at the same time', () => {
+    const rated = rate(
+      [row({ scenario: 'get', store: 'sqlite', rps: 10_000 }), row({ scenario: 'get', store: 'sqlite-metrics', rps: 8_000 })],
+      [{ scenario: 'get', store: 'sqlite-metrics', ratios: [0.97, 1.01, 0.99] }],
+    );
+    const metrics = rated.find((r) => r.store === 'sqlite-metrics');
+    expect(metrics?.vsBase).toBeCloseTo(0.99);
+    expect(formatTable(rated)).toMatch(/0\.99× metrics off \(side by side, median of 3\)/);
   });
 });

@@ -29,31 +29,83 @@ export interface Row {
    */
   readonly otherCpuServerCore: number | undefined;
   readonly otherCpuDriverCore: number | undefined;
+  /** Which round of BENCH_ROUNDS this run belongs to (0 when there is one). */
+  readonly round?: number;
   /** Noisier runs of the same scenario that this row replaced. */
   readonly discarded?: readonly { readonly rps: number; readonly p99: number; readonly otherCpuServerCore: number | undefined }[];
 }
 
 export interface RatedRow extends Row {
-  /** rps / the ceiling's rps for the same scenario. */
+  /** rps / the ceiling's rps for the same scenario (the median of the per-round ratios). */
   readonly ratio: number | undefined;
-  /** For the preloaded and the metrics rows: rps / the plain SQLite row's rps (same scenario). */
-  readonly vsEmpty: number | undefined;
+  /** For a row with a base (BASES): rps / the base row's rps, same scenario and round (median over rounds). */
+  readonly vsBase: number | undefined;
+  /** req/s of every round, in round order; the row itself is the round of median req/s. */
+  readonly roundsRps: readonly number[];
+  /** How many side-by-side runs `vsBase` is the median of (undefined: taken from the rounds). */
+  readonly sideBySide: number | undefined;
 }
+
+/**
+ * Rows measured as a variant of another row of the same run: the preloaded store against the
+ * empty one, the server with metrics on against the same server with them off, another build
+ * (BENCH_BASELINE_DIR) against this one.
+ */
+export const BASES: Partial<Record<StoreName, { readonly store: StoreName; readonly note: string }>> = {
+  'sqlite-preloaded': { store: 'sqlite', note: 'empty' },
+  'sqlite-metrics': { store: 'sqlite', note: 'metrics off' },
+  'sqlite-baseline': { store: 'sqlite', note: 'this build' },
+};
 
 const SCENARIO_ORDER = Object.keys(SCENARIOS) as ScenarioKind[];
 
-/** Adds the ratios and orders rows by scenario, then store (ceiling first). */
-export const rate = (rows: readonly Row[]): readonly RatedRow[] => {
-  const find = (scenario: ScenarioKind, store: StoreName): Row | undefined =>
-    rows.find((r) => r.scenario === scenario && r.store === store);
-  return rows
-    .map((row): RatedRow => {
-      const ceiling = find(row.scenario, 'ceiling');
-      const empty = row.store === 'sqlite-preloaded' || row.store === 'sqlite-metrics' ? find(row.scenario, 'sqlite') : undefined;
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+};
+
+/** The req/s ratios of a variant to its base (BASES) measured at the same time on one core. */
+export interface SideBySide {
+  readonly scenario: ScenarioKind;
+  readonly store: StoreName;
+  readonly ratios: readonly number[];
+}
+
+/**
+ * One row per (scenario, store): with several rounds, the round of median req/s, and each ratio
+ * the median of the ratios taken within a round (a paired comparison: both rows of a ratio ran
+ * minutes apart at most, under the same neighbours). A variant's ratio to its base comes from the
+ * side-by-side runs when there are some (the median of their ratios). Rows are ordered by scenario,
+ * then store.
+ */
+export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = []): readonly RatedRow[] => {
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = `${row.scenario} ${row.store}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const partner = (row: Row, store: StoreName): Row | undefined =>
+    rows.find((r) => r.scenario === row.scenario && r.store === store && (r.round ?? 0) === (row.round ?? 0));
+  const medianRatio = (group: readonly Row[], store: StoreName): number | undefined => {
+    const ratios = group.flatMap((row) => {
+      const other = partner(row, store);
+      return other !== undefined && other.rps > 0 ? [row.rps / other.rps] : [];
+    });
+    return ratios.length === 0 ? undefined : median(ratios);
+  };
+  return [...groups.values()]
+    .map((group): RatedRow => {
+      const byRps = [...group].sort((a, b) => a.rps - b.rps);
+      const representative = byRps[Math.floor((byRps.length - 1) / 2)] as Row;
+      const base = BASES[representative.store];
+      const paired = sideBySide.find((p) => p.scenario === representative.scenario && p.store === representative.store);
       return {
-        ...row,
-        ratio: ceiling !== undefined && ceiling.rps > 0 ? row.rps / ceiling.rps : undefined,
-        vsEmpty: empty !== undefined && empty.rps > 0 ? row.rps / empty.rps : undefined,
+        ...representative,
+        ratio: medianRatio(group, 'ceiling'),
+        vsBase: base === undefined ? undefined : paired === undefined ? medianRatio(group, base.store) : median(paired.ratios),
+        sideBySide: paired?.ratios.length,
+        roundsRps: group.map((r) => r.rps),
       };
     })
     .sort(
@@ -87,7 +139,11 @@ export const tableCells = (rows: readonly RatedRow[]): string[][] =>
     r.otherCpuServerCore === undefined && r.otherCpuDriverCore === undefined
       ? '–'
       : `${pct(r.otherCpuServerCore)}/${pct(r.otherCpuDriverCore)}`,
-    [r.vsEmpty === undefined ? '' : `${times(r.vsEmpty)} ${r.store === 'sqlite-metrics' ? 'metrics off' : 'empty'}`, r.discarded === undefined ? '' : 'quieter of 2 runs']
+    [
+      r.vsBase === undefined ? '' : `${times(r.vsBase)} ${BASES[r.store]?.note ?? ''}${r.sideBySide === undefined ? '' : ` (side by side, median of ${r.sideBySide})`}`,
+      r.roundsRps.length > 1 ? `median of ${r.roundsRps.length}` : '',
+      r.discarded === undefined ? '' : 'quieter of 2 runs',
+    ]
       .filter((n) => n !== '')
       .join('; '),
   ]);
@@ -163,14 +219,14 @@ export const checkTargets = (rows: readonly RatedRow[]): readonly TargetCheck[] 
     },
     {
       target: `create with ${preloaded?.storeLabel.replace('sqlite FULL ', '') ?? 'the preload'} plants: ≥ 0.9× the empty store`,
-      value: times(preloaded?.vsEmpty),
-      met: preloaded?.vsEmpty === undefined ? undefined : preloaded.vsEmpty >= 0.9,
+      value: times(preloaded?.vsBase),
+      met: preloaded?.vsBase === undefined ? undefined : preloaded.vsBase >= 0.9,
       noisy: noisy(preloaded, create),
     },
     {
       target: 'create and get with metrics on: ≥ 0.95× off (issue 12)',
-      value: metered.map((r) => times(r?.vsEmpty)).join(' / '),
-      met: metered.some((r) => r?.vsEmpty === undefined) ? undefined : metered.every((r) => (r?.vsEmpty ?? 0) >= 0.95),
+      value: metered.map((r) => times(r?.vsBase)).join(' / '),
+      met: metered.some((r) => r?.vsBase === undefined) ? undefined : metered.every((r) => (r?.vsBase ?? 0) >= 0.95),
       noisy: metered.some((r) => noisy(r, find(r?.scenario ?? 'create', 'sqlite'))),
     },
   ];
