@@ -57,7 +57,7 @@ export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => bool
       status,
       seconds: ms / 1000,
       errorTag: ctx.state.errorTag,
-      replayed: ctx.response.get('Idempotent-Replayed') === 'true',
+      replayed: ctx.res.getHeader('idempotent-replayed') === 'true',
     });
     if (status >= 500) logger.error({ ...line, err: ctx.state.cause }, 'request failed');
     else requestLog.info(line, 'request');
