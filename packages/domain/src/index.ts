@@ -1,5 +1,12 @@
 export { describeValue } from './describe-value.js';
-export { openApiDocument } from './openapi.js';
+export {
+  IDEMPOTENCY_KEY_PATTERN,
+  IdempotencyKey,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  parseIdempotencyKeyField,
+  type IdempotencyKeyBrand,
+} from './idempotency-key.js';
+export { createOpenApiDocument, DEFAULT_IDEMPOTENCY_TTL_SECONDS, openApiDocument, type OpenApiSettings } from './openapi.js';
 export {
   CreatePlantRequest,
   CreatePlantResponse,

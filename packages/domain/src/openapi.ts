@@ -1,3 +1,4 @@
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency-key.js';
 import { MAX_NAME_LENGTH, MAX_TAG_LENGTH } from './plant.js';
 import { MAX_PLANT_ID } from './plant-id.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './wire.js';
@@ -278,8 +279,38 @@ const withSecurityHeaders = <const P extends PathItems>(paths: P): P => {
   return out as unknown as P;
 };
 
-/** The OpenAPI 3.1 document of the whole contract (CONTRACT.md), served at `GET /openapi.json`. */
-export const openApiDocument = {
+/** What the served document states about the deployment (CONTRACT.md asks it to publish these). */
+export interface OpenApiSettings {
+  /** IDEMPOTENCY_TTL_SECONDS in force; default 86400. */
+  readonly idempotencyTtlSeconds?: number;
+}
+
+export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 86_400;
+
+const idempotencyKeyParameter = (ttlSeconds: number) => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: `Makes the create safe to retry (draft-ietf-httpapi-idempotency-key-header). One field line: 1–${MAX_IDEMPOTENCY_KEY_LENGTH} characters from \`A–Z a–z 0–9 . _ : ~ + / = -\`, bare or as an RFC 8941 string (\`k\` and \`"k"\` are one key; the 255 count what is inside the quotes). The draft allows any printable ASCII inside the quotes; this narrower set is deliberate. Anything else (a space, an escape, parameters, a list, an empty value, a second line) → 400 naming the header, checked after the 415s and before the 413. A key belongs to the principal that sent it (an operator token's id, or the JWT's \`iss\` + \`sub\`): another principal's equal key is another key, so a retry must use the same token. The outcome of a create with a new key — 201, or 409 for a taken id — is saved with the key in the transaction of the plant, and kept for ${ttlSeconds} second${ttlSeconds === 1 ? '' : 's'} from its commit (\`IDEMPOTENCY_TTL_SECONDS\`, by the store's clock); after that the key is new again. Other outcomes (400, 401, 403, 413, 415, 429, 5xx) save nothing. The same key with the same request (equal JSON values: member order, whitespace, escapes and number spelling do not count; neither do the query string and other headers) → the saved status, \`Location\` and body again with \`Idempotent-Replayed: true\`; nothing changes, even if the plant has since been deleted. The same key with a different request → 422 (the saved outcome stays). While a request with the key is being processed by this server process → 409 with \`Retry-After: 1\`, never saved; on PostgreSQL, a request with the key on another instance or worker waits for the first one's commit instead and then gets its saved outcome (a replay, or 422). A replay counts as a request for rate limits.`,
+  schema: {
+    type: 'string',
+    pattern: `^(?:[A-Za-z0-9._:~+/=-]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}|"[A-Za-z0-9._:~+/=-]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}")$`,
+  },
+  example: '5f0c6c1e-3b1a-4be4-9f5c-2a6f1f0a9d3e',
+});
+
+const idempotentReplayed = {
+  'Idempotent-Replayed': {
+    description: '`true` when this is the saved answer of an earlier request with the same `Idempotency-Key` (absent otherwise).',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/**
+ * The OpenAPI 3.1 document of the whole contract (CONTRACT.md), served at `GET /openapi.json`,
+ * with the deployment's settings stated where the contract asks for them.
+ */
+export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTENCY_TTL_SECONDS }: OpenApiSettings = {}) => ({
   openapi: '3.1.0',
   info: {
     title: 'Plant Store',
@@ -300,6 +331,7 @@ export const openApiDocument = {
         description:
           'Needs scope `plants:write`. `Content-Type` must be `application/json` (a `charset=utf-8` parameter is fine); any other media type, or a `Content-Encoding` other than `identity`, → 415. The body may be at most 16 KiB as sent (configurable) → else 413; it must be valid UTF-8 → else 400. When `id` is absent the server assigns one that never collides with an existing plant.',
         security: [{ bearer: ['plants:write'] }],
+        parameters: [idempotencyKeyParameter(idempotencyTtlSeconds)],
         requestBody: {
           required: true,
           content: {
@@ -321,6 +353,7 @@ export const openApiDocument = {
                 required: true,
                 schema: { type: 'string', pattern: '^/plants/[1-9][0-9]*$', example: '/plants/42' },
               },
+              ...idempotentReplayed,
             },
             content: {
               'application/json': {
@@ -329,11 +362,27 @@ export const openApiDocument = {
               },
             },
           }),
-          '400': error(400, 'Invalid body (the message names every failing field), or a malformed bearer credential (`WWW-Authenticate: … error="invalid_request"`).', 'name: expected 1–200 characters, got 0', wwwAuthenticate),
+          '400': error(400, 'Invalid body (the message names every failing field), a malformed `Idempotency-Key`, or a malformed bearer credential (`WWW-Authenticate: … error="invalid_request"`).', 'name: expected 1–200 characters, got 0', wwwAuthenticate),
           ...authErrors,
-          '409': error(409, 'The id is taken; nothing was changed.', 'a plant with id 42 already exists'),
+          '409': error(
+            409,
+            'The id is taken; nothing was changed (with an `Idempotency-Key`, saved and replayed with `Idempotent-Replayed: true`). Or, with `Retry-After: 1`: a request with the same `Idempotency-Key` is still being processed; nothing was done or saved, retry.',
+            'a plant with id 42 already exists',
+            {
+              'Retry-After': {
+                description: 'Only on the in-flight answer: retry the same request with the same key after this many seconds.',
+                schema: { type: 'integer', enum: [1] },
+              },
+              ...idempotentReplayed,
+            },
+          ),
           '413': error(413, 'The body is larger than the limit.', 'request body larger than 16384 bytes'),
           '415': error(415, 'Not `application/json`, or a compressed body.', 'expected Content-Type application/json'),
+          '422': error(
+            422,
+            'The `Idempotency-Key` was already used, within its time to live, with a different request. The saved outcome stays; send a new key for a new request.',
+            'Idempotency-Key "order-17" was already used with a different request; send a new key for a new request',
+          ),
           ...common,
         },
       },
@@ -466,4 +515,7 @@ export const openApiDocument = {
       },
     },
   },
-} as const;
+}) as const;
+
+/** The document with the default settings. */
+export const openApiDocument = createOpenApiDocument();
