@@ -26,6 +26,8 @@ export interface AppDeps {
   readonly logger: Logger;
   /** Largest request body accepted, in bytes as sent (default 16 KiB). */
   readonly bodyLimitBytes?: number;
+  /** IDEMPOTENCY_TTL_SECONDS, as the store was opened with it: the served document states it. */
+  readonly idempotencyTtlSeconds?: number;
   /** True once shutdown began: /readyz answers 503 from then on. */
   readonly isShuttingDown?: () => boolean;
   /**
@@ -55,7 +57,11 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
 
   const isShuttingDown = deps.isShuttingDown ?? (() => false);
   const router = new Router<AppState>();
-  addHealthRoutes(router, { plants: deps.store.plants, isShuttingDown });
+  addHealthRoutes(router, {
+    plants: deps.store.plants,
+    isShuttingDown,
+    ...(deps.idempotencyTtlSeconds === undefined ? {} : { document: { idempotencyTtlSeconds: deps.idempotencyTtlSeconds } }),
+  });
   addDocsRoutes(router);
   addPlantRoutes(router, {
     service: createPlantService(deps.store.plants),

@@ -23,6 +23,7 @@ describe('decodeConfig', () => {
         metrics: undefined,
         headersTimeoutMs: 10000,
         requestTimeoutMs: 30000,
+        idempotencyTtlSeconds: 86400,
       }),
     );
   });
@@ -55,6 +56,7 @@ describe('decodeConfig', () => {
       CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173',
       METRICS_PORT: '9464',
       METRICS_HOST: '0.0.0.0',
+      IDEMPOTENCY_TTL_SECONDS: '600',
     });
     expect(result).toEqual(
       E.right({
@@ -73,6 +75,7 @@ describe('decodeConfig', () => {
         metrics: { host: '0.0.0.0', port: 9464 },
         headersTimeoutMs: 2000,
         requestTimeoutMs: 4000,
+        idempotencyTtlSeconds: 600,
       }),
     );
   });
@@ -89,6 +92,9 @@ describe('decodeConfig', () => {
     [{ CORS_ORIGINS: 'https://a.example, ' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
     [{ PORT: '3000.5' }, 'PORT expects an integer from 0 to 65535'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '1.5' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '1d' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
     [{ PORT: '08080' }, 'PORT expects an integer from 0 to 65535'],
     [{ HOST: 'local host' }, 'HOST expects a host name or IP address without spaces'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL expects sqlite:<file>, sqlite::memory:, a file path or postgres://…'],

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { availableParallelism } from 'node:os';
 import * as t from 'io-ts';
 import type { Level } from 'pino';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from './adapters/idempotency-purge.js';
 import { parseDatabaseUrl } from './adapters/open-store.js';
 import { SERVER_TIMEOUTS } from './http/server.js';
 import { isB64Token } from './tokens/opaque-token.js';
@@ -34,6 +35,8 @@ export interface Config {
   readonly headersTimeoutMs: number;
   /** REQUEST_TIMEOUT_MS: how long a client may take to send the whole request, body included (≥ the headers timeout) → 408. */
   readonly requestTimeoutMs: number;
+  /** IDEMPOTENCY_TTL_SECONDS: how long a keyed create's outcome is kept, from its commit. */
+  readonly idempotencyTtlSeconds: number;
 }
 
 export interface RateLimitConfig {
@@ -183,6 +186,8 @@ const codecs = {
   // Node checks both once a second (http/server.ts), so less than a second would not be kept.
   HEADERS_TIMEOUT_MS: integer(1000, 600_000),
   REQUEST_TIMEOUT_MS: integer(1000, 3_600_000),
+  // PostgreSQL takes the TTL as an int4 of seconds (68 years).
+  IDEMPOTENCY_TTL_SECONDS: integer(1, 2 ** 31 - 1),
   AUTH_MODE: oneOf(['tokens', 'jwt']),
   PLANT_STORE_STATIC_TOKEN: fromString('a bearer token of 16–512 characters A–Z a–z 0–9 - . _ ~ + / (then optional =)', (s) =>
     s.length >= 16 && s.length <= 512 && isB64Token(s) ? s : undefined,
@@ -251,6 +256,7 @@ export const decodeConfig = (
     databaseUrl,
     sqliteSynchronous: decoded.SQLITE_SYNCHRONOUS ?? 'FULL',
     bodyLimitBytes: decoded.BODY_LIMIT_BYTES ?? 16_384,
+    idempotencyTtlSeconds: decoded.IDEMPOTENCY_TTL_SECONDS ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     logLevel: decoded.LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: decoded.SHUTDOWN_TIMEOUT_MS ?? 10_000,
     auth,

@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import * as E from 'fp-ts/lib/Either.js';
 import pino from 'pino';
 import { AggregatorRegistry } from 'prom-client';
+import { startKeyPurge } from './adapters/idempotency-purge.js';
 import { openRateLimiter } from './adapters/open-rate-limiter.js';
 import { openStore, parseDatabaseUrl } from './adapters/open-store.js';
 import { createApp } from './app.js';
@@ -23,6 +24,9 @@ import type { Authenticator } from './tokens/principal.js';
 import { createTokenAuthenticator } from './tokens/token-authenticator.js';
 
 /** Exits after the log is flushed (pino's asynchronous destination may hold buffered lines). */
+/** How often expired idempotency keys are looked for (each look forgets them in small steps). */
+const KEY_PURGE_INTERVAL_MS = 60_000;
+
 const exit = (logger: Logger, code: number): void => {
   logger.flush(() => process.exit(code));
   setTimeout(() => process.exit(code), 2_000).unref();
@@ -116,6 +120,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   try {
     store = await openStore(config.databaseUrl, {
       synchronous: config.sqliteSynchronous,
+      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       logger,
       ...config.postgres,
       ...(metrics === undefined ? {} : { observer: metrics.store }),
@@ -148,10 +153,15 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   }
   const limiter = rateLimiter;
   let metricsServer: { close(): Promise<void> } | undefined;
-  /** The metrics listener, the store, then the limiter's client (it has nothing to flush: counters are written as they change). */
+  const keyPurge = startKeyPurge(store.plants, { intervalMs: KEY_PURGE_INTERVAL_MS, logger });
+  /**
+   * The metrics listener, the key purge, the store, then the limiter's client (it has nothing to
+   * flush: counters are written as they change).
+   */
   const closeStores = async (): Promise<void> => {
     try {
       await metricsServer?.close();
+      await keyPurge.stop();
       await store.close();
     } finally {
       await limiter?.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter'));
@@ -162,6 +172,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     auth,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     isShuttingDown: () => shuttingDown,
     rateLimiter,
     corsOrigins: config.corsOrigins,

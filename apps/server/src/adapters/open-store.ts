@@ -22,6 +22,8 @@ export interface OpenStoreOptions {
   readonly statementTimeoutMs?: number;
   /** PostgreSQL only: how long a found token is reused (PG_TOKEN_CACHE_MS); default 1000, 0 = off. */
   readonly tokenCacheMs?: number;
+  /** How long a keyed create's outcome is kept (IDEMPOTENCY_TTL_SECONDS); default 86400. */
+  readonly idempotencyTtlSeconds?: number;
 }
 
 /** Where a DATABASE_URL points. */
@@ -59,7 +61,7 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
     const { openPostgresStore } = await import('./postgres-store.js');
-    const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs } = options;
+    const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs, idempotencyTtlSeconds } = options;
     return openPostgresStore({
       url: location.url,
       ...(logger === undefined ? {} : { logger }),
@@ -68,14 +70,16 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
       ...(acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs }),
       ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
       ...(tokenCacheMs === undefined ? {} : { tokenCacheMs }),
+      ...(idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds }),
     });
   }
-  const { logger, observer, synchronous, syncOffEventLoop } = options;
+  const { logger, observer, synchronous, syncOffEventLoop, idempotencyTtlSeconds } = options;
   return openSqliteStore({
     file: location.file,
     ...(logger === undefined ? {} : { logger }),
     ...(observer === undefined ? {} : { observer }),
     ...(synchronous === undefined ? {} : { synchronous }),
     ...(syncOffEventLoop === undefined ? {} : { syncOffEventLoop }),
+    ...(idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds }),
   });
 }

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import {
+  IdempotencyKey,
   ListCursor,
   MAX_PLANT_ID,
   PageLimit,
@@ -11,7 +12,8 @@ import {
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewPlant } from '../ports/plant-store.js';
+import { canonicalRequest } from '../idempotency/canonical-request.js';
+import type { IdempotencyClaim, NewPlant } from '../ports/plant-store.js';
 import type { Store } from '../ports/store.js';
 import type { NewToken, Scope } from '../ports/token-store.js';
 
@@ -40,6 +42,7 @@ const decodeOrThrow =
 const plantId = decodeOrThrow(PlantId as t.Type<PlantId, unknown, unknown>);
 const plantName = decodeOrThrow(PlantName as t.Type<PlantName, unknown, unknown>);
 const plantTag = decodeOrThrow(PlantTag as t.Type<PlantTag, unknown, unknown>);
+const idempotencyKey = decodeOrThrow(IdempotencyKey as t.Type<IdempotencyKey, unknown, unknown>);
 const page = (limit: number, after: number) => ({
   limit: decodeOrThrow(PageLimit as t.Type<PageLimit, unknown, unknown>)(limit),
   after: decodeOrThrow(ListCursor as t.Type<ListCursor, unknown, unknown>)(after),
@@ -284,6 +287,119 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         } finally {
           await other.close();
         }
+      });
+    });
+
+    describe('idempotency keys', () => {
+      let claims = 0;
+      /** A claim of `plant` with a key no other test uses. */
+      const claim = (plant: NewPlant, owner = `token tok_${runId}`): IdempotencyClaim => {
+        claims += 1;
+        return { owner, key: idempotencyKey(`key-${runId}-${claims}`), request: canonicalRequest(plant) };
+      };
+      /** A create of `plant` with the key of `c` (which may have been claimed for another request). */
+      const createOnce = (plant: NewPlant, c: IdempotencyClaim, on: Store = store) =>
+        on.plants.createOnce(plant, { ...c, request: canonicalRequest(plant) })();
+
+      it('saves the outcome with the plant and replays it, changing nothing', async () => {
+        const plant: NewPlant = { name: plantName('keyed'), tag: plantTag('t') };
+        const c = claim(plant);
+        const first = rightOf(await createOnce(plant, c));
+        expect(first.replayed).toBe(false);
+        const created = rightOf(first.result);
+        expect(created).toEqual({ id: created.id, name: 'keyed', tag: 't' });
+        const again = rightOf(await createOnce(plant, c));
+        expect(again).toEqual({ result: { _tag: 'Right', right: created }, replayed: true });
+        // Nothing was created by the replay: the next assigned id follows the first plant's directly.
+        const next = rightOf(await create({ name: plantName('after') }));
+        expect(rightOf(await store.plants.list(page(10, created.id))()).filter((p) => p.id < next.id)).toEqual([]);
+      });
+
+      it('answers IdempotencyKeyReused for another request with the key, and keeps the saved outcome', async () => {
+        const original: NewPlant = { name: plantName('original') };
+        const c = claim(original);
+        const created = rightOf(rightOf(await createOnce(original, c)).result);
+        expect(await createOnce({ name: plantName('different') }, c)).toEqual({
+          _tag: 'Left',
+          left: { _tag: 'IdempotencyKeyReused', key: c.key },
+        });
+        expect(await createOnce({ name: plantName('original'), tag: plantTag('t') }, c)).toEqual({
+          _tag: 'Left',
+          left: { _tag: 'IdempotencyKeyReused', key: c.key },
+        });
+        expect(rightOf(await createOnce(original, c)).result).toEqual({ _tag: 'Right', right: created });
+      });
+
+      it('saves and replays IdTaken, even after the plant is gone', async () => {
+        const id = plantId(freshBase() + 1);
+        rightOf(await create({ id, name: plantName('holder') }));
+        const late: NewPlant = { id, name: plantName('late') };
+        const c = claim(late);
+        expect(rightOf(await createOnce(late, c))).toEqual({ result: { _tag: 'Left', left: { _tag: 'IdTaken', id } }, replayed: false });
+        rightOf(await store.plants.delete(id)());
+        expect(rightOf(await createOnce(late, c))).toEqual({ result: { _tag: 'Left', left: { _tag: 'IdTaken', id } }, replayed: true });
+        expect(tagOf(await store.plants.get(id)())).toBe('PlantNotFound');
+      });
+
+      it('keeps keys apart by owner', async () => {
+        const mine = claim({ name: plantName('mine') });
+        const theirs = { ...mine, owner: `${mine.owner}-other` };
+        const a = rightOf(rightOf(await createOnce({ name: plantName('mine') }, mine)).result);
+        const b = rightOf(await createOnce({ name: plantName('theirs') }, theirs));
+        expect(b.replayed).toBe(false);
+        expect(rightOf(b.result).id).not.toBe(a.id);
+      });
+
+      it('gives each keyed create of one group its own outcome, a failing neighbour included', async () => {
+        const base = freshBase();
+        const taken = plantId(base + 1);
+        rightOf(await create({ id: taken, name: plantName('taken') }));
+        const writes = Array.from({ length: 30 }, (_, i) => {
+          const plant: NewPlant =
+            i % 3 === 0 ? { id: taken, name: plantName(`conflict ${i}`) } : i % 3 === 1 ? { id: plantId(base + 10 + i), name: plantName(`chosen ${i}`) } : { name: plantName(`assigned ${i}`) };
+          return { plant, c: claim(plant) };
+        });
+        const first = await Promise.all(writes.map(({ plant, c }) => createOnce(plant, c)));
+        const replays = await Promise.all(writes.map(({ plant, c }) => createOnce(plant, c)));
+        first.forEach((outcome, i) => {
+          const { result, replayed } = rightOf(outcome);
+          expect(replayed).toBe(false);
+          if (i % 3 === 0) expect(result).toEqual({ _tag: 'Left', left: { _tag: 'IdTaken', id: taken } });
+          else expect(rightOf(result).name).toBe(i % 3 === 1 ? `chosen ${i}` : `assigned ${i}`);
+          expect(rightOf(replays[i] ?? expect.fail('no replay'))).toEqual({ result, replayed: true });
+        });
+      });
+
+      it('makes one plant of 20 concurrent creates with one key', async () => {
+        const plant: NewPlant = { name: plantName('once') };
+        const c = claim(plant);
+        const outcomes = await Promise.all(Array.from({ length: 20 }, () => createOnce(plant, c)));
+        const plants = outcomes.map((o) => rightOf(rightOf(o).result));
+        expect(new Set(plants.map((p) => p.id)).size).toBe(1);
+        expect(outcomes.filter((o) => !rightOf(o).replayed)).toHaveLength(1);
+      });
+
+      it.runIf(persistent)('makes one plant of concurrent creates with one key across two store instances', async () => {
+        const other = await open();
+        try {
+          const plant: NewPlant = { name: plantName('across') };
+          const c = claim(plant);
+          const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => createOnce(plant, c, i % 2 === 0 ? store : other)));
+          const plants = outcomes.map((o) => rightOf(rightOf(o).result));
+          expect(new Set(plants.map((p) => p.id)).size).toBe(1);
+          expect(outcomes.filter((o) => !rightOf(o).replayed)).toHaveLength(1);
+          expect(rightOf(await other.plants.get(plants[0]?.id ?? plantId(1))()).name).toBe('across');
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('purges nothing that has not expired', async () => {
+        const plant: NewPlant = { name: plantName('kept') };
+        const c = claim(plant);
+        rightOf(await createOnce(plant, c));
+        rightOf(await store.plants.purgeExpiredKeys(1000)());
+        expect(rightOf(await createOnce(plant, c)).replayed).toBe(true);
       });
     });
 

@@ -4,7 +4,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../ports/plant-store.js';
 import type { Scope } from '../ports/token-store.js';
-import { decodeEach, rowProblem, ScopeCodec, tokenRowDecoders } from './store-rows.js';
+import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, type SavedCreate } from './store-rows.js';
 
 /**
  * Codecs for what the `postgres` driver hands back. Every row goes through one of these before
@@ -80,3 +80,13 @@ const TokenRow = t.type(
 
 /** A `tokens` row to a TokenRecord, with its stored hash (`tokenFromRow`) or without it. */
 export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);
+
+/**
+ * A saved idempotency key as plant_store_write returns it (`saved_request`, `saved_status`,
+ * `saved_id` as int8 text) to the saved outcome.
+ */
+export const savedCreateFromRow = (row: unknown): E.Either<StoreUnavailable, SavedCreate> => {
+  const r = (typeof row === 'object' && row !== null ? row : {}) as Record<string, unknown>;
+  return decodeSaved({ request: r['saved_request'], status: r['saved_status'], plant_id: r['saved_id'] });
+};
+const decodeSaved = savedCreateDecoder(PlantIdFromPath);

@@ -1,4 +1,4 @@
-import { plantNotFound, type Plant, type PlantNotFound } from '@plant-store/domain';
+import { plantNotFound, type IdTaken, type Plant, type PlantNotFound } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
@@ -14,6 +14,7 @@ import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailab
 import type { Store } from '../ports/store.js';
 import type { NewToken, TokenRecord, TokenStore } from '../ports/token-store.js';
 import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './postgres-gate.js';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from './idempotency-purge.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './postgres-rows.js';
 import { countFromRow } from './store-rows.js';
@@ -48,6 +49,8 @@ export interface PostgresStoreOptions {
    * another instance) takes effect here; this store's own revocations take effect at once.
    */
   readonly tokenCacheMs?: number;
+  /** How long a keyed create's outcome is kept, from its commit (IDEMPOTENCY_TTL_SECONDS); default 86400. */
+  readonly idempotencyTtlSeconds?: number;
 }
 
 /** Queries handed to the driver per connection before more wait in the gate. */
@@ -87,6 +90,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const statementTimeoutMs = integerOption('statementTimeoutMs', options.statementTimeoutMs, 10_000, 1, 3_600_000);
   const maxBatchSize = integerOption('maxBatchSize', options.maxBatchSize, 1000, 1, 10_000);
   const tokenCacheMs = integerOption('tokenCacheMs', options.tokenCacheMs, 1000, 0, 60_000);
+  const idempotencyTtlSeconds = integerOption('idempotencyTtlSeconds', options.idempotencyTtlSeconds, DEFAULT_IDEMPOTENCY_TTL_SECONDS, 1, 2 ** 31 - 1);
 
   let sql: postgres.Sql;
   try {
@@ -139,7 +143,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw new Error(`migrating PostgreSQL at ${redact(url)} failed: ${message}`);
   }
 
-  const writes = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs, maxBatchSize });
+  const writes = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs, maxBatchSize, idempotencyTtlSeconds });
   const plants = createPostgresPlantStore(sql, gate, writes, logger);
   const tokens = createPostgresTokenStore(sql, gate, logger, tokenCacheMs);
 
@@ -176,7 +180,24 @@ const createPostgresPlantStore = (
   writes: PostgresWriteQueue,
   logger: PostgresStoreLogger | undefined,
 ): PlantStore => ({
-  create: (plant) => () => writes.create(plant),
+  create: (plant) => async () =>
+    pipe(
+      await writes.create(plant),
+      // Without a key nothing is ever replayed, and no key can be reused.
+      E.chainW(({ result }) => result),
+    ) as E.Either<IdTaken | StoreError, Plant>,
+  createOnce: (plant, claim) => () => writes.create(plant, claim),
+  // One short statement per step; the index on expires_at finds the rows without a scan.
+  purgeExpiredKeys: (limit) => async () =>
+    pipe(
+      await gate.run(
+        'purge idempotency keys',
+        () => sql`
+          DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+            SELECT ctid FROM idempotency_keys WHERE expires_at <= now() ORDER BY expires_at LIMIT ${limit}::int4))`,
+      ),
+      E.map((rows) => ({ forgotten: rows.count, more: rows.count === limit })),
+    ),
   delete: (id) => () => writes.delete(id),
   get: (id): TaskEither<PlantNotFound | StoreError, Plant> => async () =>
     pipe(

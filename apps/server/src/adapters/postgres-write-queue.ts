@@ -1,15 +1,30 @@
-import { idTaken, MAX_PLANT_ID, PlantIdFromPath, plantNotFound, type IdTaken, type Plant, type PlantId, type PlantNotFound } from '@plant-store/domain';
+import { idTaken, MAX_PLANT_ID, PlantIdFromPath, plantNotFound, type Plant, type PlantId, type PlantNotFound } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type postgres from 'postgres';
-import { storeUnavailable, type NewPlant, type StoreError } from '../ports/plant-store.js';
+import {
+  storeUnavailable,
+  type IdempotencyClaim,
+  type IdempotencyKeyReused,
+  type KeyedCreate,
+  type NewPlant,
+  type StoreError,
+} from '../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate } from './postgres-gate.js';
+import { savedCreateFromRow } from './postgres-rows.js';
+import { replayOf, type SavedCreate } from './store-rows.js';
 
-type CreateOutcome = E.Either<IdTaken | StoreError, Plant>;
+/** A create's outcome; `replayed` only for a keyed create that found its key saved. */
+export type CreateOutcome = E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;
 type DeleteOutcome = E.Either<PlantNotFound | StoreError, void>;
 
 type Write =
-  | { readonly kind: 'create'; readonly plant: NewPlant; readonly resolve: (outcome: CreateOutcome) => void }
+  | {
+      readonly kind: 'create';
+      readonly plant: NewPlant;
+      readonly claim: IdempotencyClaim | undefined;
+      readonly resolve: (outcome: CreateOutcome) => void;
+    }
   | { readonly kind: 'delete'; readonly id: PlantId; readonly resolve: (outcome: DeleteOutcome) => void };
 
 interface Queued {
@@ -24,6 +39,8 @@ export interface WriteQueueOptions {
   readonly acquireTimeoutMs: number;
   /** Most writes per batch. */
   readonly maxBatchSize: number;
+  /** How long a keyed create's outcome is kept (IDEMPOTENCY_TTL_SECONDS). */
+  readonly idempotencyTtlSeconds: number;
 }
 
 const unavailable = (message: string, code: string): StoreError => storeUnavailable(new PostgresStoreError(message, code));
@@ -62,8 +79,9 @@ export class PostgresWriteQueue {
 
   constructor(private readonly options: WriteQueueOptions) {}
 
-  create(plant: NewPlant): Promise<CreateOutcome> {
-    return new Promise((resolve) => this.submit({ kind: 'create', plant, resolve }));
+  /** A create, with its key when it has one (see plant_store_write in postgres-migrations.ts). */
+  create(plant: NewPlant, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    return new Promise((resolve) => this.submit({ kind: 'create', plant, claim, resolve }));
   }
 
   delete(id: PlantId): Promise<DeleteOutcome> {
@@ -141,7 +159,7 @@ export class PostgresWriteQueue {
       }
       // The statement has returned, so it has committed: hand out the outcomes.
       const exhausted = settle(part, outcome.right);
-      for (const write of exhausted) write.resolve(await this.createInGap(write.plant));
+      for (const write of exhausted) write.resolve(await this.createInGap(write.plant, write.claim));
     }
   }
 
@@ -153,7 +171,7 @@ export class PostgresWriteQueue {
    * id at most once per wrap. The statement locks the counter row before reading the cursor, so
    * concurrent instances take turns; should one still take the same id first, try again.
    */
-  private async createInGap(plant: NewPlant): Promise<CreateOutcome> {
+  private async createInGap(plant: NewPlant, claim: IdempotencyClaim | undefined): Promise<CreateOutcome> {
     const { sql, gate } = this.options;
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const outcome = await gate.run('create in an id gap', async () => {
@@ -180,6 +198,15 @@ export class PostgresWriteQueue {
             INSERT INTO plants (id, name, tag) SELECT id, ${plant.name}, ${plant.tag ?? null} FROM moved
             ON CONFLICT (id) DO NOTHING
             RETURNING id
+          ), keyed AS (
+            -- The key of a keyed create, with the plant. No key can be saved meanwhile: the
+            -- batch that sent this create here found none, and this process holds it in flight.
+            INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at)
+            SELECT ${claim?.owner ?? null}, ${claim?.key ?? null}, ${claim?.request ?? null}, 201, id,
+                   now() + make_interval(secs => ${this.options.idempotencyTtlSeconds}::int4)
+              FROM inserted WHERE ${claim !== undefined}
+            ON CONFLICT (owner, key) DO UPDATE SET
+              request = EXCLUDED.request, status = EXCLUDED.status, plant_id = EXCLUDED.plant_id, expires_at = EXCLUDED.expires_at
           )
           SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id`;
         return GapRow.decode(row);
@@ -189,49 +216,38 @@ export class PostgresWriteQueue {
       if (decoded._tag === 'Left') return E.left(unavailable('the id gap statement returned an unexpected row', 'BAD_RESULT'));
       const { candidate, id } = decoded.right;
       if (candidate === null) return E.left(unavailable(`every plant id from 1 to ${MAX_PLANT_ID} is in use`, 'IDS_EXHAUSTED'));
-      if (id !== null) {
-        const created = { id, name: plant.name };
-        return E.right(plant.tag === undefined ? created : { ...created, tag: plant.tag });
-      }
+      if (id !== null) return E.right({ result: E.right(stored(id, plant)), replayed: false });
     }
     return E.left(unavailable('could not claim a free plant id; other writers took each one first', 'ID_CONTENTION'));
   }
 
-  /** One statement for writes that name distinct ids; resolves to one row per write, in order. */
+  /**
+   * One transaction for writes that name distinct ids and keys: plant_store_write (see
+   * postgres-migrations.ts), one statement on a pooled connection. Resolves to one row per write, in order.
+   */
   private async runSegment(writes: readonly Write[]): Promise<readonly SegmentRow[]> {
-    const { sql } = this.options;
+    const { sql, idempotencyTtlSeconds } = this.options;
     let autos = 0;
     let maxExplicit = 0;
     const input = writes.map((write, i) => {
       // A delete never raises the mark: it stores nothing, and a 404 delete of 2^53−1 would
       // otherwise send every later server-assigned create to the gap search for good.
-      if (write.kind === 'delete') return { i, op: 'delete', id: write.id, auto: null, name: null, tag: null };
-      const { id, name, tag } = write.plant;
+      if (write.kind === 'delete') return { i, op: 'delete', id: write.id };
+      const { plant, claim } = write;
+      const { id, name, tag } = plant;
       if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
-      return { i, op: 'create', id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null };
+      return {
+        i,
+        op: 'create',
+        id: id ?? null,
+        auto: id === undefined ? autos++ : null,
+        name,
+        tag: tag ?? null,
+        ...(claim === undefined ? {} : { owner: claim.owner, key: claim.key, request: claim.request }),
+      };
     });
     const rows = await sql`
-      WITH counter AS (
-        UPDATE plant_id_counter
-           SET next_id = GREATEST(next_id, ${maxExplicit}::int8 + 1) + ${autos}::int8
-        RETURNING next_id - ${autos}::int8 AS base
-      ), input AS (
-        SELECT x.i, x.op, COALESCE(x.id, counter.base + x.auto) AS id, x.name, x.tag
-          FROM counter,
-               jsonb_to_recordset(${sql.json(input)}) AS x(i int4, op text, id int8, auto int8, name text, tag text)
-      ), deleted AS (
-        DELETE FROM plants p USING input d WHERE d.op = 'delete' AND p.id = d.id RETURNING d.i
-      ), inserted AS (
-        INSERT INTO plants (id, name, tag)
-        SELECT id, name, tag FROM input WHERE op = 'create' AND id <= ${MAX_PLANT_ID}::int8 ORDER BY id
-        ON CONFLICT (id) DO NOTHING
-        RETURNING id
-      )
-      SELECT x.i, x.id::text AS id,
-             CASE WHEN x.op = 'delete' THEN x.i IN (SELECT i FROM deleted)
-                  ELSE x.id IN (SELECT id FROM inserted) END AS done
-        FROM input x
-       ORDER BY x.i`;
+      SELECT * FROM plant_store_write(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
     const decoded = SegmentRows.decode(rows);
     if (decoded._tag === 'Left' || decoded.right.length !== writes.length) {
       throw new PostgresStoreError(`the write statement returned ${rows.length} unexpected rows for ${writes.length} writes`, undefined);
@@ -240,13 +256,17 @@ export class PostgresWriteQueue {
   }
 }
 
-const SegmentRow = t.type({ i: t.Int, id: t.string, done: t.boolean }, 'SegmentRow');
+const SegmentRow = t.type(
+  { i: t.Int, id: t.union([t.string, t.null]), done: t.boolean, saved_status: t.union([t.number, t.null]) },
+  'SegmentRow',
+);
 type SegmentRow = t.TypeOf<typeof SegmentRow>;
 const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
 
 /**
- * Splits a batch where an id comes back: one statement sees one snapshot and cannot touch a row
- * twice, so a create, delete and create of one id must run as three statements, in order.
+ * Splits a batch where an id or an idempotency key comes back: one statement sees one snapshot and
+ * cannot touch a row twice, so a create, delete and create of one id must run as three
+ * statements, in order (and a key's second use must see its first).
  * Server-assigned ids are above every stored id and every id the statement creates, so they
  * never split it. They may equal an absent id the statement deletes: that delete sees the
  * snapshot before the insert and finds nothing, as if it ran first, which is a valid order for
@@ -256,14 +276,18 @@ const segment = (writes: readonly Write[]): Write[][] => {
   const segments: Write[][] = [];
   let current: Write[] = [];
   let ids = new Set<number>();
+  let keys = new Set<string>();
   for (const write of writes) {
     const id = write.kind === 'delete' ? write.id : write.plant.id;
-    if (id !== undefined && ids.has(id)) {
+    const key = write.kind === 'create' && write.claim !== undefined ? `${write.claim.owner}\n${write.claim.key}` : undefined;
+    if ((id !== undefined && ids.has(id)) || (key !== undefined && keys.has(key))) {
       segments.push(current);
       current = [];
       ids = new Set();
+      keys = new Set();
     }
     if (id !== undefined) ids.add(id);
+    if (key !== undefined) keys.add(key);
     current.push(write);
   }
   if (current.length > 0) segments.push(current);
@@ -271,6 +295,9 @@ const segment = (writes: readonly Write[]): Write[][] => {
 };
 
 type CreateWrite = Extract<Write, { readonly kind: 'create' }>;
+
+/** The plant a create stored under `id`: the caller's decoded name and tag, not read back. */
+const stored = (id: PlantId, plant: NewPlant): Plant => (plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
 
 /**
  * Hands each write of a committed segment its outcome, except server-assigned creates that found
@@ -288,22 +315,23 @@ const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): CreateWr
       write.resolve(row.done ? E.right(undefined) : E.left(plantNotFound(write.id)));
       return;
     }
-    const { plant } = write;
-    if (row.done) {
+    const { plant, claim } = write;
+    if (row.saved_status !== null && claim !== undefined) {
+      write.resolve(E.chainW((saved: SavedCreate) => replayOf(saved, claim))(savedCreateFromRow(row)));
+    } else if (row.done) {
       const id = PlantIdFromPath.decode(row.id);
       if (id._tag === 'Left') {
-        write.resolve(E.left(unavailable(`the stored plant id ${row.id} is out of range`, 'BAD_RESULT')));
+        write.resolve(E.left(unavailable(`the stored plant id ${String(row.id)} is out of range`, 'BAD_RESULT')));
         return;
       }
-      const created = { id: id.right, name: plant.name };
-      write.resolve(E.right(plant.tag === undefined ? created : { ...created, tag: plant.tag }));
+      write.resolve(E.right({ result: E.right(stored(id.right, plant)), replayed: false }));
     } else if (plant.id !== undefined) {
-      write.resolve(E.left(idTaken(plant.id)));
+      write.resolve(E.right({ result: E.left(idTaken(plant.id)), replayed: false }));
     } else if (Number(row.id) > MAX_PLANT_ID) {
       exhausted.push(write);
     } else {
       // Cannot happen while the high-water mark holds; refuse rather than guess.
-      write.resolve(E.left(unavailable(`assigned plant id ${row.id} is already taken`, 'ID_COLLISION')));
+      write.resolve(E.left(unavailable(`assigned plant id ${String(row.id)} is already taken`, 'ID_COLLISION')));
     }
   });
   return exhausted;

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../ports/plant-store.js';
 import type { Scope } from '../ports/token-store.js';
-import { decodeEach, rowProblem, ScopeCodec, tokenRowDecoders } from './store-rows.js';
+import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders } from './store-rows.js';
 
 /**
  * Codecs for what SQLite hands back. Every row goes through one of these before it leaves the
@@ -102,3 +102,6 @@ const TokenRow = t.type(
 
 /** A `tokens` row to a TokenRecord, with its stored hash (`tokenFromRow`) or without it. */
 export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);
+
+/** An `idempotency_keys` row (plant_id an INTEGER) to the saved outcome. */
+export const savedCreateFromRow = savedCreateDecoder(PlantId);

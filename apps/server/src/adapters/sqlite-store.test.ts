@@ -57,7 +57,7 @@ describe('openSqliteStore', () => {
       );
       expect(migrateSqlite(db)).toEqual([]);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-      expect(tables).toEqual(['plant_ids', 'plants', 'schema_migrations', 'tokens']);
+      expect(tables).toEqual(['idempotency_keys', 'plant_ids', 'plants', 'schema_migrations', 'tokens']);
     });
 
     it('applies a new migration to an existing file in its own transaction', async () => {

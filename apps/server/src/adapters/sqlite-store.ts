@@ -4,7 +4,15 @@ import { idTaken, plantNotFound, type IdTaken, type Plant, type PlantId, type Pl
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import { storeUnavailable, type NewPlant, type PlantStore, type StoreError } from '../ports/plant-store.js';
+import {
+  storeUnavailable,
+  type IdempotencyClaim,
+  type IdempotencyKeyReused,
+  type KeyedCreate,
+  type NewPlant,
+  type PlantStore,
+  type StoreError,
+} from '../ports/plant-store.js';
 import type { Store } from '../ports/store.js';
 import type { NewToken, TokenRecord, TokenStore } from '../ports/token-store.js';
 import {
@@ -19,8 +27,9 @@ import { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import { PlantIdAllocator, preparePlantIdStatements } from './sqlite-plant-ids.js';
 import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
-import { plantFromRow, plantsFromRows, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './sqlite-rows.js';
-import { countFromRow } from './store-rows.js';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from './idempotency-purge.js';
+import { plantFromRow, plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './sqlite-rows.js';
+import { countFromRow, replayOf, type SavedCreate } from './store-rows.js';
 import type { StoreObserver } from '../ports/store-observer.js';
 
 export type { StoreLogger } from './sqlite-group-commit.js';
@@ -51,6 +60,8 @@ export interface SqliteStoreOptions {
   readonly maxBatchSize?: number;
   /** The WAL checkpoint worker's settings (files only; `:memory:` has no WAL). */
   readonly checkpoint?: CheckpointOptions;
+  /** How long a keyed create's outcome is kept, from its commit (IDEMPOTENCY_TTL_SECONDS); default 86400. */
+  readonly idempotencyTtlSeconds?: number;
 }
 
 const SYNCHRONOUS = ['FULL', 'NORMAL'] as const;
@@ -97,6 +108,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const maxBatchSize = Math.max(1, nonNegativeInteger('maxBatchSize', options.maxBatchSize, 1000));
   const intervalMs = Math.max(1, nonNegativeInteger('checkpoint.intervalMs', options.checkpoint?.intervalMs, DEFAULT_CHECKPOINT_INTERVAL_MS));
   const truncateAboveBytes = nonNegativeInteger('checkpoint.truncateAboveBytes', options.checkpoint?.truncateAboveBytes, DEFAULT_WAL_TRUNCATE_BYTES);
+  const ttlMs = 1000 * Math.max(1, nonNegativeInteger('idempotencyTtlSeconds', options.idempotencyTtlSeconds, DEFAULT_IDEMPOTENCY_TTL_SECONDS));
   const memory = file === ':memory:';
   const offloaded = !memory && synchronous === 'FULL' && options.syncOffEventLoop !== false;
   const path = memory ? file : resolve(file);
@@ -150,7 +162,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
         },
       });
 
-  const plants = createSqlitePlantStore(db, commits, isClosed, wal);
+  const plants = createSqlitePlantStore(db, commits, isClosed, wal, ttlMs);
   const tokens = createSqliteTokenStore(db, commits, isClosed);
 
   let closing: Promise<void> | undefined;
@@ -178,6 +190,7 @@ const createSqlitePlantStore = (
   commits: GroupCommit<PlantIdAllocator>,
   isClosed: () => boolean,
   wal: WalSync | undefined,
+  ttlMs: number,
 ): PlantStore => {
   const insert = db.prepare<[number, string, string | null]>(
     'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
@@ -186,31 +199,94 @@ const createSqlitePlantStore = (
   const byId = db.prepare<[number]>('SELECT id, name, tag FROM plants WHERE id = ?');
   const page = db.prepare<[number, number]>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?');
   const ping = db.prepare('SELECT 1').pluck();
+  const savedKey = db.prepare<[string, string]>('SELECT request, status, plant_id FROM idempotency_keys WHERE owner = ? AND key = ?');
+  // Claims a key for a create, as its 201: a new key, or one whose saved outcome has expired
+  // (overwritten). No change: the key holds an unexpired outcome, to be replayed.
+  const claimKey = db.prepare<[string, string, string, number, number, number]>(
+    `INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at) VALUES (?, ?, ?, 201, ?, ?)
+     ON CONFLICT (owner, key) DO UPDATE SET
+       request = excluded.request, status = 201, plant_id = excluded.plant_id, expires_at = excluded.expires_at
+     WHERE idempotency_keys.expires_at <= ?`,
+  );
+  const keyGotConflict = db.prepare<[string, string]>('UPDATE idempotency_keys SET status = 409 WHERE owner = ? AND key = ?');
+  const forgetKey = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE owner = ? AND key = ?');
+  // The purge sweeps the keys in key order, `limit` at a time, from where the last step stopped.
+  const keysAfter = db.prepare<[string, string, number]>(
+    'SELECT owner, key, expires_at FROM idempotency_keys WHERE (owner, key) > (?, ?) ORDER BY owner, key LIMIT ?',
+  );
+  let sweptTo: readonly [string, string] = ['', ''];
+
+  /** The id a create stores under: the caller's, or the next server-assigned one (undefined: none left). */
+  const idFor = (plant: NewPlant, ids: PlantIdAllocator): PlantId | undefined =>
+    // PlantIdAllocator only hands out ids from 1 to MAX_PLANT_ID.
+    plant.id ?? (ids.next() as PlantId | undefined);
+  const idsExhausted = (): StoreError => storeUnavailable(new Error('every plant id from 1 to 2^53-1 is in use'));
 
   // What was just stored, built from the already-decoded request rather than read back: the
   // name and tag are the caller's branded values and the id is in range (checked or assigned).
-  const stored = (id: PlantId, plant: NewPlant): E.Either<StoreError, Plant> =>
-    E.right(plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
-
-  const create = (plant: NewPlant, ids: PlantIdAllocator): E.Either<IdTaken | StoreError, Plant> => {
-    if (plant.id !== undefined) {
-      if (insert.run(plant.id, plant.name, plant.tag ?? null).changes === 0) return E.left(idTaken(plant.id));
-      ids.stored(plant.id);
-      return stored(plant.id, plant);
-    }
-    const next = ids.next();
-    if (next === undefined) return E.left(storeUnavailable(new Error('every plant id from 1 to 2^53-1 is in use')));
-    const id = next as PlantId; // PlantIdAllocator only hands out ids from 1 to MAX_PLANT_ID
+  const insertAt = (id: PlantId, plant: NewPlant, ids: PlantIdAllocator): E.Either<IdTaken | StoreError, Plant> => {
     if (insert.run(id, plant.name, plant.tag ?? null).changes === 0) {
-      // Cannot happen while the high-water mark holds; refuse rather than guess.
-      return E.left(storeUnavailable(new Error(`assigned plant id ${id} is already taken`)));
+      // A server-assigned id cannot be taken while the high-water mark holds; refuse rather than guess.
+      return E.left(plant.id !== undefined ? idTaken(id) : storeUnavailable(new Error(`assigned plant id ${id} is already taken`)));
     }
     ids.stored(id);
-    return stored(id, plant);
+    return E.right(plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
+  };
+
+  const create = (plant: NewPlant, ids: PlantIdAllocator): E.Either<IdTaken | StoreError, Plant> => {
+    const id = idFor(plant, ids);
+    return id === undefined ? E.left(idsExhausted()) : insertAt(id, plant, ids);
+  };
+
+  /**
+   * A keyed create inside its batch's transaction, after every earlier write of the batch and of
+   * every other connection (BEGIN IMMEDIATE), so the key's state is exact. The key is claimed
+   * first, as the 201 it will be: an unexpired saved outcome makes the claim change nothing, and
+   * is replayed instead. Then the plant: stored (the claim stands), its id taken (the saved
+   * outcome becomes the 409), or a failure, which forgets the claim; a statement that throws
+   * forgets it too, so a plant is never stored without its key nor a key saved without its
+   * outcome, and the batch's other writes are untouched. Two statements on the common path: no
+   * lookup, no savepoint.
+   */
+  const createOnce = (plant: NewPlant, claim: IdempotencyClaim, ids: PlantIdAllocator): E.Either<IdempotencyKeyReused | StoreError, KeyedCreate> => {
+    const { owner, key, request } = claim;
+    const id = idFor(plant, ids);
+    if (id === undefined) return E.left(idsExhausted());
+    const now = Date.now();
+    if (claimKey.run(owner, key, request, id, now + ttlMs, now).changes === 0) {
+      return E.chainW((saved: SavedCreate) => replayOf(saved, claim))(savedCreateFromRow(savedKey.get(owner, key)));
+    }
+    try {
+      const result = insertAt(id, plant, ids);
+      if (E.isRight(result)) return E.right({ result, replayed: false });
+      if (result.left._tag === 'IdTaken') {
+        keyGotConflict.run(owner, key);
+        return E.right({ result: E.left(result.left), replayed: false });
+      }
+      forgetKey.run(owner, key);
+      return E.left(result.left);
+    } catch (cause) {
+      // After an error that rolled the whole transaction back (SQLITE_FULL…) nothing is left to
+      // forget: GroupCommit fails the batch.
+      if (db.inTransaction) forgetKey.run(owner, key);
+      throw cause;
+    }
   };
 
   return {
     create: (plant): TaskEither<IdTaken | StoreError, Plant> => () => commits.submit((ids) => create(plant, ids)),
+    createOnce: (plant, claim) => () => commits.submit((ids) => createOnce(plant, claim, ids)),
+    purgeExpiredKeys: (limit) => () =>
+      commits.submit(() => {
+        const now = Date.now();
+        const rows = keysAfter.all(sweptTo[0], sweptTo[1], limit) as { owner: string; key: string; expires_at: number }[];
+        let forgotten = 0;
+        for (const row of rows) if (row.expires_at <= now) forgotten += forgetKey.run(row.owner, row.key).changes;
+        const last = rows[rows.length - 1];
+        const more = rows.length === limit && last !== undefined;
+        sweptTo = more ? [last.owner, last.key] : ['', ''];
+        return E.right({ forgotten, more });
+      }),
     delete: (id): TaskEither<PlantNotFound | StoreError, void> => () =>
       commits.submit(() => (remove.run(id).changes === 0 ? E.left(plantNotFound(id)) : E.right(undefined))),
     get: (id) => async () =>

@@ -1,8 +1,16 @@
-import { formatErrors } from '@plant-store/domain';
+import { formatErrors, idTaken, Plant, type PlantId } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
-import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
+import {
+  idempotencyKeyReused,
+  storeUnavailable,
+  type CreateResult,
+  type IdempotencyClaim,
+  type IdempotencyKeyReused,
+  type KeyedCreate,
+  type StoreUnavailable,
+} from '../ports/plant-store.js';
 import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
 
 /**
@@ -83,3 +91,54 @@ export const countFromRow = (row: unknown): E.Either<StoreUnavailable, number> =
     E.map((r) => r.n),
     E.mapLeft((errors) => storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`))),
   );
+
+/** What an `idempotency_keys` row holds: the request (canonical JSON) and the outcome it got. */
+export interface SavedCreate {
+  readonly request: string;
+  readonly result: CreateResult;
+}
+
+const SavedColumns = t.type({ request: t.string, status: t.union([t.literal(201), t.literal(409)]) }, 'IdempotencyKeyRow');
+
+/** The name and tag of a canonical request (`[id, name, tag]`, see idempotency/canonical-request.ts). */
+const RequestFields = t.tuple([t.unknown, t.string, t.union([t.string, t.null])], 'CanonicalRequest');
+
+const parseJson = (text: string, c: t.Context): t.Validation<unknown> => {
+  try {
+    return t.success(JSON.parse(text));
+  } catch {
+    return t.failure(text, c, 'expected the canonical JSON of a create');
+  }
+};
+
+/**
+ * The decoder of `idempotency_keys` rows for an adapter whose `plant_id` column `plantId` decodes
+ * (SQLite: a number; PostgreSQL: int8 as text). A 201 row becomes the plant it created, its name
+ * and tag those of the saved request, checked by the domain's Plant codec; a 409 row the IdTaken
+ * of its id.
+ */
+export const savedCreateDecoder =
+  (plantId: t.Decoder<unknown, PlantId>) =>
+  (row: unknown): E.Either<StoreUnavailable, SavedCreate> =>
+    pipe(
+      SavedColumns.decode(row),
+      E.chain(({ request, status }) =>
+        pipe(
+          plantId.decode((row as { readonly plant_id?: unknown }).plant_id),
+          E.chain((id): t.Validation<SavedCreate> => {
+            if (status === 409) return E.right({ request, result: E.left(idTaken(id)) });
+            return pipe(
+              parseJson(request, []),
+              E.chain((fields) => RequestFields.decode(fields)),
+              E.chain(([, name, tag]) => Plant.decode(tag === null ? { id, name } : { id, name, tag })),
+              E.map((plant) => ({ request, result: E.right(plant) })),
+            );
+          }),
+        ),
+      ),
+      E.mapLeft((errors) => rowProblem('idempotency_keys', errors)),
+    );
+
+/** The answer to a keyed create that found `saved` under its key: the replay, or 422 for another request. */
+export const replayOf = (saved: SavedCreate, claim: IdempotencyClaim): E.Either<IdempotencyKeyReused, KeyedCreate> =>
+  saved.request === claim.request ? E.right({ result: saved.result, replayed: true }) : E.left(idempotencyKeyReused(claim.key));

@@ -1,3 +1,4 @@
+import type { IdempotencyKey } from '@plant-store/domain';
 import type Koa from 'koa';
 import type { Principal } from '../tokens/principal.js';
 
@@ -11,6 +12,8 @@ export interface AppState {
    * JSON.parse rounded), each `field: …`; the route merges them into its one 400.
    */
   bodyProblems?: readonly string[];
+  /** The create's Idempotency-Key, once its syntax was checked (see plant-routes.ts). */
+  idempotencyKey?: IdempotencyKey | undefined;
   /** Why a 5xx was answered, for the request's log line (never sent to the client). */
   cause?: unknown;
   /** The tag of the error answered, if any (for the metrics: auth failures, store errors, 429s). */

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { MAX_PLANT_ID } from '@plant-store/domain';
 import bodyParser from 'koa-bodyparser';
-import type { AppMiddleware } from './context.js';
+import type { AppContext, AppMiddleware } from './context.js';
 import { isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
 import { malformedBody, payloadTooLarge, requestTimeout, unsupportedMediaType, type RequestError } from './request-error.js';
 import { sendError } from './respond.js';
@@ -75,8 +75,10 @@ export const idLiteralProblem = (raw: string, body: unknown): string | undefined
  * - a top-level `id` written as a fraction that JSON.parse rounded to an integer: noted in
  *   `ctx.state.bodyProblems` for the route to merge into its one 400 (see idLiteralProblem).
  * The parsed value lands in `ctx.request.body` for the route to decode with the domain codecs.
+ * `checkHeaders`, when given, runs between the 415 and the 413 checks (the create's
+ * Idempotency-Key syntax goes there in CONTRACT.md's order); its error is answered as it is.
  */
-export const createJsonBody = (limit: number): AppMiddleware => {
+export const createJsonBody = (limit: number, checkHeaders?: (ctx: AppContext) => RequestError | undefined): AppMiddleware => {
   const options: bodyParser.Options & { readonly onProtoPoisoning: 'ignore' } = {
     enableTypes: ['json'],
     jsonLimit: String(limit), // a plain number of bytes
@@ -106,6 +108,8 @@ export const createJsonBody = (limit: number): AppMiddleware => {
         unsupportedMediaType(`expected Content-Type application/json${type === undefined ? ', got none' : ''}`),
       );
     }
+    const headerProblem = checkHeaders?.(ctx);
+    if (headerProblem !== undefined) return sendError(ctx, headerProblem);
     const length = headers['content-length'];
     if (length !== undefined && Number(length) > limit) return sendError(ctx, payloadTooLarge(limit));
 

@@ -6,15 +6,21 @@ import {
   ListQuery,
   PlantIdFromPath,
   type CreatePlantResponse,
+  type Plant,
   type InvalidPlant,
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
+import { canonicalRequest } from '../idempotency/canonical-request.js';
+import { KeysInFlight } from '../idempotency/keys-in-flight.js';
 import type { PlantService } from '../plants/plant-service.js';
-import type { Authenticator } from '../tokens/principal.js';
-import { requireScope } from './auth.js';
-import type { AppState } from './context.js';
-import { createJsonBody } from './json-body.js';
+import type { IdempotencyKeyReused, KeyedCreate, StoreError } from '../ports/plant-store.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { ownerOf, type Authenticator } from '../tokens/principal.js';
+import { requireScope } from './auth.js';
+import type { AppContext, AppState } from './context.js';
+import { readIdempotencyKey } from './idempotency-key-header.js';
+import { createJsonBody } from './json-body.js';
+import { idempotencyKeyInFlight } from './request-error.js';
 import { sendError } from './respond.js';
 
 const decodeCreate = decodeWith(CreatePlantRequest);
@@ -32,6 +38,14 @@ export const mergeProblems = (codec: readonly string[], fromBody: readonly strin
   return invalidPlant([...codec.filter((p) => !fields.has(fieldOf(p))), ...fromBody]);
 };
 
+/** The 201 of a create: `Location` carries the id, the body name and tag only. */
+const answerCreated = (ctx: AppContext, { id, name, tag }: Plant): void => {
+  const body: CreatePlantResponse = tag === undefined ? { name } : { name, tag };
+  ctx.status = 201;
+  ctx.set('Location', `/plants/${id}`);
+  ctx.body = body;
+};
+
 export interface PlantRoutesDeps {
   readonly service: PlantService;
   readonly auth: Authenticator;
@@ -44,21 +58,39 @@ export interface PlantRoutesDeps {
 export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLimitBytes, rateLimiter }: PlantRoutesDeps): void => {
   const canRead = requireScope(auth, 'plants:read', rateLimiter);
   const canWrite = requireScope(auth, 'plants:write', rateLimiter);
-  const jsonBody = createJsonBody(bodyLimitBytes);
 
-  router.post('/plants', canWrite, jsonBody, async (ctx) => {
+  // The Idempotency-Key's syntax is checked after the 415s and before the 413 (CONTRACT.md).
+  const createBody = createJsonBody(bodyLimitBytes, (ctx) => {
+    const key = readIdempotencyKey(ctx.req);
+    if (E.isLeft(key)) return key.left;
+    ctx.state.idempotencyKey = key.right;
+    return undefined;
+  });
+  const inFlight = new KeysInFlight();
+
+  router.post('/plants', canWrite, createBody, async (ctx) => {
     const request = decodeCreate(ctx.request.body);
     const bodyProblems = ctx.state.bodyProblems ?? [];
     if (E.isLeft(request) || bodyProblems.length > 0) {
       return sendError(ctx, mergeProblems(E.isLeft(request) ? request.left.problems : [], bodyProblems));
     }
-    const created = await service.create(request.right)();
-    if (E.isLeft(created)) return sendError(ctx, created.left);
-    const { id, name, tag } = created.right;
-    const body: CreatePlantResponse = tag === undefined ? { name } : { name, tag };
-    ctx.status = 201;
-    ctx.set('Location', `/plants/${id}`);
-    ctx.body = body;
+    const { idempotencyKey: key, principal } = ctx.state;
+    if (key === undefined || principal === undefined) {
+      const created = await service.create(request.right)();
+      return E.isLeft(created) ? sendError(ctx, created.left) : answerCreated(ctx, created.right);
+    }
+    const claim = { owner: ownerOf(principal), key, request: canonicalRequest(request.right) };
+    if (!inFlight.tryHold(claim.owner, key)) return sendError(ctx, idempotencyKeyInFlight(key));
+    let outcome: E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;
+    try {
+      outcome = await service.createOnce(request.right, claim)();
+    } finally {
+      inFlight.release(claim.owner, key);
+    }
+    if (E.isLeft(outcome)) return sendError(ctx, outcome.left);
+    const { result, replayed } = outcome.right;
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
+    return E.isLeft(result) ? sendError(ctx, result.left) : answerCreated(ctx, result.right);
   });
 
   router.get('/plants', canRead, async (ctx) => {

@@ -12,6 +12,7 @@ export type RequestError =
   | { readonly _tag: 'UnsupportedTransferCoding'; readonly codings: string }
   | { readonly _tag: 'NotReady'; readonly reason: string }
   | { readonly _tag: 'RateLimited'; readonly ratePerSecond: number; readonly retryAfterSeconds: number }
+  | { readonly _tag: 'IdempotencyKeyInFlight'; readonly key: string }
   | { readonly _tag: 'InternalError' };
 
 export const routeNotFound = (method: string, path: string): RequestError => ({ _tag: 'RouteNotFound', method, path });
@@ -38,4 +39,6 @@ export const rateLimited = (ratePerSecond: number, retryAfterSeconds: number): R
   ratePerSecond,
   retryAfterSeconds,
 });
+/** Another request with the caller's key is being processed (409, `Retry-After: 1`, never saved). */
+export const idempotencyKeyInFlight = (key: string): RequestError => ({ _tag: 'IdempotencyKeyInFlight', key });
 export const internalError: RequestError = { _tag: 'InternalError' };

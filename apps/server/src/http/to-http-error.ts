@@ -1,10 +1,10 @@
 import { describePlantError, type PlantError } from '@plant-store/domain';
-import type { StoreError } from '../ports/plant-store.js';
+import type { IdempotencyKeyReused, StoreError } from '../ports/plant-store.js';
 import type { AuthError } from '../tokens/auth-error.js';
 import type { RequestError } from './request-error.js';
 
 /** Every failure the server can answer with. A new tag must not compile until it is mapped below. */
-export type AppError = PlantError | StoreError | AuthError | RequestError;
+export type AppError = PlantError | StoreError | IdempotencyKeyReused | AuthError | RequestError;
 
 export interface HttpError {
   readonly status: number;
@@ -85,6 +85,17 @@ export const toHttpError = (error: AppError): HttpError => {
         status: 429,
         message: `rate limit of ${error.ratePerSecond} requests per second exceeded; retry after ${error.retryAfterSeconds} s`,
         headers: { 'Retry-After': String(error.retryAfterSeconds) },
+      };
+    case 'IdempotencyKeyReused':
+      return {
+        status: 422,
+        message: `Idempotency-Key "${error.key}" was already used with a different request; send a new key for a new request`,
+      };
+    case 'IdempotencyKeyInFlight':
+      return {
+        status: 409,
+        message: `a request with Idempotency-Key "${error.key}" is still in progress; retry after 1 s`,
+        headers: { 'Retry-After': '1' },
       };
     case 'InternalError':
       return { status: 500, message: 'internal server error' };

@@ -1,7 +1,7 @@
 import type { CreatePlantRequest, IdTaken, ListQuery, Plant, PlantId, PlantNotFound } from '@plant-store/domain';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import type { PlantStore, StoreError } from '../ports/plant-store.js';
+import type { IdempotencyClaim, IdempotencyKeyReused, KeyedCreate, PlantStore, StoreError } from '../ports/plant-store.js';
 
 /** One page of plants and, when the page is full, the cursor of the next one. */
 export interface PlantListPage {
@@ -13,6 +13,8 @@ export interface PlantListPage {
 /** The plant use cases. They see only the storage port; HTTP and SQL stay outside. */
 export interface PlantService {
   create(request: CreatePlantRequest): TE.TaskEither<IdTaken | StoreError, Plant>;
+  /** A create with an idempotency key: its outcome saved with the key, or the key's saved outcome replayed. */
+  createOnce(request: CreatePlantRequest, claim: IdempotencyClaim): TE.TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
   get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, Plant>;
   remove(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, void>;
   list(query: ListQuery): TE.TaskEither<StoreError, PlantListPage>;
@@ -20,6 +22,7 @@ export interface PlantService {
 
 export const createPlantService = (store: PlantStore): PlantService => ({
   create: (request) => store.create(request),
+  createOnce: (request, claim) => store.createOnce(request, claim),
   get: (id) => store.get(id),
   remove: (id) => store.delete(id),
   list: (query) =>

@@ -1,4 +1,5 @@
-import type { IdTaken, Plant, PlantId, PlantName, PlantNotFound, PlantTag, ListQuery } from '@plant-store/domain';
+import type { IdempotencyKey, IdTaken, Plant, PlantId, PlantName, PlantNotFound, PlantTag, ListQuery } from '@plant-store/domain';
+import type { Either } from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 
 /** The store could not be reached or did not answer in time (pool exhausted, timeout, outage): 503. */
@@ -17,6 +18,40 @@ export interface NewPlant {
   readonly tag?: PlantTag;
 }
 
+/** What makes a create idempotent: whose key it is, the key, and what the request was. */
+export interface IdempotencyClaim {
+  /** The principal the key belongs to (see ownerOf in tokens/principal.ts). */
+  readonly owner: string;
+  readonly key: IdempotencyKey;
+  /**
+   * The create in canonical form (see idempotency/fingerprint.ts): equal exactly for equal
+   * requests. Saved with the key; a 201's plant takes its name and tag from it.
+   */
+  readonly request: string;
+}
+
+/** The outcome of a create that reached the store: what a key saves, and replays. */
+export type CreateResult = Either<IdTaken, Plant>;
+
+/** A keyed create's answer: its own outcome, or the one saved with the key by an earlier request. */
+export interface KeyedCreate {
+  readonly result: CreateResult;
+  readonly replayed: boolean;
+}
+
+/** What one purge step of expired idempotency keys did. */
+export interface PurgeStep {
+  readonly forgotten: number;
+  readonly more: boolean;
+}
+
+/** The key was saved with a different request (→ 422); the saved outcome stays. */
+export interface IdempotencyKeyReused {
+  readonly _tag: 'IdempotencyKeyReused';
+  readonly key: IdempotencyKey;
+}
+export const idempotencyKeyReused = (key: IdempotencyKey): IdempotencyKeyReused => ({ _tag: 'IdempotencyKeyReused', key });
+
 /**
  * The storage port. Every method resolves only after its change is committed (durable), and
  * never rejects: expected outcomes and store failures are values. Adapters: SQLite, PostgreSQL.
@@ -24,6 +59,20 @@ export interface NewPlant {
 export interface PlantStore {
   /** Adds a plant. A server-assigned id never collides with any existing id, client-chosen ones included. */
   create(plant: NewPlant): TaskEither<IdTaken | StoreError, Plant>;
+  /**
+   * A create with an idempotency key, in ONE transaction with the key: when the owner's key holds
+   * an unexpired saved outcome, that outcome (replayed, nothing changed) or, for another request,
+   * IdempotencyKeyReused; otherwise `create`, and its outcome (the plant, or IdTaken) saved with
+   * the key for the store's TTL. Exact across every process sharing the store. A StoreError
+   * leaves neither plant nor key.
+   */
+  createOnce(plant: NewPlant, claim: IdempotencyClaim): TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
+  /**
+   * One step of forgetting saved outcomes past their TTL: it looks at about `limit` keys at most
+   * and forgets the expired ones among them. `more`: the next step has more to look at (false
+   * once every key has been looked at; the next call starts over).
+   */
+  purgeExpiredKeys(limit: number): TaskEither<StoreError, PurgeStep>;
   get(id: PlantId): TaskEither<PlantNotFound | StoreError, Plant>;
   /** Of concurrent deletes of one plant exactly one succeeds; the others get PlantNotFound. */
   delete(id: PlantId): TaskEither<PlantNotFound | StoreError, void>;

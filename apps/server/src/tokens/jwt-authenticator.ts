@@ -60,7 +60,9 @@ export const createJwtAuthenticator = (settings: JwtSettings): Authenticator => 
         try {
           const { payload } = await (typeof key === 'function' ? jwtVerify(token, key, options) : jwtVerify(token, key, options));
           const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : [];
-          return E.right({ subject: typeof payload.sub === 'string' ? payload.sub : '(no subject)', scopes });
+          const subject = typeof payload.sub === 'string' ? payload.sub : '(no subject)';
+          // jwtVerify checked `iss` against the configured issuer, so it is a string here.
+          return E.right({ subject, issuer: String(payload.iss), scopes });
         } catch (e) {
           return E.left(explain(e));
         }

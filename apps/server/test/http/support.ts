@@ -39,8 +39,12 @@ export const testStoreKind: 'sqlite' | 'postgres' = ((): 'sqlite' | 'postgres' =
 })();
 
 /** A throwaway store of `testStoreKind` and how to get rid of it after the store is closed. */
-const openThrowawayStore = async (dir: string, observer: StoreObserver | undefined): Promise<{ store: Store; remove: () => Promise<void> }> => {
-  const observing = observer === undefined ? {} : { observer };
+const openThrowawayStore = async (
+  dir: string,
+  observer: StoreObserver | undefined,
+  idempotencyTtlSeconds: number | undefined,
+): Promise<{ store: Store; remove: () => Promise<void> }> => {
+  const observing = { ...(observer === undefined ? {} : { observer }), ...(idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds }) };
   if (testStoreKind === 'sqlite') return { store: await openSqliteStore({ file: join(dir, 'plants.db'), ...observing }), remove: async () => undefined };
   const pg = await freshPostgresUrl();
   try {
@@ -79,6 +83,8 @@ export interface TestServerOptions {
   readonly corsOrigins?: readonly string[];
   /** Metrics of the app and of the throwaway store (default: none). */
   readonly metrics?: Metrics;
+  /** IDEMPOTENCY_TTL_SECONDS of the throwaway store and the served document (default: theirs, 86400). */
+  readonly idempotencyTtlSeconds?: number;
 }
 
 const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> => {
@@ -92,7 +98,7 @@ const issue = async (store: Store, name: string, scopes: readonly Scope[], expir
 
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-http-'));
-  const { store, remove } = options.open === undefined ? await openThrowawayStore(dir, options.metrics?.store) : { store: await options.open(), remove: async () => undefined };
+  const { store, remove } = options.open === undefined ? await openThrowawayStore(dir, options.metrics?.store, options.idempotencyTtlSeconds) : { store: await options.open(), remove: async () => undefined };
   const prefix = options.tokenPrefix ?? '';
   const logs: string[] = [];
   const destination = new Writable({
@@ -120,6 +126,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds: options.idempotencyTtlSeconds }),
   });
   const server = createServer(app, logger, options.timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

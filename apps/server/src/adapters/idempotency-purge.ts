@@ -1,0 +1,51 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { PlantStore } from '../ports/plant-store.js';
+import type { StoreLogger } from './sqlite-group-commit.js';
+
+/** IDEMPOTENCY_TTL_SECONDS when unset: a day, as Stripe keeps keys (the served document says it too). */
+export { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '@plant-store/domain';
+
+/** Keys one purge step looks at: small, so a step holds the writers only briefly (well under a ms). */
+export const PURGE_BATCH = 500;
+
+/** Steps per interval at most, so that a huge store's purge costs a bounded share of the time. */
+export const MAX_PURGE_STEPS = 200;
+
+export interface KeyPurge {
+  /** Stops the timer and waits for a step in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Forgets expired idempotency keys in the background: every `intervalMs`, steps of PURGE_BATCH
+ * keys until the store says there is no more (or MAX_PURGE_STEPS), each step a write of its own
+ * (requests' writes go in between, never behind a long delete). Lookups ignore expired rows
+ * anyway, so a late purge costs only disk. A failed step is logged and retried at the next interval.
+ */
+export const startKeyPurge = (plants: PlantStore, options: { readonly intervalMs: number; readonly logger?: StoreLogger }): KeyPurge => {
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  const run = async (): Promise<void> => {
+    for (let step = 0; step < MAX_PURGE_STEPS && !stopped; step++) {
+      const purged = await plants.purgeExpiredKeys(PURGE_BATCH)();
+      if (E.isLeft(purged)) {
+        options.logger?.warn({ err: purged.left.cause }, 'purging expired idempotency keys failed; trying again later');
+        return;
+      }
+      if (!purged.right.more) return;
+    }
+  };
+  const timer = setInterval(() => {
+    running ??= run().finally(() => {
+      running = undefined;
+    });
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+};
