@@ -1,15 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AbortError,
   BadRequestError,
+  ConflictError,
+  ConnectionError,
   errorForStatus,
+  ForbiddenError,
+  IdempotencyKeyReusedError,
   NotFoundError,
+  PayloadTooLargeError,
   PlantStoreError,
   RateLimitedError,
   ServerError,
   ServiceUnavailableError,
   TimeoutError,
+  UnauthorizedError,
   UnexpectedResponseError,
+  UnsupportedMediaTypeError,
   ValidationError,
+  type PlantStoreErrorTag,
 } from './client-error.js';
 
 const details = { method: 'GET', url: 'http://h/plants/1', requestId: 'r1', attempts: 1 };
@@ -37,6 +46,21 @@ describe('errorForStatus', () => {
     expect((unavailable as ServiceUnavailableError).retryAfterMs).toBe(5);
   });
 
+  it('tells a 409 for a taken id, a replayed one and the in-progress one apart', () => {
+    const taken = errorForStatus({ status: 409, body: undefined }, details);
+    expect(taken).toBeInstanceOf(ConflictError);
+    expect(taken).toMatchObject({ replayed: false, retryAfterMs: undefined });
+    expect(errorForStatus({ status: 409, body: undefined, replayed: true }, details)).toMatchObject({ _tag: 'Conflict', replayed: true });
+    expect(errorForStatus({ status: 409, body: undefined, retryAfterMs: 1000 }, details)).toMatchObject({ replayed: false, retryAfterMs: 1000 });
+  });
+
+  it('maps 422 to IdempotencyKeyReusedError and keeps the key of the request', () => {
+    const body = { error: 422, message: 'Idempotency-Key "k" was already used with a different request' } as never;
+    const error = errorForStatus({ status: 422, body }, { ...details, idempotencyKey: 'k' });
+    expect(error).toBeInstanceOf(IdempotencyKeyReusedError);
+    expect(error).toMatchObject({ _tag: 'IdempotencyKeyReused', name: 'IdempotencyKeyReusedError', status: 422, idempotencyKey: 'k' });
+  });
+
   it('maps a 408 from the server to TimeoutError with its status', () => {
     const error = errorForStatus({ status: 408, body: undefined }, details);
     expect(error).toBeInstanceOf(TimeoutError);
@@ -59,5 +83,33 @@ describe('ValidationError', () => {
     expect(error).toMatchObject({ _tag: 'Validation', name: 'ValidationError', message: 'name: required; id: expected an integer' });
     expect(error.status).toBeUndefined();
     expect(error.attempts).toBe(0);
+  });
+});
+
+describe('the error tree', () => {
+  it('has one class per tag (a new tag does not compile until it is listed here)', () => {
+    const byTag: Record<PlantStoreErrorTag, PlantStoreError> = {
+      BadRequest: new BadRequestError('x'),
+      Validation: new ValidationError(['x']),
+      Unauthorized: new UnauthorizedError('x'),
+      Forbidden: new ForbiddenError('x'),
+      NotFound: new NotFoundError('x'),
+      Conflict: new ConflictError('x'),
+      IdempotencyKeyReused: new IdempotencyKeyReusedError('x'),
+      PayloadTooLarge: new PayloadTooLargeError('x'),
+      UnsupportedMediaType: new UnsupportedMediaTypeError('x'),
+      RateLimited: new RateLimitedError('x'),
+      Server: new ServerError('x'),
+      ServiceUnavailable: new ServiceUnavailableError('x'),
+      Connection: new ConnectionError('x'),
+      Timeout: new TimeoutError('x'),
+      Aborted: new AbortError('x'),
+      UnexpectedResponse: new UnexpectedResponseError(['x']),
+    };
+    for (const [tag, error] of Object.entries(byTag)) {
+      expect(error._tag).toBe(tag);
+      expect(error.name).toBe(error.constructor.name);
+      expect(error.idempotencyKey).toBeUndefined();
+    }
   });
 });

@@ -8,6 +8,7 @@ export type PlantStoreErrorTag =
   | 'Forbidden'
   | 'NotFound'
   | 'Conflict'
+  | 'IdempotencyKeyReused'
   | 'PayloadTooLarge'
   | 'UnsupportedMediaType'
   | 'RateLimited'
@@ -32,6 +33,8 @@ export interface PlantStoreErrorDetails {
   readonly url?: string | undefined;
   /** How many requests were sent (1 + retries); 0 when the call failed before sending. */
   readonly attempts?: number | undefined;
+  /** The `Idempotency-Key` the request carried (every attempt carries the same one). */
+  readonly idempotencyKey?: string | undefined;
   /** The underlying error (from the network layer, `JSON.parse`, the abort signal). */
   readonly cause?: unknown;
 }
@@ -48,6 +51,12 @@ export abstract class PlantStoreError extends Error {
   readonly method: string | undefined;
   readonly url: string | undefined;
   readonly attempts: number;
+  /**
+   * The `Idempotency-Key` of a failed `plants.create` (absent when it sent none or failed before
+   * sending). Creating again with `{ idempotencyKey: error.idempotencyKey }` and the same input is
+   * safe: the server stores the plant at most once and answers a repeat with the first answer.
+   */
+  readonly idempotencyKey: string | undefined;
 
   constructor(message: string, details: PlantStoreErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -58,6 +67,7 @@ export abstract class PlantStoreError extends Error {
     this.method = details.method;
     this.url = details.url;
     this.attempts = details.attempts ?? 0;
+    this.idempotencyKey = details.idempotencyKey;
   }
 }
 
@@ -96,9 +106,38 @@ export class NotFoundError extends PlantStoreError {
   readonly _tag = 'NotFound' as const;
 }
 
-/** 409: a create named an id another plant already has; nothing was changed. */
+/**
+ * 409 from `plants.create`, in one of two kinds:
+ * - the input named an id another plant already has; nothing was changed. `replayed` is true when
+ *   this is the saved answer to an earlier request with the same `Idempotency-Key` (for example an
+ *   attempt of this call whose response was lost), false when this request met the taken id;
+ * - `retryAfterMs` is set: a request with the same `Idempotency-Key` is still being processed.
+ *   The client waits and retries this one by itself; you see it only when the retries ran out or
+ *   the server asked for a wait longer than `retry.maxRetryAfterMs`.
+ */
 export class ConflictError extends PlantStoreError {
   readonly _tag = 'Conflict' as const;
+  /** Whether the server replayed the saved answer of an earlier request with the same key (`Idempotent-Replayed: true`). */
+  readonly replayed: boolean;
+  /** The server's `Retry-After`: present only when a request with the same key is still in progress. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    message: string,
+    details: PlantStoreErrorDetails & { readonly replayed?: boolean; readonly retryAfterMs?: number | undefined } = {},
+  ) {
+    super(message, details);
+    this.replayed = details.replayed ?? false;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/**
+ * 422: the `Idempotency-Key` was already used with a different request (another body) within the
+ * server's retention time; nothing was changed. Use a fresh key for a different plant.
+ */
+export class IdempotencyKeyReusedError extends PlantStoreError {
+  readonly _tag = 'IdempotencyKeyReused' as const;
 }
 
 /** 413: the request body is larger than the server's limit. */
@@ -181,6 +220,8 @@ export interface ErrorResponse {
   readonly status: number;
   readonly body: ErrorBody | undefined;
   readonly retryAfterMs?: number | undefined;
+  /** Whether the response carried `Idempotent-Replayed: true`. */
+  readonly replayed?: boolean;
 }
 
 /** The error class for a non-success status; the message is the server's, or a generic one. */
@@ -201,11 +242,13 @@ export const errorForStatus = (response: ErrorResponse, details: PlantStoreError
     case 408:
       return new TimeoutError(message, all);
     case 409:
-      return new ConflictError(message, all);
+      return new ConflictError(message, { ...all, replayed: response.replayed ?? false, retryAfterMs: response.retryAfterMs });
     case 413:
       return new PayloadTooLargeError(message, all);
     case 415:
       return new UnsupportedMediaTypeError(message, all);
+    case 422:
+      return new IdempotencyKeyReusedError(message, all);
     case 429:
       return new RateLimitedError(message, { ...all, retryAfterMs: response.retryAfterMs });
     case 503:

@@ -5,6 +5,7 @@ import {
   CreatePlantResponse,
   DEFAULT_PAGE_LIMIT,
   formatErrors,
+  IdempotencyKey,
   ListCursor,
   ListCursorFromString,
   PageLimit,
@@ -22,8 +23,10 @@ import { createPlantsTaskEither, type PlantsTaskEither } from './fp.js';
 import type { PlantStoreHooks } from './hooks.js';
 import { findLink } from './link-header.js';
 import { packageVersion } from './package-version.js';
+import { uuidV7 } from './uuid-v7.js';
 import { DEFAULT_RETRY, resolveRetry, type RetryOptions } from './retry.js';
 import { createTransport, failureOf, type CallOptions, type Exchange, type OutgoingRequest, type TransportConfig } from './transport.js';
+import { withMetadata } from './with-metadata.js';
 
 export interface PlantStoreClientOptions {
   /** Where the server lives, e.g. `http://127.0.0.1:3000` (a path prefix such as `/api` is kept). */
@@ -32,7 +35,7 @@ export interface PlantStoreClientOptions {
   readonly token: string;
   /** Per-attempt timeout in ms. Default 30 000. */
   readonly timeout?: number;
-  /** A retry limit or retry options (see `RetryOptions`). Default: 2 retries for GET and DELETE. */
+  /** A retry limit or retry options (see `RetryOptions`). Default: 2 retries for GET, DELETE and creates with a key. */
   readonly retry?: number | RetryOptions;
   readonly hooks?: PlantStoreHooks;
   /** An `http.Agent` (or `https.Agent` for an https base URL), e.g. for keep-alive or proxies. */
@@ -56,6 +59,30 @@ export interface CreatePlantInput {
   readonly id?: number;
 }
 
+/** The options of `plants.create`: those of every call, plus the `Idempotency-Key`. */
+export interface CreateOptions extends CallOptions {
+  /**
+   * The `Idempotency-Key` sent with the create, the same on every retry of the call. Default: a
+   * fresh UUIDv7 per call (time-ordered: see uuid-v7.ts). Pass your own (1–255 characters from `A–Z a–z 0–9 . _ : ~ + / = -`)
+   * to make a create safe to repeat across calls or processes: the server stores the plant at most
+   * once per key and answers a repeat with the first answer. It is checked like the input
+   * (`ValidationError`, nothing sent) unless the client has `validate: false`. `false` sends no
+   * key: the create is then not retried (unless `retry.createWithId` and the input has an id).
+   */
+  readonly idempotencyKey?: string | false;
+}
+
+/**
+ * What `plants.create` resolves to: the `Plant` plus `replayed`, true when the server answered
+ * with the saved answer of an earlier request with the same `Idempotency-Key`
+ * (`Idempotent-Replayed: true`): an earlier call with your key, or an attempt of this call whose
+ * response was lost. Either way the plant was created once, by that first request.
+ *
+ * `replayed` is a non-enumerable own property: `plant.replayed` reads it, but `Object.keys`,
+ * spreading, `JSON.stringify` and deep equality see only `{ id, name, tag? }`, exactly as before.
+ */
+export type CreatedPlant = Plant & { readonly replayed: boolean };
+
 /** One page's position: at most `limit` plants with ids greater than `after` (0: from the start). */
 export interface ListPlantsQuery {
   readonly limit?: number;
@@ -70,8 +97,12 @@ export interface PlantListPage {
 }
 
 export interface PlantsApi {
-  /** `POST /plants`: stores a plant and returns it, its id read from `Location`. Never retried by default. */
-  create(input: CreatePlantInput, options?: CallOptions): Promise<Plant>;
+  /**
+   * `POST /plants`: stores a plant and returns it, its id read from `Location`. Sends an
+   * `Idempotency-Key` (see `CreateOptions`), so it is retried like a GET, and also after a 409
+   * that says a request with the key is still in progress; without a key it is not retried.
+   */
+  create(input: CreatePlantInput, options?: CreateOptions): Promise<CreatedPlant>;
   /** `DELETE /plants/{id}`: `NotFoundError` when there is no such plant. */
   delete(id: number, options?: CallOptions): Promise<void>;
   /** `GET /plants/{id}`: `NotFoundError` when there is no such plant. */
@@ -181,17 +212,31 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
   const idempotent: OutgoingRequest['retryable'] = () => true;
   const pathId = (id: number): string => (validate ? String(checkInput(PlantId, id, 'id')) : encodeURIComponent(String(id)));
 
-  const create = async (input: CreatePlantInput, options?: CallOptions): Promise<Plant> => {
+  const idempotencyKeyOf = (option: string | false | undefined): string | undefined => {
+    if (option === false) return undefined;
+    if (option === undefined) return uuidV7();
+    return validate ? checkInput(IdempotencyKey, option, 'idempotencyKey') : option;
+  };
+
+  const create = async (input: CreatePlantInput, options?: CreateOptions): Promise<CreatedPlant> => {
     const body = validate ? CreatePlantRequest.encode(checkInput(CreatePlantRequest, input)) : input;
     const hasId = (body as { id?: unknown }).id !== undefined;
+    const idempotencyKey = idempotencyKeyOf(options?.idempotencyKey);
     const exchange = await send(
-      { method: 'POST', path: 'plants', body: JSON.stringify(body), retryable: (policy) => policy.createWithId && hasId },
+      {
+        method: 'POST',
+        path: 'plants',
+        body: JSON.stringify(body),
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        retryable: (policy) => idempotencyKey !== undefined || (policy.createWithId && hasId),
+      },
       options,
     );
     expectStatus(exchange, 201);
     const id = idFromLocation(exchange);
     const created = decodeOrThrow(CreatePlantResponse, exchange);
-    return created.tag === undefined ? { id, name: created.name } : { id, name: created.name, tag: created.tag };
+    const plant: Plant = created.tag === undefined ? { id, name: created.name } : { id, name: created.name, tag: created.tag };
+    return withMetadata(plant, { replayed: exchange.replayed });
   };
 
   const remove = async (id: number, options?: CallOptions): Promise<void> => {

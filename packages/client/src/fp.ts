@@ -2,7 +2,14 @@ import type { Plant } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { PlantStoreError } from './client-error.js';
-import type { CreatePlantInput, ListPlantsQuery, PlantListPage, PlantsApi } from './create-plant-store-client.js';
+import type {
+  CreatedPlant,
+  CreateOptions,
+  CreatePlantInput,
+  ListPlantsQuery,
+  PlantListPage,
+  PlantsApi,
+} from './create-plant-store-client.js';
 import type { CallOptions } from './transport.js';
 
 /**
@@ -11,7 +18,8 @@ import type { CallOptions } from './transport.js';
  * a `TypeError` for a bad option) still rejects the task, as fp-ts expects of defects.
  */
 export interface PlantsTaskEither {
-  create(input: CreatePlantInput, options?: CallOptions): TE.TaskEither<PlantStoreError, Plant>;
+  /** `replayed`, as in the promise API, is a non-enumerable property of the `Right`'s plant. */
+  create(input: CreatePlantInput, options?: CreateOptions): TE.TaskEither<PlantStoreError, CreatedPlant>;
   delete(id: number, options?: CallOptions): TE.TaskEither<PlantStoreError, void>;
   get(id: number, options?: CallOptions): TE.TaskEither<PlantStoreError, Plant>;
   list(query?: ListPlantsQuery, options?: CallOptions): TE.TaskEither<PlantStoreError, PlantListPage>;

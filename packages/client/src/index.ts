@@ -1,5 +1,7 @@
 export {
   createPlantStoreClient,
+  type CreatedPlant,
+  type CreateOptions,
   type CreatePlantInput,
   type ListPlantsQuery,
   type PlantListPage,
@@ -13,6 +15,7 @@ export {
   ConflictError,
   ConnectionError,
   ForbiddenError,
+  IdempotencyKeyReusedError,
   NotFoundError,
   PayloadTooLargeError,
   PlantStoreError,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_RETRY, resolveRetry } from './retry.js';
+import { backoffDelay, DEFAULT_RETRY, isRetryableResponse, resolveRetry } from './retry.js';
 
 describe('resolveRetry', () => {
   it('keeps the base when there is no override', () => {
@@ -30,5 +30,18 @@ describe('backoffDelay', () => {
     expect([1, 2, 3, 4, 5, 10].map((retry) => backoffDelay(retry, policy, justBelowOne))).toEqual([99, 199, 399, 799, 999, 999]);
     expect(backoffDelay(3, policy, () => 0)).toBe(0);
     expect(backoffDelay(3, policy, () => 0.5)).toBe(200);
+  });
+});
+
+describe('isRetryableResponse', () => {
+  it('retries the retryable statuses and the in-progress 409 (the one with Retry-After)', () => {
+    for (const status of [408, 429, 500, 502, 503, 504]) expect(isRetryableResponse(status, undefined)).toBe(true);
+    expect(isRetryableResponse(409, '1')).toBe(true);
+    expect(isRetryableResponse(409, 'soon')).toBe(true);
+  });
+
+  it('does not retry the id-taken 409, other 4xx or a success', () => {
+    for (const status of [200, 201, 400, 404, 409, 413, 422]) expect(isRetryableResponse(status, undefined)).toBe(false);
+    expect(isRetryableResponse(422, '1')).toBe(false);
   });
 });

@@ -7,15 +7,19 @@ export interface RetryOptions {
   /** The largest backoff ceiling in ms. Default 10 000. */
   readonly maxDelayMs?: number;
   /**
-   * The longest `Retry-After` (429, 503) the client waits for, in ms. When the server asks for
-   * longer, the client does not retry and the error carries `retryAfterMs`. Default 30 000.
+   * The longest `Retry-After` (429, 503, the in-progress 409) the client waits for, in ms. When the
+   * server asks for longer, the client does not retry and the error carries `retryAfterMs`.
+   * Default 30 000.
    */
   readonly maxRetryAfterMs?: number;
   /**
-   * Also retry `plants.create` when the input names an `id` (default false). Without an id a
-   * retried create could store the plant twice, so it is never retried. With an id a retry cannot
-   * duplicate, but when the first attempt was stored and only its response was lost, the retry
-   * answers `ConflictError` (with `attempts > 1`) for the plant you created.
+   * Also retry a `plants.create` sent without an `Idempotency-Key` (`idempotencyKey: false`) when
+   * the input names an `id` (default false). A create with a key, the default, is retried like a
+   * GET whatever this says: the server answers a repeat of the key with the first answer. Without
+   * a key and without an id a retried create could store the plant twice, so it is never retried.
+   * With an id a retry cannot duplicate, but when the first attempt was stored and only its
+   * response was lost, the retry answers `ConflictError` (with `attempts > 1`) for the plant you
+   * created.
    */
   readonly createWithId?: boolean;
 }
@@ -32,6 +36,15 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
 
 /** Statuses worth another attempt of an idempotent request. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * Whether a response is worth another attempt of a request that may be retried: a status in
+ * `RETRYABLE_STATUSES`, or a 409 that carries `Retry-After` — the server's "a request with this
+ * `Idempotency-Key` is still in progress". A 409 for a taken id never carries `Retry-After`, so it
+ * is final.
+ */
+export const isRetryableResponse = (status: number, retryAfter: string | undefined): boolean =>
+  RETRYABLE_STATUSES.has(status) || (status === 409 && retryAfter !== undefined);
 
 const checkMs = (name: string, value: number): number => {
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`retry.${name} must be a non-negative number of ms, got ${value}`);

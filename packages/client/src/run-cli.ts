@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { ListCursorFromString, PageLimitFromString, PlantIdFromPath, type Plant } from '@plant-store/domain';
+import { IdempotencyKey, ListCursorFromString, PageLimitFromString, PlantIdFromPath, type Plant } from '@plant-store/domain';
 import type * as t from 'io-ts';
-import { AbortError, PlantStoreError, ValidationError } from './client-error.js';
+import { AbortError, ConflictError, PlantStoreError, ValidationError } from './client-error.js';
 import { createPlantStoreClient, type PlantListPage, type PlantStoreClient } from './create-plant-store-client.js';
 import { packageVersion } from './package-version.js';
 
@@ -28,7 +28,7 @@ const globalOptions = {
 } as const;
 
 const commandOptions = {
-  create: { name: { type: 'string' }, tag: { type: 'string' }, id: { type: 'string' } },
+  create: { name: { type: 'string' }, tag: { type: 'string' }, id: { type: 'string' }, 'idempotency-key': { type: 'string' } },
   delete: {},
   get: {},
   list: { limit: { type: 'string' }, after: { type: 'string' }, all: { type: 'boolean' } },
@@ -48,7 +48,7 @@ const HELP: Record<Command | 'top', string> = {
   top: `Usage: plant-store <command> [options]
 
 Commands:
-  create --name NAME [--tag TAG] [--id ID]   add a plant
+  create --name NAME [--tag TAG] [--id ID]   add a plant (safe to retry: see create --help)
   get <id>                                   show one plant
   delete <id>                                delete a plant
   list [--limit N] [--after ID] [--all]      list plants in id order
@@ -62,11 +62,18 @@ Run "plant-store <command> --help" for a command's details.
   create: `Usage: plant-store create --name NAME [--tag TAG] [--id ID] [options]
 
 Adds a plant and prints it with its id. Without --id the server assigns one.
-A create is never retried, so it cannot store a plant twice.
+Every create sends an Idempotency-Key (a fresh UUIDv7 unless you pass --idempotency-key) and
+is retried with that same key after a lost connection, a timeout or a 5xx: the server
+stores the plant at most once per key and answers a repeat with its first answer, which
+the output marks as replayed.
 
   --name NAME      1–200 characters (required)
   --tag TAG        1–100 characters
   --id ID          an integer from 1 to 9007199254740991
+  --idempotency-key KEY
+                   1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -; run the same
+                   create with the same key again (after a failure, from a script) and
+                   the plant is still stored only once
 
 ${GLOBAL_HELP}
 `,
@@ -108,9 +115,22 @@ const plantLine = (plant: Plant): string => `${plant.id}\t${plant.name}\t${plant
 const describeFailure = (error: PlantStoreError): string => {
   const facts = [
     error.status === undefined ? undefined : `HTTP ${error.status}`,
+    error instanceof ConflictError && error.replayed ? 'replayed' : undefined,
     error.requestId === undefined ? undefined : `request id ${error.requestId}`,
   ].filter((fact) => fact !== undefined);
-  return `plant-store: ${error.message}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}\n`;
+  return `plant-store: ${error.message}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}\n${repeatHint(error)}`;
+};
+
+/**
+ * For a create that failed without a final answer (no response, a 5xx, 408, 429, or the key still
+ * in progress), how to repeat it without storing the plant twice.
+ */
+const repeatHint = (error: PlantStoreError): string => {
+  const { status, idempotencyKey } = error;
+  if (idempotencyKey === undefined) return '';
+  const inProgress = error instanceof ConflictError && error.retryAfterMs !== undefined;
+  const unsettled = status === undefined || status >= 500 || status === 408 || status === 429 || inProgress;
+  return unsettled ? `plant-store: to try again safely, repeat the create with --idempotency-key ${idempotencyKey}\n` : '';
 };
 
 /**
@@ -180,13 +200,21 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'create': {
         if (values.name === undefined) throw new UsageError('create needs --name');
         const id = values.id === undefined ? undefined : decodeArg(PlantIdFromPath, '--id', values.id);
-        const plant = await client.plants.create({
-          name: values.name,
-          ...(values.tag === undefined ? {} : { tag: values.tag }),
-          ...(id === undefined ? {} : { id }),
-        });
-        if (values.json === true) json(plant);
-        else out(`Created plant ${plant.id}: ${plant.name}${plant.tag === undefined ? '' : ` [${plant.tag}]`}\n`);
+        const key = values['idempotency-key'];
+        const idempotencyKey = key === undefined ? undefined : decodeArg(IdempotencyKey, '--idempotency-key', key);
+        const plant = await client.plants.create(
+          {
+            name: values.name,
+            ...(values.tag === undefined ? {} : { tag: values.tag }),
+            ...(id === undefined ? {} : { id }),
+          },
+          idempotencyKey === undefined ? {} : { idempotencyKey },
+        );
+        if (values.json === true) json({ ...plant, replayed: plant.replayed });
+        else {
+          const replay = plant.replayed ? ' (replayed: an earlier request with this idempotency key created it)' : '';
+          out(`Created plant ${plant.id}: ${plant.name}${plant.tag === undefined ? '' : ` [${plant.tag}]`}${replay}\n`);
+        }
         return EXIT.ok;
       }
       case 'get': {

@@ -13,7 +13,7 @@ import {
 } from './client-error.js';
 import { decodeErrorBody } from './decode-body.js';
 import type { PlantStoreHooks, RequestInfo } from './hooks.js';
-import { backoffDelay, resolveRetry, RETRYABLE_STATUSES, type RetryOptions, type RetryPolicy } from './retry.js';
+import { backoffDelay, isRetryableResponse, resolveRetry, type RetryOptions, type RetryPolicy } from './retry.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** Options every operation takes as its last argument; they override the client's. */
@@ -47,6 +47,8 @@ export interface OutgoingRequest {
   readonly path: string;
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** Sent as `Idempotency-Key`, the same on every attempt. */
+  readonly idempotencyKey?: string;
   /** Whether this request may be retried under `policy`. */
   readonly retryable: (policy: RetryPolicy) => boolean;
 }
@@ -59,6 +61,8 @@ export interface Exchange {
   readonly details: PlantStoreErrorDetails;
   /** The URL of the request, to resolve relative `Location` and `Link` targets against. */
   readonly url: URL;
+  /** `Idempotent-Replayed: true`: the server answered with the saved answer of an earlier request with the same key. */
+  readonly replayed: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -75,6 +79,7 @@ export const failureOf = (exchange: Exchange): PlantStoreError =>
       status: exchange.status,
       body: decodeErrorBody(exchange.body),
       retryAfterMs: parseRetryAfter(header(exchange.headers, 'retry-after')),
+      replayed: exchange.replayed,
     },
     exchange.details,
   );
@@ -111,7 +116,10 @@ const checkTimeout = (timeout: number): number => {
   return timeout;
 };
 
-/** Sends requests with auth, timeouts, abort signals, hooks and retries; never decodes bodies. */
+/**
+ * Sends requests with auth, idempotency keys, timeouts, abort signals, hooks and retries; never
+ * decodes bodies.
+ */
 export const createTransport = (config: TransportConfig) => {
   const random = config.random ?? Math.random;
 
@@ -128,7 +136,13 @@ export const createTransport = (config: TransportConfig) => {
       config.agent === undefined ? undefined : url.protocol === 'https:' ? { https: config.agent as HttpsAgent } : { http: config.agent };
 
     for (let attempt = 1; ; attempt++) {
-      const details: PlantStoreErrorDetails = { method: request.method, url: url.href, requestId, attempts: attempt };
+      const details: PlantStoreErrorDetails = {
+        method: request.method,
+        url: url.href,
+        requestId,
+        attempts: attempt,
+        ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+      };
       if (signal?.aborted === true) throw abortFailure(signal, { ...details, attempts: attempt - 1 });
       const headers: Record<string, string> = {
         accept: 'application/json',
@@ -137,6 +151,7 @@ export const createTransport = (config: TransportConfig) => {
         'x-request-id': requestId,
       };
       if (request.body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+      if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
       const info: RequestInfo = { method: request.method, url: url.href, headers, attempt, requestId };
       for (const hook of config.hooks.beforeRequest ?? []) await hook(info);
 
@@ -164,9 +179,11 @@ export const createTransport = (config: TransportConfig) => {
           body: response.body,
           details: { ...details, requestId: header(response.headers, 'x-request-id') ?? requestId },
           url,
+          replayed: header(response.headers, 'idempotent-replayed')?.trim().toLowerCase() === 'true',
         };
-        if (!RETRYABLE_STATUSES.has(exchange.status) || attempt > maxRetries) return exchange;
-        const retryAfter = parseRetryAfter(header(response.headers, 'retry-after'));
+        const rawRetryAfter = header(response.headers, 'retry-after');
+        if (!isRetryableResponse(exchange.status, rawRetryAfter) || attempt > maxRetries) return exchange;
+        const retryAfter = parseRetryAfter(rawRetryAfter);
         if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs) return exchange;
         failure = failureOf(exchange);
         delayMs = retryAfter ?? backoffDelay(attempt, policy, random);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/run-cli.js';
-import { hang, READ_ONLY_TOKEN, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { answerLost, drop, hang, inProgress, READ_ONLY_TOKEN, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 
@@ -44,7 +44,7 @@ describe('plant-store create', () => {
   it('prints one JSON document with --json and honours --id', async () => {
     const result = await run(['create', '--name', 'Fern', '--id', '42', '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ id: 42, name: 'Fern' });
+    expect(JSON.parse(result.stdout)).toEqual({ id: 42, name: 'Fern', replayed: false });
   });
 
   it('exits 1 with the server message on a conflict', async () => {
@@ -64,6 +64,66 @@ describe('plant-store create', () => {
     expect(badId.stderr).toMatch(/^plant-store: --id: expected decimal digits/);
     const longName = await run(['create', '--name', 'x'.repeat(201)]);
     expect(longName).toMatchObject({ code: 2, stderr: 'plant-store: name: expected 1–200 characters, got 201\n' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends a fresh UUIDv7 Idempotency-Key, or the one given with --idempotency-key', async () => {
+    await run(['create', '--name', 'Fern']);
+    await run(['create', '--name', 'Ivy', '--idempotency-key', 'script-42']);
+    const [random, given] = server.requests.map((r) => r.headers['idempotency-key']);
+    expect(random).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(given).toBe('script-42');
+  });
+
+  it('marks a replay in text and in --json', async () => {
+    const argv = ['create', '--name', 'Fern', '--tag', 'shade', '--idempotency-key', 'again'];
+    expect((await run(argv)).stdout).toBe('Created plant 1: Fern [shade]\n');
+    expect(await run(argv)).toEqual({
+      code: 0,
+      stdout: 'Created plant 1: Fern [shade] (replayed: an earlier request with this idempotency key created it)\n',
+      stderr: '',
+    });
+    expect(JSON.parse((await run([...argv, '--json'])).stdout)).toEqual({ id: 1, name: 'Fern', tag: 'shade', replayed: true });
+    expect(server.plants.size).toBe(1);
+  });
+
+  it('retries a create whose answer was lost and prints the replay', async () => {
+    server.enqueue(answerLost);
+    const result = await run(['create', '--name', 'Fern']);
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Created plant 1: Fern \(replayed: /) });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('marks a replayed conflict and reports a reused key', async () => {
+    server.plants.set(5, { id: 5, name: 'Ivy' } as never);
+    await run(['create', '--name', 'Fern', '--id', '5', '--idempotency-key', 'k5']);
+    const replayed = await run(['create', '--name', 'Fern', '--id', '5', '--idempotency-key', 'k5']);
+    expect(replayed.code).toBe(1);
+    expect(replayed.stderr).toMatch(/^plant-store: a plant with id 5 already exists \(HTTP 409, replayed, request id /);
+    const reused = await run(['create', '--name', 'Other', '--idempotency-key', 'k5']);
+    expect(reused.code).toBe(1);
+    expect(reused.stderr).toMatch(/^plant-store: Idempotency-Key "k5" was already used with a different request \(HTTP 422, /);
+  });
+
+  it('prints the key to repeat a create with when it failed without a final answer', async () => {
+    server.enqueue(drop, drop, drop);
+    const lost = await run(['create', '--name', 'Fern', '--idempotency-key', 'retry-me']);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toMatch(/^plant-store: cannot reach the Plant Store: .*\n/);
+    expect(lost.stderr).toMatch(/\nplant-store: to try again safely, repeat the create with --idempotency-key retry-me\n$/);
+    server.enqueue(inProgress('60'));
+    const busy = await run(['create', '--name', 'Fern', '--idempotency-key', 'retry-me']);
+    expect(busy.stderr).toMatch(/still in progress \(HTTP 409, .*\n.*--idempotency-key retry-me\n$/);
+    await run(['create', '--name', 'Fern', '--id', '1']);
+    const taken = await run(['create', '--name', 'Fern', '--id', '1']);
+    expect(taken).toMatchObject({ code: 1, stderr: expect.stringMatching(/already exists \(HTTP 409, request id [0-9a-f-]{36}\)\n$/) });
+  });
+
+  it('exits 2 for a malformed --idempotency-key without sending a request', async () => {
+    const result = await run(['create', '--name', 'Fern', '--idempotency-key', 'has space']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^plant-store: --idempotency-key: expected 1–255 characters from A–Z a–z 0–9 \. _ : ~ \+ \/ = -, got /);
+    expect((await run(['get', '1', '--idempotency-key', 'k'])).stderr).toMatch(/get does not take --idempotency-key/);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -151,6 +211,10 @@ describe('plant-store usage', () => {
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: plant-store ${command}`));
     }
+    const create = (await run(['create', '--help'])).stdout;
+    expect(create).toMatch(/--idempotency-key KEY/);
+    expect(create).toMatch(/Every create sends an Idempotency-Key/);
+    expect(create).not.toMatch(/never retried/);
   });
 
   it('prints the package version', async () => {
@@ -182,9 +246,10 @@ describe('plant-store usage', () => {
   });
 
   it('exits 1 with the server message on a server error, 1 on a connection error', async () => {
-    server.enqueue(reply(500, 'internal error'));
+    server.enqueue(reply(500, 'internal error'), reply(500, 'internal error'), reply(500, 'internal error'));
     const failed = await run(['create', '--name', 'Fern']);
     expect(failed).toMatchObject({ code: 1, stderr: expect.stringMatching(/^plant-store: internal error \(HTTP 500/) });
+    expect(server.requests).toHaveLength(3);
     const refused = await run(['list'], { PLANT_STORE_URL: 'http://127.0.0.1:1' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/cannot reach the Plant Store/);

@@ -1,6 +1,7 @@
 // A small node:http server that answers like the real Plant Store would (CONTRACT.md): bearer
-// auth, the four plant routes, `{error, message}` bodies, Location, Link and X-Request-Id. Tests
-// can queue one-shot handlers to script failures (500s, 429s, garbage, hangs, dropped sockets).
+// auth, the four plant routes, `{error, message}` bodies, Location, Link, X-Request-Id and
+// Idempotency-Key on creates (replays, 422 for a reused key). Tests can queue one-shot handlers
+// to script failures (500s, 429s, garbage, hangs, dropped sockets, a key still in progress).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import {
   describeValue,
   formatErrors,
   ListQuery,
+  parseIdempotencyKeyField,
   PlantIdFromPath,
   type Plant,
   type PlantId,
@@ -26,14 +28,31 @@ export interface RecordedRequest {
   readonly body: string;
 }
 
-/** Answers one request instead of the normal routes. `body` is the request body, read already. */
-export type ScriptedHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+/** The normal routes. */
+export type Route = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+/**
+ * Answers one request instead of the normal routes. `body` is the request body, read already;
+ * `route` runs the normal routes (for handlers that let the request through but spoil the answer).
+ */
+export type ScriptedHandler = (req: IncomingMessage, res: ServerResponse, body: string, route: Route) => void;
+
+/** A create's saved answer, replayed for a repeat of its `Idempotency-Key`. */
+export interface SavedAnswer {
+  /** The request body the key was first used with. */
+  readonly body: string;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly answer: unknown;
+}
 
 export interface FakeServer {
   /** The base URL, e.g. `http://127.0.0.1:41234` (plus the prefix, if any). */
   readonly url: string;
   readonly plants: Map<number, Plant>;
   readonly requests: RecordedRequest[];
+  /** The saved answers of creates, by `Idempotency-Key`. */
+  readonly idempotencyKeys: Map<string, SavedAnswer>;
   /** Queues handlers that answer the next requests, one each, before the normal routes. */
   enqueue(...handlers: ScriptedHandler[]): void;
   close(): Promise<void>;
@@ -70,6 +89,21 @@ export const drop: ScriptedHandler = (req) => {
   req.socket.destroy();
 };
 
+/** A scripted handler that handles the request as usual (a create is stored) but loses the answer: the connection drops. */
+export const answerLost: ScriptedHandler = (req, _res, body, route) => {
+  const discard = { setHeader: () => discard, writeHead: () => discard, end: () => discard };
+  route(req, discard as unknown as ServerResponse, body);
+  req.socket.destroy();
+};
+
+/** A scripted 409 saying a request with the request's `Idempotency-Key` is still in progress. */
+export const inProgress =
+  (retryAfter = '0'): ScriptedHandler =>
+  (req, res) =>
+    sendError(res, 409, `a request with Idempotency-Key ${JSON.stringify(req.headers['idempotency-key'])} is still in progress`, {
+      'retry-after': retryAfter,
+    });
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const challenge = (error?: string) => `Bearer realm="plant-store"${error === undefined ? '' : `, error="${error}"`}`;
 
@@ -77,7 +111,42 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
   const prefix = options.prefix ?? '';
   const plants = new Map<number, Plant>();
   const requests: RecordedRequest[] = [];
+  const idempotencyKeys = new Map<string, SavedAnswer>();
   const queue: ScriptedHandler[] = [];
+
+  // Like the real server: a repeat of a key with the same body gets the saved answer, marked
+  // replayed; with another body a 422. Only 201 and the id-taken 409 are saved.
+  const create = (res: ServerResponse, body: string, key: string | undefined): void => {
+    const saved = key === undefined ? undefined : idempotencyKeys.get(key);
+    if (saved !== undefined) {
+      if (saved.body !== body) {
+        return sendError(res, 422, `Idempotency-Key ${JSON.stringify(key)} was already used with a different request`);
+      }
+      return sendJson(res, saved.status, saved.answer, { ...saved.headers, 'idempotent-replayed': 'true' });
+    }
+    const answer = (status: number, json: unknown, headers: Record<string, string> = {}): void => {
+      if (key !== undefined) idempotencyKeys.set(key, { body, status, headers, answer: json });
+      sendJson(res, status, json, headers);
+    };
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return sendError(res, 400, 'the body is not valid JSON');
+    }
+    const decoded = CreatePlantRequest.decode(json);
+    if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
+    const input = decoded.right;
+    if (input.id !== undefined && plants.has(input.id)) {
+      return answer(409, { error: 409, message: `a plant with id ${input.id} already exists` });
+    }
+    const id = (input.id ?? Math.max(0, ...plants.keys()) + 1) as PlantId;
+    const plant: Plant = input.tag === undefined ? { id, name: input.name } : { id, name: input.name, tag: input.tag };
+    plants.set(id, plant);
+    return answer(201, input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag }, {
+      location: `${prefix}/plants/${id}`,
+    });
+  };
 
   const route = (req: IncomingMessage, res: ServerResponse, body: string): void => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -105,22 +174,12 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       const type = req.headers['content-type'] ?? '';
       if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type)) return sendError(res, 415, 'expected Content-Type: application/json');
       if (Buffer.byteLength(body) > MAX_BODY) return sendError(res, 413, `the body is larger than ${MAX_BODY} bytes`);
-      let json: unknown;
-      try {
-        json = JSON.parse(body);
-      } catch {
-        return sendError(res, 400, 'the body is not valid JSON');
+      const field = req.headers['idempotency-key'];
+      const key = typeof field === 'string' ? parseIdempotencyKeyField(field) : undefined;
+      if (field !== undefined && key === undefined) {
+        return sendError(res, 400, `Idempotency-Key: expected 1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -, got ${describeValue(field)}`);
       }
-      const decoded = CreatePlantRequest.decode(json);
-      if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
-      const input = decoded.right;
-      if (input.id !== undefined && plants.has(input.id)) return sendError(res, 409, `a plant with id ${input.id} already exists`);
-      const id = (input.id ?? Math.max(0, ...plants.keys()) + 1) as PlantId;
-      const plant: Plant = input.tag === undefined ? { id, name: input.name } : { id, name: input.name, tag: input.tag };
-      plants.set(id, plant);
-      return sendJson(res, 201, input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag }, {
-        location: `${prefix}/plants/${id}`,
-      });
+      return create(res, body, key);
     }
 
     if (rest === '' && method === 'GET') {
@@ -158,7 +217,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       const given = req.headers['x-request-id'];
       res.setHeader('x-request-id', typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID());
       const scripted = queue.shift();
-      if (scripted !== undefined) scripted(req, res, body);
+      if (scripted !== undefined) scripted(req, res, body, route);
       else route(req, res, body);
     });
   });
@@ -169,6 +228,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     url: `http://127.0.0.1:${port}${prefix}`,
     plants,
     requests,
+    idempotencyKeys,
     enqueue: (...handlers) => void queue.push(...handlers),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -2,8 +2,15 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPlantStoreClient, NotFoundError, ServerError, ValidationError, type PlantStoreClient } from '../src/index.js';
-import { reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import {
+  createPlantStoreClient,
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  ServerError,
+  ValidationError,
+  type PlantStoreClient,
+} from '../src/index.js';
+import { answerLost, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 let client: PlantStoreClient;
@@ -37,6 +44,28 @@ describe('fp.plants', () => {
     const failed = await client.fp.plants.delete(1)();
     expect(E.isLeft(failed) && failed.left._tag).toBe('Server');
     expect(E.isLeft(failed) && failed.left).toBeInstanceOf(ServerError);
+  });
+
+  it('create takes CreateOptions and resolves to a CreatedPlant', async () => {
+    const first = await client.fp.plants.create({ name: 'Fern' }, { idempotencyKey: 'fp-1' })();
+    const again = await client.fp.plants.create({ name: 'Fern' }, { idempotencyKey: 'fp-1' })();
+    expect(first).toEqual(E.right({ id: 1, name: 'Fern' }));
+    expect(again).toEqual(first);
+    expect(E.isRight(first) && first.right.replayed).toBe(false);
+    expect(E.isRight(again) && again.right.replayed).toBe(true);
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['fp-1', 'fp-1']);
+  });
+
+  it('create retries with its key and reports a reused key as a Left', async () => {
+    const retrying = createPlantStoreClient({ baseUrl: server.url, token: TOKEN, retry: { limit: 1, baseDelayMs: 1 } });
+    server.enqueue(answerLost);
+    const created = await retrying.fp.plants.create({ name: 'Fern' }, { idempotencyKey: 'fp-2' })();
+    expect(E.isRight(created) && created.right.replayed).toBe(true);
+    const reused = await client.fp.plants.create({ name: 'Ivy' }, { idempotencyKey: 'fp-2' })();
+    expect(E.isLeft(reused) && reused.left).toBeInstanceOf(IdempotencyKeyReusedError);
+    expect(E.isLeft(reused) && reused.left._tag).toBe('IdempotencyKeyReused');
+    const invalid = await client.fp.plants.create({ name: 'Ivy' }, { idempotencyKey: 'not a key' })();
+    expect(E.isLeft(invalid) && invalid.left._tag).toBe('Validation');
   });
 
   it('listAll collects every page', async () => {

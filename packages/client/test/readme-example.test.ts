@@ -32,6 +32,20 @@ it('runs the README example', async () => {
   expect(logged[2]?.[0]).toBe('no plant with id 1');
 });
 
+it('runs the README idempotent-create snippet', async () => {
+  const logged: unknown[][] = [];
+  const console = { log: (...args: unknown[]) => void logged.push(args) };
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+
+  const order = { id: 'order-1042', plant: { name: 'Fern', tag: 'shade' } };
+  const plant = await client.plants.create(order.plant, { idempotencyKey: `${order.id}:plant` });
+  const again = await client.plants.create(order.plant, { idempotencyKey: `${order.id}:plant` });
+  console.log(again.id === plant.id, again.replayed); // true true: stored once
+
+  expect(logged).toEqual([[true, true]]);
+  await client.plants.delete(plant.id);
+});
+
 it('runs the README fp-ts snippet', async () => {
   const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
   await client.plants.create({ id: 1, name: 'Fern' });

@@ -129,30 +129,33 @@ describe('Retry-After', () => {
   });
 });
 
-describe('create is not retried by default', () => {
+// Creates with an Idempotency-Key (the default) are retried: see idempotency.test.ts.
+describe('a create without an Idempotency-Key (idempotencyKey: false)', () => {
+  const noKey = { idempotencyKey: false } as const;
+
   it('does not retry a POST after a 503', async () => {
     server.enqueue(reply(503));
-    expect(await rejection(clientFor().plants.create({ name: 'Fern' }))).toBeInstanceOf(ServiceUnavailableError);
+    expect(await rejection(clientFor().plants.create({ name: 'Fern' }, noKey))).toBeInstanceOf(ServiceUnavailableError);
     expect(server.requests).toHaveLength(1);
     expect(retries).toHaveLength(0);
   });
 
   it('does not retry a POST after a dropped connection, even with an id', async () => {
     server.enqueue(drop);
-    expect(await rejection(clientFor().plants.create({ id: 5, name: 'Fern' }))).toBeInstanceOf(ConnectionError);
+    expect(await rejection(clientFor().plants.create({ id: 5, name: 'Fern' }, noKey))).toBeInstanceOf(ConnectionError);
     expect(server.requests).toHaveLength(1);
   });
 
   it('retries a create that names an id when createWithId is set', async () => {
     server.enqueue(reply(503));
-    const plant = await clientFor().plants.create({ id: 5, name: 'Fern' }, { retry: { createWithId: true } });
+    const plant = await clientFor().plants.create({ id: 5, name: 'Fern' }, { ...noKey, retry: { createWithId: true } });
     expect(plant).toEqual({ id: 5, name: 'Fern' });
     expect(server.requests).toHaveLength(2);
   });
 
   it('never retries a create without an id, even with createWithId', async () => {
     server.enqueue(reply(503));
-    await rejection(clientFor({ retry: { limit: 2, baseDelayMs: 1, createWithId: true } }).plants.create({ name: 'Fern' }));
+    await rejection(clientFor({ retry: { limit: 2, baseDelayMs: 1, createWithId: true } }).plants.create({ name: 'Fern' }, noKey));
     expect(server.requests).toHaveLength(1);
   });
 
@@ -161,7 +164,7 @@ describe('create is not retried by default', () => {
       server.plants.set(8, { id: 8, name: 'Fern' } as never);
       req.socket.destroy();
     });
-    const error = await rejection(clientFor().plants.create({ id: 8, name: 'Fern' }, { retry: { createWithId: true } }));
+    const error = await rejection(clientFor().plants.create({ id: 8, name: 'Fern' }, { ...noKey, retry: { createWithId: true } }));
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.attempts).toBe(2);
   });
