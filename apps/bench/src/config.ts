@@ -4,7 +4,7 @@ import * as t from 'io-ts';
 import { formatErrors } from '@plant-store/domain';
 
 /** The stores (rows of the table) a run can cover, in the order they run. */
-export const STORES = ['ceiling', 'sqlite', 'sqlite-baseline', 'sqlite-preloaded', 'sqlite-normal', 'sqlite-metrics', 'postgres'] as const;
+export const STORES = ['ceiling', 'sqlite', 'sqlite-baseline', 'sqlite-preloaded', 'sqlite-normal', 'sqlite-metrics', 'sqlite-keyed', 'postgres'] as const;
 export type StoreName = (typeof STORES)[number];
 /** What runs when BENCH_STORES is unset: every store but the baseline, which needs BENCH_BASELINE_DIR. */
 const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline');
@@ -74,6 +74,7 @@ const Env = t.partial({
   BENCH_CPU_PROF: onOff,
   BENCH_LOG_LEVEL: t.string,
   BENCH_LOAD: t.keyof({ auto: null, autocannon: null, wrk: null }, 'auto|autocannon|wrk'),
+  BENCH_KEYS: t.keyof({ ordered: null, random: null }, 'ordered|random'),
 });
 
 export interface BenchConfig {
@@ -98,6 +99,11 @@ export interface BenchConfig {
   readonly preload: number;
   /** Plants created before the get-by-id and list runs. */
   readonly seed: number;
+  /**
+   * The `sqlite FULL keyed` row's Idempotency-Keys: `ordered` (ascending, as the client's UUIDv7
+   * keys arrive) or `random` (as UUIDv4 keys would: each lands on a page of its own).
+   */
+  readonly keys: 'ordered' | 'random';
   readonly stores: readonly StoreName[];
   readonly scenarios: readonly ScenarioName[];
   /** A PostgreSQL URL allowed to CREATE DATABASE / DROP DATABASE. */
@@ -133,6 +139,7 @@ export const parseConfig = (env: Readonly<Record<string, string | undefined>>): 
       connections: e.BENCH_CONNECTIONS ?? 50,
       preload: e.BENCH_PRELOAD ?? 5_000_000,
       seed: e.BENCH_SEED ?? 1000,
+      keys: e.BENCH_KEYS ?? 'ordered',
       stores: e.BENCH_STORES ?? DEFAULT_STORES,
       scenarios: e.BENCH_SCENARIOS ?? SCENARIO_NAMES,
       pgAdminUrl: e.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { childrenCpuSecondsOf } from './processes.js';
@@ -33,7 +34,10 @@ const withAutocannon = (): Promise<DriverResult> => {
     setupRequest: (request, context) => {
       const id = nextId++;
       context['id'] = id;
-      return { ...request, body: JSON.stringify({ id, name: `bench plant ${id}`, tag: 'bench' }) };
+      const body = JSON.stringify({ id, name: `bench plant ${id}`, tag: 'bench' });
+      if (spec.idempotencyKeys === 'none') return { ...request, body };
+      const key = spec.idempotencyKeys === 'ordered' ? `bench-${id}` : `${randomBytes(8).toString('hex')}-${id}`;
+      return { ...request, headers: { ...jsonHeaders, 'idempotency-key': key }, body };
     },
   });
   const seedSpan = spec.seedTo - spec.seedFrom + 1;

@@ -8,7 +8,7 @@ import { planStores, redact, type Launched, type Plan } from './plans.js';
 import { tasksetAvailable } from './processes.js';
 import { BASES, checkTargets, formatTable, formatTargets, NOISY, rate, type Row, type SideBySide } from './report.js';
 import { runScenario } from './run-scenario.js';
-import { SCENARIOS, type LoadGenerator, type ScenarioKind } from './scenarios.js';
+import { SCENARIOS, type DriverSpec, type LoadGenerator, type ScenarioKind } from './scenarios.js';
 import { seedPlants, smokeCheck } from './seed.js';
 import type { RunningServer } from './servers.js';
 import { wrkAvailable } from './wrk.js';
@@ -133,7 +133,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   const measure = async (entry: Live, kind: ScenarioKind, label: string, round: number): Promise<Row> => {
     const { plan, server } = entry;
     const connections = kind === 'latency' ? 1 : config.connections;
-    const spec = {
+    const spec: DriverSpec = {
       generator,
       kind,
       url: server.url,
@@ -144,6 +144,7 @@ const main = async (config: BenchConfig): Promise<number> => {
       firstId: entry.nextId,
       seedFrom: entry.seedFrom,
       seedTo: entry.seedTo,
+      idempotencyKeys: plan.idempotencyKeys ?? 'none',
     };
     const { row, nextId } = await runScenario(server, { name: plan.name, label: plan.label }, spec, { server: serverCore, driver: driverCore });
     entry.nextId = nextId + 1;

@@ -20,6 +20,8 @@ export interface Plan {
   readonly name: StoreName;
   readonly label: string;
   readonly scenarios: readonly ScenarioKind[];
+  /** The load sends every create with its own `Idempotency-Key`, in this order (default: none). */
+  readonly idempotencyKeys?: 'ordered' | 'random';
   /** Resolves to a printable reason instead when the store is unavailable (PostgreSQL down). */
   start(): Promise<Launched | string>;
 }
@@ -157,6 +159,11 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       case 'sqlite-metrics':
         // The same server with its Prometheus instrumentation on (METRICS_PORT=0: any free port).
         plans.push(sqlitePlan(store, 'sqlite FULL +metrics', 'FULL', ['create', 'get'], 0, undefined, { METRICS_PORT: '0' }));
+        break;
+      case 'sqlite-keyed':
+        // The same server, loaded with creates that each carry an Idempotency-Key (issue 10: the
+        // key's cost, measured side by side with creates without one).
+        plans.push({ ...sqlitePlan(store, `sqlite FULL keyed (${config.keys})`, 'FULL', ['create'], 0), idempotencyKeys: config.keys });
         break;
       case 'postgres':
         plans.push(postgresPlan);

@@ -45,6 +45,8 @@ export const DriverSpec = t.type(
     /** Ids known to exist, for `get`: [from, to] inclusive. */
     seedFrom: Count,
     seedTo: Count,
+    /** Every create with its own `Idempotency-Key`: none, ascending (`bench-<id>`) or random hex. */
+    idempotencyKeys: t.keyof({ none: null, ordered: null, random: null }),
   },
   'DriverSpec',
 );

@@ -29,6 +29,7 @@ function init(args)
   nextId = tonumber(args[3])
   seedFrom = tonumber(args[4])
   seedTo = tonumber(args[5])
+  keys = args[6]
   counts = {}
   pending = {}
   auth = { ["Authorization"] = "Bearer " .. args[1] }
@@ -44,7 +45,14 @@ function request()
   end
   local id = nextId
   nextId = nextId + 1
-  return wrk.format("POST", "/plants", json, '{"id":' .. string.format("%d", id) .. ',"name":"bench plant ' .. string.format("%d", id) .. '","tag":"bench"}')
+  local body = '{"id":' .. string.format("%d", id) .. ',"name":"bench plant ' .. string.format("%d", id) .. '","tag":"bench"}'
+  if keys == "ordered" then
+    json["Idempotency-Key"] = "bench-" .. string.format("%d", id)
+  elseif keys == "random" then
+    -- a random prefix places the key anywhere in the index; the id keeps it unique across runs
+    json["Idempotency-Key"] = string.format("%08x%08x-%d", math.random(0, 0x7fffffff), math.random(0, 0x7fffffff), id)
+  end
+  return wrk.format("POST", "/plants", json, body)
 end
 
 function response(status, headers, body)
@@ -107,6 +115,8 @@ export interface WrkOptions {
   readonly firstId: number;
   readonly seedFrom: number;
   readonly seedTo: number;
+  /** Every create with its own `Idempotency-Key`, ascending or random, or none. */
+  readonly idempotencyKeys: 'none' | 'ordered' | 'random';
 }
 
 /** The line our Lua done() prints; latencies in microseconds. */
@@ -130,7 +140,7 @@ const WrkOutput = t.type(
 /** One wrk run (one thread; the caller's CPU affinity is inherited). */
 export const runWrk = (o: WrkOptions): Promise<WrkRun> =>
   new Promise((resolve, reject) => {
-    const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script(), o.url, '--', o.token, o.kind === 'latency' ? 'create' : o.kind, String(o.firstId), String(o.seedFrom), String(o.seedTo)];
+    const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script(), o.url, '--', o.token, o.kind === 'latency' ? 'create' : o.kind, String(o.firstId), String(o.seedFrom), String(o.seedTo), o.idempotencyKeys];
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

@@ -54,6 +54,7 @@ describe.each([
       firstId,
       seedFrom: 1,
       seedTo: 200,
+      idempotencyKeys: 'none',
       ...over,
     };
   };
