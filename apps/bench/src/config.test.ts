@@ -14,6 +14,7 @@ describe('parseConfig', () => {
         connections: 50,
         preload: 5_000_000,
         seed: 1000,
+        keys: 'ordered',
         stores: STORES.filter((s) => s !== 'sqlite-baseline'),
         scenarios: ['create', 'create-delete', 'get', 'list', 'latency'],
         pgAdminUrl: 'postgres://postgres@127.0.0.1:5432/postgres',

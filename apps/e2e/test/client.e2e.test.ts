@@ -5,6 +5,7 @@ import {
   ConnectionError,
   createPlantStoreClient,
   ForbiddenError,
+  IdempotencyKeyReusedError,
   NotFoundError,
   PayloadTooLargeError,
   PlantStoreError,
@@ -195,5 +196,56 @@ describe('every error class against the real server', () => {
       proxy.closeAllConnections();
       proxy.close();
     }
+  });
+});
+
+describe('idempotent creates against the real server', () => {
+  it('retries a create whose answer was lost with its key: one plant, the saved 201 replayed', async () => {
+    const upstream = new URL(live.server.url);
+    let creates = 0;
+    // Forwards every request; the first create reaches the server and commits, but its answer is
+    // dropped (the connection to the client is destroyed), as when a timeout or a reset loses it.
+    const proxy: Server = createServer((req, res) => {
+      const lose = req.method === 'POST' && ++creates === 1;
+      const forward = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          if (lose) {
+            answer.resume();
+            answer.on('end', () => res.destroy());
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(forward);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    try {
+      const address = proxy.address() as { port: number };
+      const name = `lost answer ${Date.now()}`;
+      const created = await client({ baseUrl: `http://127.0.0.1:${address.port}`, retry: { limit: 2, baseDelayMs: 10 } }).plants.create({ name });
+      expect(creates).toBe(2);
+      expect(created.replayed).toBe(true);
+      const all: string[] = [];
+      for await (const plant of client().plants.all()) all.push(plant.name);
+      expect(all.filter((n) => n === name)).toHaveLength(1);
+      expect(await client().plants.get(created.id)).toEqual({ id: created.id, name });
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+  });
+
+  it('replays your own key, and refuses it for another request with IdempotencyKeyReusedError', async () => {
+    const idempotencyKey = `e2e-${Date.now()}`;
+    const first = await client().plants.create({ name: 'Keyed' }, { idempotencyKey });
+    const again = await client().plants.create({ name: 'Keyed' }, { idempotencyKey });
+    expect([first.replayed, again.replayed, again.id]).toEqual([false, true, first.id]);
+    const error = await failure(client().plants.create({ name: 'Other' }, { idempotencyKey }));
+    expect(error).toBeInstanceOf(IdempotencyKeyReusedError);
+    expect(error.status).toBe(422);
   });
 });

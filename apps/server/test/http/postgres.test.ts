@@ -55,6 +55,25 @@ describePostgres('two instances over one PostgreSQL store', () => {
     expect(statuses.filter((s) => s === 404)).toHaveLength(19);
   });
 
+  it('20 concurrent creates with one Idempotency-Key across both: one plant; each answer its 201 or the in-flight 409', async () => {
+    const post = (server: TestServer) =>
+      request(server, '/plants', {
+        method: 'POST',
+        headers: { ...bearer(a.tokens.all), 'content-type': 'application/json', 'idempotency-key': 'across-instances' },
+        body: JSON.stringify({ name: 'once across instances' }),
+      });
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i % 2 === 0 ? a : b)));
+    const created = replies.filter((r) => r.status === 201);
+    expect(new Set(created.map((r) => r.headers.location)).size).toBe(1);
+    expect(created.filter((r) => r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    for (const reply of replies.filter((r) => r.status !== 201)) {
+      expectError(reply, 409, 'is still in progress');
+      expect(reply.headers['retry-after']).toBe('1');
+    }
+    const all = (await request(b, '/plants?limit=1000', { headers: bearer(a.tokens.all) })).json as { name: string }[];
+    expect(all.filter((p) => p.name === 'once across instances')).toHaveLength(1);
+  });
+
   it('answers /readyz 200 on both', async () => {
     expect((await request(a, '/readyz')).status).toBe(200);
     expect((await request(b, '/readyz')).status).toBe(200);
