@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { PlantStore } from '../ports/plant-store.js';
-import type { StoreLogger } from './sqlite-group-commit.js';
+import type { StoreLogger } from './sqlite/group-commit.js';
 
 /** IDEMPOTENCY_TTL_SECONDS when unset: a day, as Stripe keeps keys (the served document says it too). */
 export { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '@plant-store/domain';

@@ -30,12 +30,12 @@ export const openRateLimiter = async (options: OpenRateLimiterOptions): Promise<
       case 'postgres': {
         const location = parseDatabaseUrl(options.databaseUrl);
         if (location.kind !== 'postgres') throw new TypeError('RATE_LIMIT_STORE=postgres needs a postgres:// DATABASE_URL');
-        const { openPostgresRateLimiter } = await import('./postgres-rate-limiter.js');
+        const { openPostgresRateLimiter } = await import('./postgres/rate-limiter.js');
         return openPostgresRateLimiter({ url: location.url, policy, timeoutMs });
       }
       case 'redis': {
         if (config.redisUrl === undefined) throw new TypeError('RATE_LIMIT_STORE=redis needs REDIS_URL');
-        const { openRedisRateLimiter } = await import('./redis-rate-limiter.js');
+        const { openRedisRateLimiter } = await import('./redis/rate-limiter.js');
         return openRedisRateLimiter({ url: config.redisUrl, policy, timeoutMs });
       }
     }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
-import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
+import { storeUnavailable, type StoreUnavailable } from '../../ports/plant-store.js';
 
 export interface PostgresStoreLogger {
   /** Routine events (migrations applied); optional, pino loggers have it. */

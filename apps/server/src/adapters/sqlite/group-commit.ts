@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
-import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
+import { storeUnavailable, type StoreUnavailable } from '../../ports/plant-store.js';
 
 /** Where the adapter reports what no caller can act on. pino's logger fits. */
 export interface StoreLogger {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GroupCommit } from './sqlite-group-commit.js';
-import { openSqliteStore } from './sqlite-store.js';
-import { WalSync } from './sqlite-wal-sync.js';
+import { GroupCommit } from './group-commit.js';
+import { openSqliteStore } from './store.js';
+import { WalSync } from './wal-sync.js';
 
 const dirs: string[] = [];
 const freshDir = (): string => {

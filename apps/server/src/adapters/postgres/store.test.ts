@@ -1,14 +1,14 @@
 import { MAX_PLANT_ID } from '@plant-store/domain';
 import { afterAll, expect, it } from 'vitest';
 import { describePostgres, freshPostgresUrl, openAdminSql, pgTestUrl, type FreshPostgres } from '@plant-store/testkit';
-import { id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../test/support/postgres-store.js';
-import type { Store } from '../ports/store.js';
-import { plantStoreContract } from './plant-store-contract.js';
-import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
-import { openPostgresStore } from './postgres-store.js';
+import { id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
+import type { Store } from '../../ports/store.js';
+import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { openPostgresStore } from './store.js';
 
 // The contract, migrations and the id and type traps. Pool exhaustion, timeouts and lost
-// connections: postgres-outage.test.ts.
+// connections: outage.test.ts.
 
 describePostgres('PostgreSQL store', () => {
   let fresh: Promise<FreshPostgres> | undefined;

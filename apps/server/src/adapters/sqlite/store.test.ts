@@ -5,10 +5,10 @@ import { MAX_PLANT_ID, type PlantId, type PlantName } from '@plant-store/domain'
 import Database from 'better-sqlite3';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Store } from '../ports/store.js';
-import { plantStoreContract } from './plant-store-contract.js';
-import { SQLITE_MIGRATIONS, migrateSqlite } from './sqlite-migrations.js';
-import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+import type { Store } from '../../ports/store.js';
+import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
+import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
+import { openSqliteStore, type SqliteStoreOptions } from './store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

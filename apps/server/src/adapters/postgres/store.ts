@@ -8,21 +8,21 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 // that crashes the process when the database restarts (failures reject the query's own promise).
 // Its gaps in 3.4.9 (unbounded waits for a connection, crash-prone begin()/reserve() and
 // fetch_types when connections die, a replayed FATAL) are worked around here and in
-// postgres-gate.ts / postgres-write-queue.ts; see POSTGRES.md.
+// gate.ts / write-queue.ts; see POSTGRES.md.
 import postgres from 'postgres';
-import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailable } from '../ports/plant-store.js';
-import type { Store } from '../ports/store.js';
-import type { NewToken, TokenRecord, TokenStore } from '../ports/token-store.js';
-import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './postgres-gate.js';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from './idempotency-purge.js';
-import { migratePostgres } from './postgres-migrations.js';
-import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './postgres-rows.js';
-import { countFromRow } from './store-rows.js';
-import { PostgresWriteQueue } from './postgres-write-queue.js';
-import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
-import type { StoreObserver } from '../ports/store-observer.js';
+import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailable } from '../../ports/plant-store.js';
+import type { Store } from '../../ports/store.js';
+import type { NewToken, TokenRecord, TokenStore } from '../../ports/token-store.js';
+import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency-purge.js';
+import { migratePostgres } from './migrations.js';
+import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './rows.js';
+import { countFromRow } from '../store-rows.js';
+import { PostgresWriteQueue } from './write-queue.js';
+import { TokenCache, tokenCacheKey, type FoundToken } from '../token-cache.js';
+import type { StoreObserver } from '../../ports/store-observer.js';
 
-export type { PostgresStoreLogger } from './postgres-gate.js';
+export type { PostgresStoreLogger } from './gate.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database?…` (libpq-style query parameters allowed). */

@@ -69,7 +69,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
       CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 
-      -- A batch of creates and deletes that name distinct ids and keys (postgres-write-queue.ts),
+      -- A batch of creates and deletes that name distinct ids and keys (write-queue.ts),
       -- as one transaction. It first locks the id counter, the writers' lock every write takes:
       -- in READ COMMITTED each later statement of a function sees a snapshot taken after that
       -- lock was granted, so the key lookup sees every key that any instance saved before. (In
@@ -156,7 +156,7 @@ const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')
  * The whole transaction is ONE simple-protocol query, which PostgreSQL runs as one implicit
  * transaction (each migration guarded by a DO block that checks `schema_migrations`), not the
  * driver's `begin()`: a connection pinned by `begin()` that dies mid-transaction can crash the
- * process in postgres 3.4.9 (see postgres-write-queue.ts). If the connection dies here, the
+ * process in postgres 3.4.9 (see write-queue.ts). If the connection dies here, the
  * server rolls the transaction back.
  * Returns the versions this call applied.
  */

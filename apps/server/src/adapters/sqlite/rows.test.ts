@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plantFromRow, plantsFromRows, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './sqlite-rows.js';
+import { plantFromRow, plantsFromRows, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './rows.js';
 
 const causeMessage = (result: { _tag: string; left?: unknown }): string =>
   result._tag === 'Left' ? String((result.left as { cause: Error }).cause.message) : 'Right';

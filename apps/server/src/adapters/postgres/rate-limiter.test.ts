@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { describePostgres, freshPostgresUrl, openAdminSql, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
-import { createRateLimiter, rateLimitPolicy, type RateLimitBackendName, type RateLimiter } from '../rate-limit/rate-limiter.js';
-import { openPostgresRateLimiter, RATE_LIMIT_TABLE } from './postgres-rate-limiter.js';
+import { createLogger } from '../../logger.js';
+import { createRateLimiter, rateLimitPolicy, type RateLimitBackendName, type RateLimiter } from '../../rate-limit/rate-limiter.js';
+import { openPostgresRateLimiter, RATE_LIMIT_TABLE } from './rate-limiter.js';
 
 const quietLogger = () =>
   createLogger({

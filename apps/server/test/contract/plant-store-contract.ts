@@ -12,10 +12,10 @@ import {
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalRequest } from '../idempotency/canonical-request.js';
-import type { IdempotencyClaim, NewPlant } from '../ports/plant-store.js';
-import type { Store } from '../ports/store.js';
-import type { NewToken, Scope } from '../ports/token-store.js';
+import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
+import type { IdempotencyClaim, NewPlant } from '../../src/ports/plant-store.js';
+import type { Store } from '../../src/ports/store.js';
+import type { NewToken, Scope } from '../../src/ports/token-store.js';
 
 /**
  * The one contract every Store adapter passes (STYLE.md §6), run on a real database.

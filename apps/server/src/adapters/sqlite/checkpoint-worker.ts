@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { StoreLogger } from './sqlite-group-commit.js';
+import type { StoreLogger } from './group-commit.js';
 
 export interface CheckpointOptions {
   /** How often the worker checkpoints; default 100 ms. */

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { RATE_LIMIT_KEY_PREFIX } from '../rate-limit/local-backends.js';
-import type { RateLimitBackend, RateLimitPolicy } from '../rate-limit/rate-limiter.js';
+import { RATE_LIMIT_KEY_PREFIX } from '../../rate-limit/local-backends.js';
+import type { RateLimitBackend, RateLimitPolicy } from '../../rate-limit/rate-limiter.js';
 
 export interface RedisRateLimiterOptions {
   /** REDIS_URL (redis:// or rediss://). */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeRedis, redisTestUrl } from '../../test/support/redis.js';
-import { createLogger } from '../logger.js';
-import { createRateLimiter, rateLimitPolicy, type RateLimitBackendName, type RateLimiter } from '../rate-limit/rate-limiter.js';
-import { openRedisRateLimiter } from './redis-rate-limiter.js';
+import { describeRedis, redisTestUrl } from '../../../test/support/redis.js';
+import { createLogger } from '../../logger.js';
+import { createRateLimiter, rateLimitPolicy, type RateLimitBackendName, type RateLimiter } from '../../rate-limit/rate-limiter.js';
+import { openRedisRateLimiter } from './rate-limiter.js';
 
 const capture = () => {
   const lines: string[] = [];

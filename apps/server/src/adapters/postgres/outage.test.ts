@@ -2,11 +2,11 @@ import { createServer, type Server, type Socket, connect as connectTcp } from 'n
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describePostgres, openAdminSql, pgTestUrl } from '@plant-store/testkit';
-import { causeCode, id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../test/support/postgres-store.js';
-import { openPostgresStore, PIPELINE_DEPTH } from './postgres-store.js';
+import { causeCode, id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
+import { openPostgresStore, PIPELINE_DEPTH } from './store.js';
 
 // What the PostgreSQL store does when the database is slow, busy or gone: timeouts, a saturated
-// pool, terminated connections and restarts. The contract and id traps: postgres-store.test.ts.
+// pool, terminated connections and restarts. The contract and id traps: store.test.ts.
 
 describePostgres('PostgreSQL store timeouts', () => {
   const fresh = useFreshSchema();

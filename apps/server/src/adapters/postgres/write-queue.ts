@@ -9,10 +9,10 @@ import {
   type KeyedCreate,
   type NewPlant,
   type StoreError,
-} from '../ports/plant-store.js';
-import { PostgresStoreError, type PostgresGate } from './postgres-gate.js';
-import { savedCreateFromRow } from './postgres-rows.js';
-import { replayOf, type SavedCreate } from './store-rows.js';
+} from '../../ports/plant-store.js';
+import { PostgresStoreError, type PostgresGate } from './gate.js';
+import { savedCreateFromRow } from './rows.js';
+import { replayOf, type SavedCreate } from '../store-rows.js';
 
 /** A create's outcome; `replayed` only for a keyed create that found its key saved. */
 export type CreateOutcome = E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;
@@ -79,7 +79,7 @@ export class PostgresWriteQueue {
 
   constructor(private readonly options: WriteQueueOptions) {}
 
-  /** A create, with its key when it has one (see plant_store_write in postgres-migrations.ts). */
+  /** A create, with its key when it has one (see plant_store_write in migrations.ts). */
   create(plant: NewPlant, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     return new Promise((resolve) => this.submit({ kind: 'create', plant, claim, resolve }));
   }
@@ -223,7 +223,7 @@ export class PostgresWriteQueue {
 
   /**
    * One transaction for writes that name distinct ids and keys: plant_store_write (see
-   * postgres-migrations.ts), one statement on a pooled connection. Resolves to one row per write, in order.
+   * migrations.ts), one statement on a pooled connection. Resolves to one row per write, in order.
    */
   private async runSegment(writes: readonly Write[]): Promise<readonly SegmentRow[]> {
     const { sql, idempotencyTtlSeconds } = this.options;

@@ -12,28 +12,28 @@ import {
   type NewPlant,
   type PlantStore,
   type StoreError,
-} from '../ports/plant-store.js';
-import type { Store } from '../ports/store.js';
-import type { NewToken, TokenRecord, TokenStore } from '../ports/token-store.js';
+} from '../../ports/plant-store.js';
+import type { Store } from '../../ports/store.js';
+import type { NewToken, TokenRecord, TokenStore } from '../../ports/token-store.js';
 import {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
   DEFAULT_WAL_TRUNCATE_BYTES,
   startCheckpointWorker,
   type CheckpointOptions,
   type CheckpointWorker,
-} from './sqlite-checkpoint-worker.js';
-import { GroupCommit, type StoreLogger } from './sqlite-group-commit.js';
-import { WalSync } from './sqlite-wal-sync.js';
-import { migrateSqlite } from './sqlite-migrations.js';
-import { PlantIdAllocator, preparePlantIdStatements } from './sqlite-plant-ids.js';
-import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from './idempotency-purge.js';
-import { plantFromRow, plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './sqlite-rows.js';
-import { countFromRow, replayOf, type SavedCreate } from './store-rows.js';
-import type { StoreObserver } from '../ports/store-observer.js';
+} from './checkpoint-worker.js';
+import { GroupCommit, type StoreLogger } from './group-commit.js';
+import { WalSync } from './wal-sync.js';
+import { migrateSqlite } from './migrations.js';
+import { PlantIdAllocator, preparePlantIdStatements } from './plant-ids.js';
+import { TokenCache, tokenCacheKey, type FoundToken } from '../token-cache.js';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency-purge.js';
+import { plantFromRow, plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './rows.js';
+import { countFromRow, replayOf, type SavedCreate } from '../store-rows.js';
+import type { StoreObserver } from '../../ports/store-observer.js';
 
-export type { StoreLogger } from './sqlite-group-commit.js';
-export type { CheckpointOptions } from './sqlite-checkpoint-worker.js';
+export type { StoreLogger } from './group-commit.js';
+export type { CheckpointOptions } from './checkpoint-worker.js';
 
 export interface SqliteStoreOptions {
   /** A file path (parent folders are created) or `:memory:` (one private database per store). */

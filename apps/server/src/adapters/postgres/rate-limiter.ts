@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import { RATE_LIMIT_KEY_PREFIX } from '../rate-limit/local-backends.js';
-import type { RateLimitBackend, RateLimitPolicy } from '../rate-limit/rate-limiter.js';
+import { RATE_LIMIT_KEY_PREFIX } from '../../rate-limit/local-backends.js';
+import type { RateLimitBackend, RateLimitPolicy } from '../../rate-limit/rate-limiter.js';
 
 /** The table rate-limiter-flexible keeps its counters in (in the schema DATABASE_URL selects). */
 export const RATE_LIMIT_TABLE = 'plant_store_rate_limits';

@@ -2,9 +2,9 @@ import { Plant, PlantIdFromPath } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
-import type { StoreUnavailable } from '../ports/plant-store.js';
-import type { Scope } from '../ports/token-store.js';
-import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, type SavedCreate } from './store-rows.js';
+import type { StoreUnavailable } from '../../ports/plant-store.js';
+import type { Scope } from '../../ports/token-store.js';
+import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, type SavedCreate } from '../store-rows.js';
 
 /**
  * Codecs for what the `postgres` driver hands back. Every row goes through one of these before

@@ -1,9 +1,9 @@
 import { Plant, PlantId, PlantName, PlantTag } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import type { StoreUnavailable } from '../ports/plant-store.js';
-import type { Scope } from '../ports/token-store.js';
-import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders } from './store-rows.js';
+import type { StoreUnavailable } from '../../ports/plant-store.js';
+import type { Scope } from '../../ports/token-store.js';
+import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders } from '../store-rows.js';
 
 /**
  * Codecs for what SQLite hands back. Every row goes through one of these before it leaves the
