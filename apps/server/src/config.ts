@@ -1,8 +1,8 @@
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { availableParallelism } from 'node:os';
 import * as t from 'io-ts';
 import type { Level } from 'pino';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from './adapters/idempotency-purge.js';
 import { parseDatabaseUrl } from './adapters/open-store.js';
 import { SERVER_TIMEOUTS } from './http/server.js';
 import { isB64Token } from './tokens/opaque-token.js';

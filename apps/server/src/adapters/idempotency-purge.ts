@@ -1,9 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { PlantStore } from '../ports/plant-store.js';
-import type { StoreLogger } from './sqlite/group-commit.js';
 
-/** IDEMPOTENCY_TTL_SECONDS when unset: a day, as Stripe keeps keys (the served document says it too). */
-export { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '@plant-store/domain';
 
 /** Keys one purge step looks at: small, so a step holds the writers only briefly (well under a ms). */
 export const PURGE_BATCH = 500;
@@ -22,7 +19,7 @@ export interface KeyPurge {
  * (requests' writes go in between, never behind a long delete). Lookups ignore expired rows
  * anyway, so a late purge costs only disk. A failed step is logged and retried at the next interval.
  */
-export const startKeyPurge = (plants: PlantStore, options: { readonly intervalMs: number; readonly logger?: StoreLogger }): KeyPurge => {
+export const startKeyPurge = (plants: PlantStore, options: { readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } }): KeyPurge => {
   let stopped = false;
   let running: Promise<void> | undefined;
   const run = async (): Promise<void> => {

@@ -2,15 +2,8 @@ import { formatErrors, idTaken, Plant, type PlantId } from '@plant-store/domain'
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
-import {
-  idempotencyKeyReused,
-  storeUnavailable,
-  type CreateResult,
-  type IdempotencyClaim,
-  type IdempotencyKeyReused,
-  type KeyedCreate,
-  type StoreUnavailable,
-} from '../ports/plant-store.js';
+import type { SavedCreate } from '../idempotency/replay.js';
+import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
 import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
 
 /**
@@ -92,12 +85,6 @@ export const countFromRow = (row: unknown): E.Either<StoreUnavailable, number> =
     E.mapLeft((errors) => storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`))),
   );
 
-/** What an `idempotency_keys` row holds: the request (canonical JSON) and the outcome it got. */
-export interface SavedCreate {
-  readonly request: string;
-  readonly result: CreateResult;
-}
-
 const SavedColumns = t.type({ request: t.string, status: t.union([t.literal(201), t.literal(409)]) }, 'IdempotencyKeyRow');
 
 /** The name and tag of a canonical request (`[id, name, tag]`, see idempotency/canonical-request.ts). */
@@ -138,7 +125,3 @@ export const savedCreateDecoder =
       ),
       E.mapLeft((errors) => rowProblem('idempotency_keys', errors)),
     );
-
-/** The answer to a keyed create that found `saved` under its key: the replay, or 422 for another request. */
-export const replayOf = (saved: SavedCreate, claim: IdempotencyClaim): E.Either<IdempotencyKeyReused, KeyedCreate> =>
-  saved.request === claim.request ? E.right({ result: saved.result, replayed: true }) : E.left(idempotencyKeyReused(claim.key));

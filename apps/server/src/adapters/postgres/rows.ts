@@ -4,7 +4,8 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../../ports/plant-store.js';
 import type { Scope } from '../../ports/token-store.js';
-import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, type SavedCreate } from '../store-rows.js';
+import type { SavedCreate } from '../../idempotency/replay.js';
+import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders } from '../store-rows.js';
 
 /**
  * Codecs for what the `postgres` driver hands back. Every row goes through one of these before

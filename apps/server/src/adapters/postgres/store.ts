@@ -1,4 +1,4 @@
-import { plantNotFound, type IdTaken, type Plant, type PlantNotFound } from '@plant-store/domain';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, plantNotFound, type IdTaken, type Plant, type PlantNotFound } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
@@ -14,7 +14,6 @@ import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailab
 import type { Store } from '../../ports/store.js';
 import type { NewToken, TokenRecord, TokenStore } from '../../ports/token-store.js';
 import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency-purge.js';
 import { migratePostgres } from './migrations.js';
 import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './rows.js';
 import { countFromRow } from '../store-rows.js';
@@ -180,12 +179,13 @@ const createPostgresPlantStore = (
   writes: PostgresWriteQueue,
   logger: PostgresStoreLogger | undefined,
 ): PlantStore => ({
-  create: (plant) => async () =>
-    pipe(
-      await writes.create(plant),
-      // Without a key nothing is ever replayed, and no key can be reused.
-      E.chainW(({ result }) => result),
-    ) as E.Either<IdTaken | StoreError, Plant>,
+  create: (plant) => async (): Promise<E.Either<IdTaken | StoreError, Plant>> => {
+    const outcome = await writes.create(plant);
+    if (E.isRight(outcome)) return outcome.right.result;
+    // Without a key no key can be reused; should the queue say otherwise, that is a defect.
+    const failure = outcome.left;
+    return E.left(failure._tag === 'StoreUnavailable' ? failure : storeUnavailable(new PostgresStoreError('an unkeyed create met a key', 'BAD_RESULT')));
+  },
   createOnce: (plant, claim) => () => writes.create(plant, claim),
   // One short statement per step; the index on expires_at finds the rows without a scan.
   purgeExpiredKeys: (limit) => async () =>

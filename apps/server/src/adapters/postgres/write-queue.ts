@@ -12,7 +12,7 @@ import {
 } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
 import { savedCreateFromRow } from './rows.js';
-import { replayOf, type SavedCreate } from '../store-rows.js';
+import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 
 /** A create's outcome; `replayed` only for a keyed create that found its key saved. */
 export type CreateOutcome = E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;

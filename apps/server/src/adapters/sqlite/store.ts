@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { idTaken, plantNotFound, type IdTaken, type Plant, type PlantId, type PlantNotFound } from '@plant-store/domain';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, idTaken, plantNotFound, type IdTaken, type Plant, type PlantId, type PlantNotFound } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
@@ -27,9 +27,9 @@ import { WalSync } from './wal-sync.js';
 import { migrateSqlite } from './migrations.js';
 import { PlantIdAllocator, preparePlantIdStatements } from './plant-ids.js';
 import { TokenCache, tokenCacheKey, type FoundToken } from '../token-cache.js';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '../idempotency-purge.js';
 import { plantFromRow, plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './rows.js';
-import { countFromRow, replayOf, type SavedCreate } from '../store-rows.js';
+import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
+import { countFromRow } from '../store-rows.js';
 import type { StoreObserver } from '../../ports/store-observer.js';
 
 export type { StoreLogger } from './group-commit.js';
