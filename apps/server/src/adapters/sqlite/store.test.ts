@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_PLANT_ID, type PlantId, type PlantName } from '@plant-store/domain';
+import { MAX_PLANT_ID, type IdempotencyKey, type PlantId, type PlantName } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { canonicalRequest } from '../../idempotency/canonical-request.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
 import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
@@ -162,6 +163,25 @@ describe('openSqliteStore', () => {
       expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
       const listed = await store.plants.list({ limit: 10, after: 0 } as never)();
       expect(listed._tag === 'Right' && listed.right.map((p) => p.id)).toEqual([1, 3]);
+    });
+
+    it('forgets the key of a keyed create whose statement fails, and keeps its neighbours\' keys', async () => {
+      const file = freshFile();
+      const store = await open({ file });
+      const raw = connect(file);
+      raw.exec(`CREATE TRIGGER test_abort BEFORE INSERT ON plants WHEN NEW.name = 'abort'
+        BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;`);
+      const keyed = (n: number, plantName: string) => {
+        const plant = { id: id(n), name: name(plantName) };
+        return store.plants.createOnce(plant, { owner: 'token tok_test', key: `key-${n}` as IdempotencyKey, request: canonicalRequest(plant) })();
+      };
+      const results = await Promise.all([keyed(1, 'before'), keyed(2, 'abort'), keyed(3, 'after')]);
+      expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
+      expect(raw.prepare('SELECT key FROM idempotency_keys ORDER BY key').pluck().all()).toEqual(['key-1', 'key-3']);
+      raw.exec('DROP TRIGGER test_abort');
+      // The failed create's key is free: the same request now creates; the others replay.
+      const again = await Promise.all([keyed(1, 'before'), keyed(2, 'abort'), keyed(3, 'after')]);
+      expect(again.map((r) => r._tag === 'Right' && r.right.replayed)).toEqual([true, false, true]);
     });
   });
 
