@@ -20,7 +20,7 @@ import {
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { freePort } from './support/processes.js';
 import { useLiveServer } from './support/store.js';
@@ -28,6 +28,31 @@ import { useLiveServer } from './support/store.js';
 const live = useLiveServer();
 const client = (options: Partial<Parameters<typeof createPlantStoreClient>[0]> = {}) =>
   createPlantStoreClient({ baseUrl: live.server.url, token: live.token, retry: { limit: 0 }, ...options });
+
+/**
+ * Runs `use` with the base URL of a proxy in front of the live server: every request is forwarded
+ * as it is, and `answer` writes the server's answer (or does not) to the client.
+ */
+const throughProxy = async (
+  answer: (req: IncomingMessage, upstream: IncomingMessage, res: ServerResponse) => void,
+  use: (baseUrl: string) => Promise<void>,
+): Promise<void> => {
+  const target = new URL(live.server.url);
+  const proxy: Server = createServer((req, res) => {
+    const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (upstream) =>
+      answer(req, upstream, res),
+    );
+    req.pipe(forward);
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  try {
+    await use(`http://127.0.0.1:${(proxy.address() as { port: number }).port}`);
+  } finally {
+    proxy.closeAllConnections();
+    proxy.close();
+  }
+};
 
 /** Rejects with the error `promise` rejects with, or fails the test when it resolves. */
 const failure = async (promise: Promise<unknown>): Promise<PlantStoreError> => {
@@ -173,70 +198,47 @@ describe('every error class against the real server', () => {
   });
 
   it('UnexpectedResponseError: a proxy drops the Location header of a 201', async () => {
-    const upstream = new URL(live.server.url);
-    const proxy: Server = createServer((req, res) => {
-      const forward = request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          const headers = { ...answer.headers };
-          delete headers.location;
-          res.writeHead(answer.statusCode ?? 502, headers);
-          answer.pipe(res);
-        },
-      );
-      req.pipe(forward);
-    });
-    proxy.listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
-    try {
-      const address = proxy.address() as { port: number };
-      const error = await failure(client({ baseUrl: `http://127.0.0.1:${address.port}` }).plants.create({ name: 'Lost id' }));
-      expect(error).toBeInstanceOf(UnexpectedResponseError);
-    } finally {
-      proxy.closeAllConnections();
-      proxy.close();
-    }
+    await throughProxy(
+      (_req, answer, res) => {
+        const headers = { ...answer.headers };
+        delete headers.location;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      },
+      async (baseUrl) => {
+        const error = await failure(client({ baseUrl }).plants.create({ name: 'Lost id' }));
+        expect(error).toBeInstanceOf(UnexpectedResponseError);
+      },
+    );
   });
 });
 
 describe('idempotent creates against the real server', () => {
   it('retries a create whose answer was lost with its key: one plant, the saved 201 replayed', async () => {
-    const upstream = new URL(live.server.url);
     let creates = 0;
-    // Forwards every request; the first create reaches the server and commits, but its answer is
-    // dropped (the connection to the client is destroyed), as when a timeout or a reset loses it.
-    const proxy: Server = createServer((req, res) => {
-      const lose = req.method === 'POST' && ++creates === 1;
-      const forward = request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          if (lose) {
-            answer.resume();
-            answer.on('end', () => res.destroy());
-            return;
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      req.pipe(forward);
-    });
-    proxy.listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
-    try {
-      const address = proxy.address() as { port: number };
-      const name = `lost answer ${Date.now()}`;
-      const created = await client({ baseUrl: `http://127.0.0.1:${address.port}`, retry: { limit: 2, baseDelayMs: 10 } }).plants.create({ name });
-      expect(creates).toBe(2);
-      expect(created.replayed).toBe(true);
-      const all: string[] = [];
-      for await (const plant of client().plants.all()) all.push(plant.name);
-      expect(all.filter((n) => n === name)).toHaveLength(1);
-      expect(await client().plants.get(created.id)).toEqual({ id: created.id, name });
-    } finally {
-      proxy.closeAllConnections();
-      proxy.close();
-    }
+    // The first create reaches the server and commits, but its answer is dropped (the connection
+    // to the client is destroyed), as when a timeout or a reset loses it.
+    await throughProxy(
+      (req, answer, res) => {
+        if (req.method === 'POST' && ++creates === 1) {
+          answer.resume();
+          answer.on('end', () => res.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+      async (baseUrl) => {
+        const name = `lost answer ${Date.now()}`;
+        const created = await client({ baseUrl, retry: { limit: 2, baseDelayMs: 10 } }).plants.create({ name });
+        expect(creates).toBe(2);
+        expect(created.replayed).toBe(true);
+        const all: string[] = [];
+        for await (const plant of client().plants.all()) all.push(plant.name);
+        expect(all.filter((n) => n === name)).toHaveLength(1);
+        expect(await client().plants.get(created.id)).toEqual({ id: created.id, name });
+      },
+    );
   });
 
   it('replays your own key, and refuses it for another request with IdempotencyKeyReusedError', async () => {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PlantStoreError } from '../src/index.js';
+import { createPlantStoreClient, PlantStoreError, type PlantStoreClient, type PlantStoreClientOptions, type RetryInfo } from '../src/index.js';
 import {
   CreatePlantRequest,
   describeValue,
@@ -248,3 +248,16 @@ export const rejection = async (promise: Promise<unknown>): Promise<PlantStoreEr
   }
   throw new Error('expected the promise to reject');
 };
+
+/**
+ * A client of `server` whose retries wait a few ms only, recording every retry it makes in
+ * `retries` (a beforeRetry hook); `options` override the defaults.
+ */
+export const fastRetryingClient = (server: FakeServer, retries: RetryInfo[], options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
+  createPlantStoreClient({
+    baseUrl: server.url,
+    token: TOKEN,
+    retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    hooks: { beforeRetry: [(info) => void retries.push(info)] },
+    ...options,
+  });

@@ -5,7 +5,6 @@ import {
   BadRequestError,
   ConflictError,
   ConnectionError,
-  createPlantStoreClient,
   IdempotencyKeyReusedError,
   PlantStoreError,
   ServiceUnavailableError,
@@ -15,7 +14,7 @@ import {
   type PlantStoreClientOptions,
   type RetryInfo,
 } from '../src/index.js';
-import { answerLost, drop, hang, inProgress, rejection, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { answerLost, drop, hang, inProgress, rejection, reply, fastRetryingClient, startFakeServer, type FakeServer } from './fake-server.js';
 
 /** The default key: a time-ordered UUIDv7 (src/uuid-v7.ts). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -23,14 +22,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 let server: FakeServer;
 let retries: RetryInfo[];
 
-const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
-  createPlantStoreClient({
-    baseUrl: server.url,
-    token: TOKEN,
-    retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 },
-    hooks: { beforeRetry: [(info) => void retries.push(info)] },
-    ...options,
-  });
+const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient => fastRetryingClient(server, retries, options);
 
 const keysSent = (): (string | string[] | undefined)[] => server.requests.map((r) => r.headers['idempotency-key']);
 

@@ -3,7 +3,6 @@ import {
   AbortError,
   ConflictError,
   ConnectionError,
-  createPlantStoreClient,
   RateLimitedError,
   ServerError,
   ServiceUnavailableError,
@@ -13,20 +12,12 @@ import {
   type PlantStoreClientOptions,
   type RetryInfo,
 } from '../src/index.js';
-import { drop, hang, rejection, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { drop, hang, rejection, reply, fastRetryingClient, startFakeServer, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 let retries: RetryInfo[];
 
-// Tiny delays so retries are fast; the hook records every retry the client makes.
-const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
-  createPlantStoreClient({
-    baseUrl: server.url,
-    token: TOKEN,
-    retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 },
-    hooks: { beforeRetry: [(info) => void retries.push(info)] },
-    ...options,
-  });
+const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient => fastRetryingClient(server, retries, options);
 
 beforeEach(async () => {
   retries = [];
