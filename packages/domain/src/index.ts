@@ -50,3 +50,17 @@ export {
   type ListQueryInput,
   type PageLimitBrand,
 } from './wire.js';
+export {
+  PlantCreatedEvent,
+  PlantDeletedEvent,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_ID_PATTERN,
+  WEBHOOK_TIMESTAMP_PATTERN,
+  WebhookEvent,
+  webhookEventBody,
+  WebhookEventType,
+  WebhookId,
+  WebhookTimestamp,
+  type WebhookIdBrand,
+  type WebhookTimestampBrand,
+} from './webhook-event.js';

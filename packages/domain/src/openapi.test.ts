@@ -6,6 +6,7 @@ import { openApiDocument as doc, TEXT_PATTERN } from './openapi.js';
 import { CreatePlantRequest, CreatePlantResponse, Plant, PlantName, PlantPage, PlantTag } from './plant.js';
 import { PlantId, PlantIdFromPath } from './plant-id.js';
 import { ErrorBody, ListQuery } from './wire.js';
+import { WEBHOOK_EVENT_TYPES, WebhookEvent, webhookEventBody, WebhookId, WebhookTimestamp } from './webhook-event.js';
 
 const schemas = doc.components.schemas;
 const accepts = (codec: t.Mixed, value: unknown) => E.isRight(codec.decode(value));
@@ -139,8 +140,9 @@ describe('openApiDocument', () => {
       const body = /\/(requestBody|responses\/(\d+))\/content\/application\/json\//.exec(path);
       if (body === null) continue;
       const status = body[2] === undefined ? undefined : Number(body[2]);
-      const codec =
-        status === undefined
+      const codec = path.startsWith('#/webhooks/')
+        ? WebhookEvent
+        : status === undefined
           ? CreatePlantRequest
           : status >= 400
             ? ErrorBody
@@ -158,5 +160,193 @@ describe('openApiDocument', () => {
     expect(PlantIdFromPath.decode(/^\/plants\/(.*)$/.exec(location)?.[1])._tag).toBe('Right');
     const plantExamples = found.filter(({ path }) => path.includes('/responses/200/content') && !path.includes('health'));
     expect(plantExamples.length).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * A strict validator for the JSON Schema keywords this document uses, enough to check payloads
+ * against the webhook schemas without Ajv (the domain package has no dependency on it). Any
+ * other keyword fails the test, so a schema cannot grow a rule this check silently ignores.
+ */
+const annotations = new Set(['description', 'example', 'discriminator', 'format']);
+const validate = (schema: unknown, value: unknown, path = 'value'): string[] => {
+  const s = schema as Record<string, unknown>;
+  if (typeof s['$ref'] === 'string') {
+    const name = /^#\/components\/schemas\/(.+)$/.exec(s['$ref'])?.[1];
+    const target = name === undefined ? undefined : (schemas as Record<string, unknown>)[name];
+    if (target === undefined) return [`${path}: unresolvable $ref ${s['$ref']}`];
+    return validate(target, value, path);
+  }
+  const problems: string[] = [];
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  for (const [keyword, rule] of Object.entries(s)) {
+    if (annotations.has(keyword)) continue;
+    switch (keyword) {
+      case 'type': {
+        const ok =
+          rule === 'object' ? isObject : rule === 'integer' ? Number.isInteger(value) : rule === 'string' ? typeof value === 'string' : rule === 'array' ? Array.isArray(value) : false;
+        if (!ok) problems.push(`${path}: not ${String(rule)}`);
+        break;
+      }
+      case 'const':
+        if (value !== rule) problems.push(`${path}: not ${JSON.stringify(rule)}`);
+        break;
+      case 'enum':
+        if (!(rule as unknown[]).includes(value)) problems.push(`${path}: not in enum`);
+        break;
+      case 'pattern':
+        if (typeof value === 'string' && !new RegExp(rule as string, 'u').test(value)) problems.push(`${path}: does not match ${String(rule)}`);
+        break;
+      case 'minLength':
+      case 'maxLength':
+        if (typeof value === 'string') {
+          const length = [...value].length;
+          if (keyword === 'minLength' ? length < (rule as number) : length > (rule as number)) problems.push(`${path}: ${keyword}`);
+        }
+        break;
+      case 'minimum':
+      case 'maximum':
+        if (typeof value === 'number' && (keyword === 'minimum' ? value < (rule as number) : value > (rule as number))) problems.push(`${path}: ${keyword}`);
+        break;
+      case 'required':
+        if (isObject) for (const key of rule as string[]) if (!(key in value)) problems.push(`${path}.${key}: required`);
+        break;
+      case 'properties':
+        if (isObject) {
+          for (const [key, sub] of Object.entries(rule as Record<string, unknown>)) {
+            if (key in value) problems.push(...validate(sub, (value as Record<string, unknown>)[key], `${path}.${key}`));
+          }
+        }
+        break;
+      case 'additionalProperties':
+        if (isObject && rule === false) {
+          const known = Object.keys((s['properties'] as object | undefined) ?? {});
+          for (const key of Object.keys(value)) if (!known.includes(key)) problems.push(`${path}.${key}: not allowed`);
+        }
+        break;
+      case 'oneOf': {
+        const passing = (rule as unknown[]).filter((sub) => validate(sub, value, path).length === 0).length;
+        if (passing !== 1) problems.push(`${path}: matches ${passing} of oneOf`);
+        break;
+      }
+      default:
+        throw new TypeError(`the test validator does not know the keyword ${keyword}`);
+    }
+  }
+  return problems;
+};
+
+describe('openApiDocument webhooks', () => {
+  const name = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 });
+  const timestamp = fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  const id = fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
+  /** Events as the codec has them; inputs the text rule refuses are dropped. */
+  const events = fc
+    .oneof(
+      fc.record({ type: fc.constant('plant.created'), timestamp, data: fc.record({ id, name, tag: name }, { requiredKeys: ['id', 'name'] }) }),
+      fc.record({ type: fc.constant('plant.deleted'), timestamp, data: fc.record({ id }) }),
+    )
+    .map((input) => WebhookEvent.decode(input))
+    .filter(E.isRight)
+    .map((decoded) => decoded.right);
+
+  it('has one webhook per event type, each a POST', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    for (const type of WEBHOOK_EVENT_TYPES) expect(Object.keys(doc.webhooks[type])).toEqual(['post']);
+    expect(doc.tags.map((tag) => tag.name)).toContain('webhooks');
+  });
+
+  it.each(WEBHOOK_EVENT_TYPES)('describes %s: its payload schema, the signature headers and the answers', (type) => {
+    const post = doc.webhooks[type].post;
+    expect(post.tags).toEqual(['webhooks']);
+    expect(post.security).toEqual([]);
+    const schema = post.requestBody.content['application/json'].schema;
+    expect(validate(schema, post.requestBody.content['application/json'].example)).toEqual([]);
+    const target = (schemas as Record<string, { properties?: { type?: { const?: string } } }>)[schema.$ref.replace('#/components/schemas/', '')];
+    expect(target?.properties?.type?.const).toBe(type);
+    const parameters = post.parameters.map(({ $ref }) => doc.components.parameters[$ref.replace('#/components/parameters/', '') as keyof typeof doc.components.parameters]);
+    expect(parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+      ['webhook-id', 'header', true],
+      ['webhook-timestamp', 'header', true],
+      ['webhook-signature', 'header', true],
+      ['User-Agent', 'header', true],
+    ]);
+    expect(Object.keys(post.responses).sort()).toEqual(['2XX', '410', 'default']);
+    expect(post.responses['410'].description).toMatch(/disables the endpoint/);
+  });
+
+  it('names the Standard Webhooks v1 scheme in the signature header', () => {
+    const { description, schema, example } = doc.components.parameters.WebhookSignature;
+    expect(description).toContain('`v1,<signature>`');
+    expect(description).toContain('`<webhook-id>.<webhook-timestamp>.<body>`');
+    expect(description).toContain('HMAC-SHA256');
+    expect(description).toMatch(/space-separated/);
+    const pattern = new RegExp(schema.pattern);
+    expect(pattern.test(example)).toBe(true);
+    expect(pattern.test(`${example} ${example}`)).toBe(true);
+    expect(pattern.test(`${example} ${example} ${example}`)).toBe(false);
+    expect(pattern.test('v1a,abc')).toBe(false);
+  });
+
+  it('signs, in its worked example, the body webhookEventBody makes of the plant.created example', () => {
+    const { description } = doc.components.parameters.WebhookSignature;
+    const example = WebhookEvent.decode(doc.webhooks['plant.created'].post.requestBody.content['application/json'].example);
+    if (E.isLeft(example)) throw new TypeError('the plant.created example does not decode');
+    expect(description).toContain(`the body \`${webhookEventBody(example.right)}\``);
+    expect(description).toContain(`\`webhook-id: ${doc.components.parameters.WebhookId.example}\``);
+    expect(description).toContain(`\`webhook-timestamp: ${doc.components.parameters.WebhookTimestamp.example}\``);
+    expect(description).toContain(`the signature is \`${doc.components.parameters.WebhookSignature.example}\``);
+  });
+
+  it('agrees with WebhookId on the webhook-id header', () => {
+    const pattern = new RegExp(doc.components.parameters.WebhookId.schema.pattern);
+    const samples = ['msg_a', `msg_${'a'.repeat(64)}`, `msg_${'a'.repeat(65)}`, 'msg_', 'msg_a-b', 'evt_a', doc.components.parameters.WebhookId.example];
+    for (const sample of samples) expect(pattern.test(sample), sample).toBe(accepts(WebhookId, sample));
+  });
+
+  it('agrees with WebhookTimestamp on the pattern of the payload timestamp', () => {
+    const pattern = new RegExp(schemas.WebhookTimestamp.pattern);
+    for (const sample of ['2026-11-24T10:00:00.123Z', schemas.WebhookTimestamp.example, '1970-01-01T00:00:00.000Z']) {
+      expect(pattern.test(sample) && accepts(WebhookTimestamp, sample), sample).toBe(true);
+    }
+    for (const sample of ['2026-11-24T10:00:00Z', '2026-11-24T10:00:00.123+00:00', '2026-11-24T10:00:00.1234Z']) {
+      expect(pattern.test(sample) || accepts(WebhookTimestamp, sample), sample).toBe(false);
+    }
+  });
+
+  it('has payload schemas that accept every body webhookEventBody makes, by its own type and as WebhookEvent', () => {
+    fc.assert(
+      fc.property(events, (event) => {
+        const body = JSON.parse(webhookEventBody(event)) as unknown;
+        const own = doc.webhooks[event.type].post.requestBody.content['application/json'].schema;
+        expect(validate(own, body)).toEqual([]);
+        expect(validate(schemas.WebhookEvent, body)).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('has payload schemas that refuse what the codec refuses for the same rule', () => {
+    const created = { type: 'plant.created', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 1, name: 'Fern' } };
+    const deleted = { type: 'plant.deleted', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 1 } };
+    const broken = [
+      { ...created, type: 'plant.updated' },
+      { ...created, timestamp: '2026-11-24T10:00:00Z' },
+      { ...created, data: { id: 1 } },
+      { ...created, data: { id: 0, name: 'Fern' } },
+      { ...created, data: { id: 1, name: '' } },
+      { ...deleted, data: {} },
+      { type: 'plant.deleted', timestamp: deleted.timestamp },
+    ];
+    for (const body of broken) {
+      expect(accepts(WebhookEvent, body), JSON.stringify(body)).toBe(false);
+      expect(validate(schemas.WebhookEvent, body), JSON.stringify(body)).not.toEqual([]);
+    }
+  });
+
+  it('maps every event type to its schema in the WebhookEvent discriminator', () => {
+    const { oneOf, discriminator } = schemas.WebhookEvent;
+    expect(Object.keys(discriminator.mapping).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    expect(oneOf.map(({ $ref }) => $ref).sort()).toEqual(Object.values(discriminator.mapping).sort());
   });
 });

@@ -1,4 +1,5 @@
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency-key.js';
+import { webhookParameters, webhooks, webhookSchemas, webhookTag } from './openapi-webhooks.js';
 import { MAX_NAME_LENGTH, MAX_TAG_LENGTH } from './plant.js';
 import { MAX_PLANT_ID } from './plant-id.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './wire.js';
@@ -321,7 +322,7 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
   },
   servers: [{ url: '/' }],
   security: [{ bearer: [] }],
-  tags: [{ name: 'plants' }, { name: 'health', description: 'No authentication: the document, its web page, liveness and readiness.' }],
+  tags: [{ name: 'plants' }, { name: 'health', description: 'No authentication: the document, its web page, liveness and readiness.' }, webhookTag],
   paths: withSecurityHeaders({
     '/plants': {
       post: {
@@ -431,6 +432,8 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
       options: optionsOf('GET, HEAD, OPTIONS', 'optionsReadiness', 'health'),
     },
   }),
+  /** What this server POSTs to registered endpoints: one entry per event type (openapi-webhooks.ts). */
+  webhooks,
   components: {
     securitySchemes: {
       bearer: {
@@ -461,6 +464,7 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
         schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
       },
     },
+    parameters: webhookParameters,
     schemas: {
       PlantId: {
         type: 'integer',
@@ -513,6 +517,7 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
         required: ['status'],
         properties: { status: { type: 'string', enum: ['ok'] } },
       },
+      ...webhookSchemas,
     },
   },
 }) as const;
