@@ -34,4 +34,26 @@ export type { PlantsTaskEither } from './fp.js';
 export type { PlantStoreHooks, RequestInfo, ResponseInfo, RetryInfo } from './hooks.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export type { CallOptions } from './transport.js';
-export type { ErrorBody, Plant, PlantId, PlantName, PlantTag } from '@plant-store/domain';
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  verifyWebhook,
+  verifyWebhookEither,
+  WebhookVerificationError,
+  type VerifiedWebhook,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+  type WebhookVerificationReason,
+} from './verify-webhook.js';
+export type {
+  ErrorBody,
+  Plant,
+  PlantCreatedEvent,
+  PlantDeletedEvent,
+  PlantId,
+  PlantName,
+  PlantTag,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookId,
+  WebhookTimestamp,
+} from '@plant-store/domain';
