@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { PlantStore } from '../ports/plant-store.js';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { PlantStore, StoreError } from '../ports/plant-store.js';
 
 
 /** Keys one purge step looks at: small, so a step holds the writers only briefly (well under a ms). */
@@ -14,19 +15,22 @@ export interface KeyPurge {
 }
 
 /**
- * Forgets expired idempotency keys in the background: every `intervalMs`, steps of PURGE_BATCH
- * keys until the store says there is no more (or MAX_PURGE_STEPS), each step a write of its own
- * (requests' writes go in between, never behind a long delete). Lookups ignore expired rows
- * anyway, so a late purge costs only disk. A failed step is logged and retried at the next interval.
+ * A background purge: every `intervalMs`, steps of PURGE_BATCH rows until the store says there
+ * is no more (or MAX_PURGE_STEPS), each step a write of its own (requests' writes go in between,
+ * never behind a long delete). A failed step is logged (`what` names it) and retried at the next
+ * interval.
  */
-export const startKeyPurge = (plants: PlantStore, options: { readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } }): KeyPurge => {
+export const startPurge = (
+  step: (limit: number) => TaskEither<StoreError, { readonly more: boolean }>,
+  options: { readonly what: string; readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } },
+): KeyPurge => {
   let stopped = false;
   let running: Promise<void> | undefined;
   const run = async (): Promise<void> => {
-    for (let step = 0; step < MAX_PURGE_STEPS && !stopped; step++) {
-      const purged = await plants.purgeExpiredKeys(PURGE_BATCH)();
+    for (let n = 0; n < MAX_PURGE_STEPS && !stopped; n++) {
+      const purged = await step(PURGE_BATCH)();
       if (E.isLeft(purged)) {
-        options.logger?.warn({ err: purged.left.cause }, 'purging expired idempotency keys failed; trying again later');
+        options.logger?.warn({ err: purged.left.cause }, `purging ${options.what} failed; trying again later`);
         return;
       }
       if (!purged.right.more) return;
@@ -46,3 +50,7 @@ export const startKeyPurge = (plants: PlantStore, options: { readonly intervalMs
     },
   };
 };
+
+/** Forgets expired idempotency keys (lookups ignore them anyway, so a late purge costs only disk). */
+export const startKeyPurge = (plants: PlantStore, options: { readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } }): KeyPurge =>
+  startPurge((limit) => plants.purgeExpiredKeys(limit), { ...options, what: 'expired idempotency keys' });

@@ -24,6 +24,8 @@ export interface OpenStoreOptions {
   readonly tokenCacheMs?: number;
   /** How long a keyed create's outcome is kept (IDEMPOTENCY_TTL_SECONDS); default 86400. */
   readonly idempotencyTtlSeconds?: number;
+  /** SQLite only: called after a commit that wrote webhook deliveries is durable. */
+  readonly onEvents?: () => void;
 }
 
 /** Where a DATABASE_URL points. */
@@ -73,9 +75,10 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
       ...(idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds }),
     });
   }
-  const { logger, observer, synchronous, syncOffEventLoop, idempotencyTtlSeconds } = options;
+  const { logger, observer, synchronous, syncOffEventLoop, idempotencyTtlSeconds, onEvents } = options;
   return openSqliteStore({
     file: location.file,
+    ...(onEvents === undefined ? {} : { onEvents }),
     ...(logger === undefined ? {} : { logger }),
     ...(observer === undefined ? {} : { observer }),
     ...(synchronous === undefined ? {} : { synchronous }),

@@ -1,10 +1,13 @@
 import type { PlantStore } from './plant-store.js';
 import type { TokenStore } from './token-store.js';
+import type { WebhookStore } from './webhook-store.js';
 
-/** One opened database: the plant and token stores over it, and how to close it. */
+/** One opened database: the plant, token and webhook stores over it, and how to close it. */
 export interface Store {
   readonly plants: PlantStore;
   readonly tokens: TokenStore;
+  /** Webhook endpoints and the outbox's deliveries (the plant writes fill it). */
+  readonly webhooks: WebhookStore;
   /** Flushes pending writes, then releases connections and files. Idempotent. */
   close(): Promise<void>;
 }

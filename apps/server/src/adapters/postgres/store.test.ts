@@ -4,6 +4,7 @@ import { describePostgres, freshPostgresUrl, openAdminSql, pgTestUrl, type Fresh
 import { id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
+import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { openPostgresStore } from './store.js';
 
@@ -18,6 +19,14 @@ describePostgres('PostgreSQL store', () => {
   });
 
   plantStoreContract('PostgreSQL', async () => openPostgresStore({ url: (await freshOnce()).url, poolSize: 4 }));
+});
+
+describePostgres('PostgreSQL webhook store', () => {
+  let fresh: Promise<FreshPostgres> | undefined;
+  afterAll(async () => {
+    await (await fresh)?.drop();
+  });
+  webhookStoreContract('PostgreSQL', async () => openPostgresStore({ url: (await (fresh ??= freshPostgresUrl())).url, poolSize: 4 }));
 });
 
 describePostgres('openPostgresStore migrations', () => {

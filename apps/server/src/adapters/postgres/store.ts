@@ -18,6 +18,7 @@ import { migratePostgres } from './migrations.js';
 import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './rows.js';
 import { countFromRow } from '../store-rows.js';
 import { PostgresWriteQueue } from './write-queue.js';
+import { createPostgresWebhookStore } from './webhook-store.js';
 import { TokenCache, tokenCacheKey, type FoundToken } from '../token-cache.js';
 import type { StoreObserver } from '../../ports/store-observer.js';
 
@@ -145,6 +146,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const writes = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs, maxBatchSize, idempotencyTtlSeconds });
   const plants = createPostgresPlantStore(sql, gate, writes, logger);
   const tokens = createPostgresTokenStore(sql, gate, logger, tokenCacheMs);
+  const webhooks = createPostgresWebhookStore(sql, gate);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -159,7 +161,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return closing;
   };
 
-  return { plants, tokens, close };
+  return { plants, tokens, webhooks, close };
 }
 
 /** Logs a row that did not decode (a defect, not an outage) and passes the Either on. */

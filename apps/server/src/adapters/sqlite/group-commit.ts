@@ -12,6 +12,8 @@ export interface StoreLogger {
 export interface BatchContext {
   /** Runs inside the transaction after the last write, before COMMIT. */
   finish(): void;
+  /** Runs once the batch is committed and durable, just before its writes are answered. */
+  committed?(): void;
 }
 
 interface Job<C> {
@@ -106,13 +108,17 @@ export class GroupCommit<C extends BatchContext> {
     };
     if (sync?.failure !== undefined) return failAll(sync.failure);
     let outcomes: E.Either<unknown, unknown>[];
+    let context: C;
     try {
-      outcomes = this.runBatch(batch);
+      [outcomes, context] = this.runBatch(batch);
     } catch (cause) {
       logger?.error({ err: cause, writes: batch.length }, 'store transaction failed; its writes were not applied');
       return failAll(cause);
     }
-    const answer = (): void => batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
+    const answer = (): void => {
+      context.committed?.();
+      batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
+    };
     if (sync === undefined) return answer();
     sync.committedNow(batch.length === 1).then(answer, (cause: unknown) => {
       logger?.error({ err: cause, writes: batch.length }, 'store commit could not be made durable; its writes were answered 503');
@@ -121,7 +127,7 @@ export class GroupCommit<C extends BatchContext> {
   }
 
   /** Applies the batch in one transaction; throws (after rolling back) when it cannot commit. */
-  private runBatch(batch: readonly Job<C>[]): E.Either<unknown, unknown>[] {
+  private runBatch(batch: readonly Job<C>[]): [E.Either<unknown, unknown>[], C] {
     const { db } = this.options;
     this.begin.run();
     try {
@@ -139,7 +145,7 @@ export class GroupCommit<C extends BatchContext> {
       });
       context.finish();
       this.commit.run();
-      return outcomes;
+      return [outcomes, context];
     } catch (cause) {
       if (db.inTransaction) {
         try {

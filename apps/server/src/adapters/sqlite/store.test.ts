@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../idempotency/canonical-request.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
+import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
 import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
 import { openSqliteStore, type SqliteStoreOptions } from './store.js';
 
@@ -20,6 +21,7 @@ plantStoreContract('SQLite file, synchronous FULL', () => openSqliteStore({ file
 plantStoreContract('SQLite file, synchronous NORMAL', () => openSqliteStore({ file: join(dir, 'normal.db'), synchronous: 'NORMAL' }));
 plantStoreContract('SQLite file, batches of at most 2 writes', () => openSqliteStore({ file: join(dir, 'small-batches.db'), maxBatchSize: 2 }));
 plantStoreContract('SQLite :memory:', () => openSqliteStore({ file: ':memory:' }), { persistent: false });
+webhookStoreContract('SQLite file', () => openSqliteStore({ file: join(dir, 'webhooks.db') }));
 
 // Test values are cast, not decoded: these tests are about storage, the codecs have their own.
 const id = (n: number) => n as PlantId;
@@ -58,7 +60,7 @@ describe('openSqliteStore', () => {
       );
       expect(migrateSqlite(db)).toEqual([]);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-      expect(tables).toEqual(['idempotency_keys', 'plant_ids', 'plants', 'schema_migrations', 'tokens']);
+      expect(tables).toEqual(['idempotency_keys', 'plant_ids', 'plants', 'schema_migrations', 'tokens', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']);
     });
 
     it('applies a new migration to an existing file in its own transaction', async () => {

@@ -26,6 +26,9 @@ import { GroupCommit, type StoreLogger } from './group-commit.js';
 import { WalSync } from './wal-sync.js';
 import { migrateSqlite } from './migrations.js';
 import { PlantIdAllocator, preparePlantIdStatements } from './plant-ids.js';
+import { SqliteBatch } from './batch.js';
+import { SqliteOutbox } from './outbox.js';
+import { createSqliteWebhookStore } from './webhook-store.js';
 import { TokenCache, tokenCacheKey, type FoundToken } from '../token-cache.js';
 import { plantFromRow, plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './rows.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
@@ -62,6 +65,8 @@ export interface SqliteStoreOptions {
   readonly checkpoint?: CheckpointOptions;
   /** How long a keyed create's outcome is kept, from its commit (IDEMPOTENCY_TTL_SECONDS); default 86400. */
   readonly idempotencyTtlSeconds?: number;
+  /** Called after a commit that wrote webhook deliveries is durable (wakes the dispatcher). */
+  readonly onEvents?: () => void;
 }
 
 const SYNCHRONOUS = ['FULL', 'NORMAL'] as const;
@@ -140,10 +145,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   let closed = false;
   const isClosed = () => closed;
   const idStatements = preparePlantIdStatements(db);
+  const outbox = new SqliteOutbox(db);
+  const onEvents = options.onEvents ?? (() => undefined);
   const commits = new GroupCommit({
     db,
     sync: wal,
-    openBatch: () => new PlantIdAllocator(idStatements),
+    openBatch: () => new SqliteBatch(new PlantIdAllocator(idStatements), outbox.open(Date.now()), onEvents),
     maxBatchSize,
     logger,
     onBatch: options.observer?.batch,
@@ -164,6 +171,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 
   const plants = createSqlitePlantStore(db, commits, isClosed, wal, ttlMs);
   const tokens = createSqliteTokenStore(db, commits, isClosed);
+  const webhooks = createSqliteWebhookStore(db, commits, isClosed, outbox);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -182,12 +190,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     return closing;
   };
 
-  return { plants, tokens, close };
+  return { plants, tokens, webhooks, close };
 }
 
 const createSqlitePlantStore = (
   db: Database.Database,
-  commits: GroupCommit<PlantIdAllocator>,
+  commits: GroupCommit<SqliteBatch>,
   isClosed: () => boolean,
   wal: WalSync | undefined,
   ttlMs: number,
@@ -224,18 +232,21 @@ const createSqlitePlantStore = (
 
   // What was just stored, built from the already-decoded request rather than read back: the
   // name and tag are the caller's branded values and the id is in range (checked or assigned).
-  const insertAt = (id: PlantId, plant: NewPlant, ids: PlantIdAllocator): E.Either<IdTaken | StoreError, Plant> => {
+  // The plant.created event commits with it (the outbox writes nothing without subscribers).
+  const insertAt = (id: PlantId, plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, Plant> => {
     if (insert.run(id, plant.name, plant.tag ?? null).changes === 0) {
       // A server-assigned id cannot be taken while the high-water mark holds; refuse rather than guess.
       return E.left(plant.id !== undefined ? idTaken(id) : storeUnavailable(new Error(`assigned plant id ${id} is already taken`)));
     }
-    ids.stored(id);
-    return E.right(plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
+    batch.ids.stored(id);
+    const stored: Plant = plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
+    batch.outbox.created(stored);
+    return E.right(stored);
   };
 
-  const create = (plant: NewPlant, ids: PlantIdAllocator): E.Either<IdTaken | StoreError, Plant> => {
-    const id = idFor(plant, ids);
-    return id === undefined ? E.left(idsExhausted()) : insertAt(id, plant, ids);
+  const create = (plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, Plant> => {
+    const id = idFor(plant, batch.ids);
+    return id === undefined ? E.left(idsExhausted()) : insertAt(id, plant, batch);
   };
 
   /**
@@ -248,16 +259,16 @@ const createSqlitePlantStore = (
    * outcome, and the batch's other writes are untouched. Two statements on the common path: no
    * lookup, no savepoint.
    */
-  const createOnce = (plant: NewPlant, claim: IdempotencyClaim, ids: PlantIdAllocator): E.Either<IdempotencyKeyReused | StoreError, KeyedCreate> => {
+  const createOnce = (plant: NewPlant, claim: IdempotencyClaim, batch: SqliteBatch): E.Either<IdempotencyKeyReused | StoreError, KeyedCreate> => {
     const { owner, key, request } = claim;
-    const id = idFor(plant, ids);
+    const id = idFor(plant, batch.ids);
     if (id === undefined) return E.left(idsExhausted());
     const now = Date.now();
     if (claimKey.run(owner, key, request, id, now + ttlMs, now).changes === 0) {
       return E.chainW((saved: SavedCreate) => replayOf(saved, claim))(savedCreateFromRow(savedKey.get(owner, key)));
     }
     try {
-      const result = insertAt(id, plant, ids);
+      const result = insertAt(id, plant, batch);
       if (E.isRight(result)) return E.right({ result, replayed: false });
       if (result.left._tag === 'IdTaken') {
         keyGotConflict.run(owner, key);
@@ -274,8 +285,8 @@ const createSqlitePlantStore = (
   };
 
   return {
-    create: (plant): TaskEither<IdTaken | StoreError, Plant> => () => commits.submit((ids) => create(plant, ids)),
-    createOnce: (plant, claim) => () => commits.submit((ids) => createOnce(plant, claim, ids)),
+    create: (plant): TaskEither<IdTaken | StoreError, Plant> => () => commits.submit((batch) => create(plant, batch)),
+    createOnce: (plant, claim) => () => commits.submit((batch) => createOnce(plant, claim, batch)),
     purgeExpiredKeys: (limit) => () =>
       commits.submit(() => {
         const now = Date.now();
@@ -288,7 +299,11 @@ const createSqlitePlantStore = (
         return E.right({ forgotten, more });
       }),
     delete: (id): TaskEither<PlantNotFound | StoreError, void> => () =>
-      commits.submit(() => (remove.run(id).changes === 0 ? E.left(plantNotFound(id)) : E.right(undefined))),
+      commits.submit((batch) => {
+        if (remove.run(id).changes === 0) return E.left(plantNotFound(id));
+        batch.outbox.deleted(id);
+        return E.right(undefined);
+      }),
     get: (id) => async () =>
       whenDurable(
         wal,
@@ -308,7 +323,7 @@ const createSqlitePlantStore = (
 
 const createSqliteTokenStore = (
   db: Database.Database,
-  commits: GroupCommit<PlantIdAllocator>,
+  commits: GroupCommit<SqliteBatch>,
   isClosed: () => boolean,
 ): TokenStore => {
   const columns = 'id, name, scopes, hash, created_at, expires_at, revoked_at';

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Plant, PlantId } from '@plant-store/domain';
+import type BetterSqlite3 from 'better-sqlite3';
+import * as E from 'fp-ts/lib/Either.js';
+import type { EventType } from '../../ports/webhook-store.js';
+import { endpointsFromRows, newEventId } from '../webhook-rows.js';
+
+interface Subscriber {
+  readonly id: string;
+  /** null: every type. */
+  readonly events: ReadonlySet<string> | null;
+}
+
+/**
+ * The transactional outbox on SQLite: inside a group-commit transaction, a committed change writes
+ * its event as one `webhook_deliveries` row per enabled endpoint subscribed to its type (the
+ * payload serialised once, here, and stored with each). No subscriber: nothing is written, so a
+ * store without endpoints pays one `PRAGMA data_version` per batch and nothing per write.
+ *
+ * The endpoints are read inside the transaction, so they are exactly those committed before it:
+ * again only when another connection has committed since (`data_version`, e.g. the webhooks CLI)
+ * or this one changed them (`invalidate`).
+ */
+export class SqliteOutbox {
+  private readonly dataVersion: BetterSqlite3.Statement<[]>;
+  private readonly enabledEndpoints: BetterSqlite3.Statement<[]>;
+  private readonly insert: BetterSqlite3.Statement<[string, string, string, string, number, number]>;
+  private subscribers: readonly Subscriber[] | undefined;
+  private version: unknown;
+
+  constructor(db: BetterSqlite3.Database) {
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.enabledEndpoints = db.prepare(
+      'SELECT id, url, events, enabled, disabled_reason, created_at, rotated_at FROM webhook_endpoints WHERE enabled = 1',
+    );
+    this.insert = db.prepare(
+      `INSERT INTO webhook_deliveries (event_id, event_type, body, endpoint_id, status, next_attempt_at, created_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+    );
+  }
+
+  /** Our own change to the endpoints: read them again in the next transaction. */
+  invalidate(): void {
+    this.subscribers = undefined;
+  }
+
+  /** Call inside each transaction, before its first write. */
+  open(now: number): OutboxBatch {
+    const version = this.dataVersion.get();
+    if (this.subscribers === undefined || version !== this.version) {
+      const endpoints = endpointsFromRows(this.enabledEndpoints.all());
+      if (E.isLeft(endpoints)) throw endpoints.left.cause;
+      this.subscribers = endpoints.right.map((e) => ({ id: e.id, events: e.events === null ? null : new Set(e.events) }));
+      this.version = version;
+    }
+    return new OutboxBatch(this.subscribers, this.insert, now);
+  }
+}
+
+/** One transaction's events. `wrote`: it wrote at least one delivery (wake the dispatcher after commit). */
+export class OutboxBatch {
+  wrote = false;
+  private readonly timestamp: string;
+
+  constructor(
+    private readonly subscribers: readonly Subscriber[],
+    private readonly insert: BetterSqlite3.Statement<[string, string, string, string, number, number]>,
+    private readonly now: number,
+  ) {
+    this.timestamp = new Date(now).toISOString();
+  }
+
+  created(plant: Plant): void {
+    this.emit('plant.created', plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag });
+  }
+
+  deleted(id: PlantId): void {
+    this.emit('plant.deleted', { id });
+  }
+
+  private emit(type: EventType, data: object): void {
+    if (this.subscribers.length === 0) return;
+    let body: string | undefined;
+    let eventId = '';
+    for (const subscriber of this.subscribers) {
+      if (subscriber.events !== null && !subscriber.events.has(type)) continue;
+      if (body === undefined) {
+        body = JSON.stringify({ type, timestamp: this.timestamp, data });
+        eventId = newEventId(randomUUID());
+      }
+      this.insert.run(eventId, type, body, subscriber.id, this.now, this.now);
+      this.wrote = true;
+    }
+  }
+}
