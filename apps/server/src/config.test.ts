@@ -24,6 +24,13 @@ describe('decodeConfig', () => {
         headersTimeoutMs: 10000,
         requestTimeoutMs: 30000,
         idempotencyTtlSeconds: 86400,
+        webhooks: {
+          timeoutMs: 15000,
+          retrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+          retentionDays: 30,
+          allowHttp: false,
+          allowPrivate: false,
+        },
       }),
     );
   });
@@ -57,6 +64,11 @@ describe('decodeConfig', () => {
       METRICS_PORT: '9464',
       METRICS_HOST: '0.0.0.0',
       IDEMPOTENCY_TTL_SECONDS: '600',
+      WEBHOOK_TIMEOUT_MS: '2500',
+      WEBHOOK_RETRY_SCHEDULE: '500ms, 2s,1m,1h',
+      WEBHOOK_RETENTION_DAYS: '7',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'false',
     });
     expect(result).toEqual(
       E.right({
@@ -76,6 +88,7 @@ describe('decodeConfig', () => {
         headersTimeoutMs: 2000,
         requestTimeoutMs: 4000,
         idempotencyTtlSeconds: 600,
+        webhooks: { timeoutMs: 2500, retrySchedule: [500, 2000, 60_000, 3_600_000], retentionDays: 7, allowHttp: true, allowPrivate: false },
       }),
     );
   });
@@ -93,6 +106,13 @@ describe('decodeConfig', () => {
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
     [{ PORT: '3000.5' }, 'PORT expects an integer from 0 to 65535'],
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
+    [{ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS expects an integer from 1 to 30000'],
+    [{ WEBHOOK_TIMEOUT_MS: '30001' }, 'WEBHOOK_TIMEOUT_MS expects an integer from 1 to 30000'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '5s,25h' }, 'WEBHOOK_RETRY_SCHEDULE expects 1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '5 s' }, 'WEBHOOK_RETRY_SCHEDULE expects 1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)'],
+    [{ WEBHOOK_RETENTION_DAYS: '0' }, 'WEBHOOK_RETENTION_DAYS expects an integer from 1 to 3650'],
+    [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP expects true or false'],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'TRUE' }, 'WEBHOOK_ALLOW_PRIVATE expects true or false'],
     [{ IDEMPOTENCY_TTL_SECONDS: '1.5' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
     [{ IDEMPOTENCY_TTL_SECONDS: '1d' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
     [{ PORT: '08080' }, 'PORT expects an integer from 0 to 65535'],

@@ -6,6 +6,7 @@ import type { Level } from 'pino';
 import { parseDatabaseUrl } from './adapters/open-store.js';
 import { SERVER_TIMEOUTS } from './http/server.js';
 import { isB64Token } from './tokens/opaque-token.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './webhooks/retry-schedule.js';
 
 /**
  * The server's configuration, decoded from the environment. Every variable, its default and its
@@ -37,6 +38,20 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** IDEMPOTENCY_TTL_SECONDS: how long a keyed create's outcome is kept, from its commit. */
   readonly idempotencyTtlSeconds: number;
+  readonly webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** WEBHOOK_TIMEOUT_MS: an attempt's limit for the status line and headers, from the start of DNS and connect. */
+  readonly timeoutMs: number;
+  /** WEBHOOK_RETRY_SCHEDULE: the delays after the 1st, 2nd… failed attempt (before jitter). */
+  readonly retrySchedule: readonly number[];
+  /** WEBHOOK_RETENTION_DAYS: how long ended deliveries and their attempts are kept. */
+  readonly retentionDays: number;
+  /** WEBHOOK_ALLOW_HTTP: accept http:// endpoint URLs (default: https only). */
+  readonly allowHttp: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE: accept endpoints whose host resolves to a private or special address. */
+  readonly allowPrivate: boolean;
 }
 
 export interface RateLimitConfig {
@@ -107,6 +122,7 @@ export type AuthConfig =
     };
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plant-store.db';
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = SERVER_TIMEOUTS.headersTimeoutMs;
 export const DEFAULT_REQUEST_TIMEOUT_MS = SERVER_TIMEOUTS.requestTimeoutMs;
 
@@ -144,6 +160,8 @@ const isExactOrigin = (s: string): boolean => {
     return false;
   }
 };
+
+const boolean = fromString('true or false', (s) => (s === 'true' ? true : s === 'false' ? false : undefined));
 
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'] as const;
 const asymmetricAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
@@ -188,6 +206,11 @@ const codecs = {
   REQUEST_TIMEOUT_MS: integer(1000, 3_600_000),
   // PostgreSQL takes the TTL as an int4 of seconds (68 years).
   IDEMPOTENCY_TTL_SECONDS: integer(1, 2 ** 31 - 1),
+  WEBHOOK_TIMEOUT_MS: integer(1, 30_000),
+  WEBHOOK_RETRY_SCHEDULE: fromString('1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)', parseRetrySchedule),
+  WEBHOOK_RETENTION_DAYS: integer(1, 3650),
+  WEBHOOK_ALLOW_HTTP: boolean,
+  WEBHOOK_ALLOW_PRIVATE: boolean,
   AUTH_MODE: oneOf(['tokens', 'jwt']),
   PLANT_STORE_STATIC_TOKEN: fromString('a bearer token of 16–512 characters A–Z a–z 0–9 - . _ ~ + / (then optional =)', (s) =>
     s.length >= 16 && s.length <= 512 && isB64Token(s) ? s : undefined,
@@ -272,6 +295,13 @@ export const decodeConfig = (
     metrics: decoded.METRICS_PORT === undefined ? undefined : { host: decoded.METRICS_HOST ?? '127.0.0.1', port: decoded.METRICS_PORT },
     headersTimeoutMs,
     requestTimeoutMs,
+    webhooks: {
+      timeoutMs: decoded.WEBHOOK_TIMEOUT_MS ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+      retrySchedule: decoded.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE_MS,
+      retentionDays: decoded.WEBHOOK_RETENTION_DAYS ?? 30,
+      allowHttp: decoded.WEBHOOK_ALLOW_HTTP ?? false,
+      allowPrivate: decoded.WEBHOOK_ALLOW_PRIVATE ?? false,
+    },
   });
 };
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import * as E from 'fp-ts/lib/Either.js';
 import pino from 'pino';
 import { AggregatorRegistry } from 'prom-client';
@@ -22,6 +24,10 @@ import { issueToken } from './tokens/issue-token.js';
 import { createJwtAuthenticator } from './tokens/jwt-authenticator.js';
 import type { Authenticator } from './tokens/principal.js';
 import { createTokenAuthenticator } from './tokens/token-authenticator.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { startRetentionPurge } from './webhooks/retention-purge.js';
+import { webhookUserAgent } from './webhooks/user-agent.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
 
 /** Exits after the log is flushed (pino's asynchronous destination may hold buffered lines). */
 /** How often expired idempotency keys are looked for (each look forgets them in small steps). */
@@ -116,11 +122,14 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   }
 
   const metrics = config.metrics === undefined ? undefined : createMetrics({ store: parseDatabaseUrl(config.databaseUrl).kind });
+  // The store wakes the dispatcher after a commit that wrote deliveries (SQLite; PostgreSQL is polled).
+  let wakeDispatcher = (): void => undefined;
   let store: Store;
   try {
     store = await openStore(config.databaseUrl, {
       synchronous: config.sqliteSynchronous,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+      onEvents: () => wakeDispatcher(),
       logger,
       ...config.postgres,
       ...(metrics === undefined ? {} : { observer: metrics.store }),
@@ -154,14 +163,38 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   const limiter = rateLimiter;
   let metricsServer: { close(): Promise<void> } | undefined;
   const keyPurge = startKeyPurge(store.plants, { intervalMs: KEY_PURGE_INTERVAL_MS, logger });
+  const { webhooks } = config;
+  const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, policy: { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate } });
+  const dispatcher = new WebhookDispatcher({
+    store: store.webhooks,
+    sender,
+    holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    schedule: webhooks.retrySchedule,
+    timeoutMs: webhooks.timeoutMs,
+    userAgent: webhookUserAgent(),
+    logger,
+    ...(metrics === undefined ? {} : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
+  });
+  wakeDispatcher = () => dispatcher.wake();
+  dispatcher.start();
+  const retentionPurge = startRetentionPurge(store.webhooks, { retentionMs: webhooks.retentionDays * 86_400_000, intervalMs: KEY_PURGE_INTERVAL_MS, logger });
+  metrics?.watchOutbox(async () => {
+    const backlog = await store.webhooks.backlog()();
+    return E.isRight(backlog) ? backlog.right : undefined;
+  });
   /**
-   * The metrics listener, the key purge, the store, then the limiter's client (it has nothing to
-   * flush: counters are written as they change).
+   * The metrics listener, the purges, the dispatcher (its attempts in flight finish within the
+   * shutdown bound, or go back to the store for another instance or the next start), the store,
+   * then the limiter's client (it has nothing to flush: counters are written as they change).
    */
   const closeStores = async (): Promise<void> => {
     try {
       await metricsServer?.close();
       await keyPurge.stop();
+      await retentionPurge.stop();
+      const dispatched = await dispatcher.stop(Math.max(0, Math.min(config.shutdownTimeoutMs, webhooks.timeoutMs)));
+      sender.close();
+      logger.info({ outcome: dispatched }, 'webhook dispatcher stopped');
       await store.close();
     } finally {
       await limiter?.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter'));

@@ -1,5 +1,6 @@
 import client from 'prom-client';
 import type { StoreObserver } from '../ports/store-observer.js';
+import type { OutboxBacklog } from '../ports/webhook-store.js';
 import { DURATION_BUCKETS, RouteTable, routeHistogram } from './route-table.js';
 
 /**
@@ -19,6 +20,10 @@ export interface Metrics {
   requestFinished(request: FinishedRequest): void;
   /** The rate limiter's store failed a check; the request was served unchecked (fail open). */
   rateLimitStoreError(backend: string): void;
+  /** One webhook attempt ended: delivered, to be retried, or failed for good (a 410 included). */
+  webhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void;
+  /** Where the outbox backlog gauges read from at each scrape (undefined: the store did not answer). */
+  watchOutbox(read: () => Promise<OutboxBacklog | undefined>): void;
 }
 
 export interface FinishedRequest {
@@ -119,8 +124,52 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
     registers: [registry],
   });
 
+  const attempts = new client.Counter({
+    name: 'plant_store_webhook_attempts_total',
+    help: 'Webhook attempts by outcome: delivered, retry (failed, tried again later), failed (for good, or the endpoint answered 410).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ['delivered', 'retry', 'failed'] as const) attempts.labels(outcome).inc(0);
+  let readOutbox: () => Promise<OutboxBacklog | undefined> = () => Promise.resolve({ pending: 0, oldestAgeSeconds: 0 });
+  // One store read per scrape serves both gauges.
+  let outboxRead: Promise<OutboxBacklog | undefined> | undefined;
+  const outbox = (): Promise<OutboxBacklog | undefined> => {
+    outboxRead ??= readOutbox().finally(() => {
+      setImmediate(() => {
+        outboxRead = undefined;
+      });
+    });
+    return outboxRead;
+  };
+  new client.Gauge({
+    name: 'plant_store_webhook_outbox_pending',
+    help: 'Webhook deliveries not yet ended: due, waiting for a retry, or being attempted (all instances on this store).',
+    registers: [registry],
+    // Every worker reads the same store: with WORKERS > 1 the figure is the store's, not a sum.
+    aggregator: 'max',
+    async collect() {
+      const backlog = await outbox();
+      if (backlog !== undefined) this.set(backlog.pending);
+    },
+  });
+  new client.Gauge({
+    name: 'plant_store_webhook_outbox_oldest_age_seconds',
+    help: 'Age of the oldest webhook delivery not yet ended, from its commit; 0 when none.',
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      const backlog = await outbox();
+      if (backlog !== undefined) this.set(backlog.oldestAgeSeconds);
+    },
+  });
+
   return {
     registry,
+    webhookAttempt: (outcome) => attempts.labels(outcome).inc(),
+    watchOutbox: (read) => {
+      readOutbox = read;
+    },
     store: {
       batch: (size) => batches.observe(size),
       poolWait: (seconds) => poolWaits.observe(seconds),

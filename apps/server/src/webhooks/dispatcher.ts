@@ -1,0 +1,237 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../ports/webhook-store.js';
+import { nextAttemptDelayMs } from './retry-schedule.js';
+import { signatureHeader } from './signature.js';
+import type { AttemptOutcome, AttemptRequest } from './webhook-sender.js';
+
+/** Sends one attempt; never rejects (WebhookSender). */
+export interface AttemptSender {
+  send(request: AttemptRequest): Promise<AttemptOutcome>;
+}
+
+export interface DispatcherLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export type AttemptKind = 'delivered' | 'retry' | 'failed';
+
+export interface WebhookDispatcherOptions {
+  readonly store: WebhookStore;
+  readonly sender: AttemptSender;
+  /** Who holds the claims: unique per process (host, pid and a random part). */
+  readonly holder: string;
+  /** The delays after the 1st, 2nd… failed attempt (WEBHOOK_RETRY_SCHEDULE). */
+  readonly schedule: readonly number[];
+  /** WEBHOOK_TIMEOUT_MS: an attempt's limit, which the lease outlasts. */
+  readonly timeoutMs: number;
+  readonly userAgent: string;
+  /** Attempts in flight at once, per process; default 32. */
+  readonly concurrency?: number;
+  /** How often the store is asked for due deliveries when nothing woke the dispatcher; default 250 ms. */
+  readonly pollMs?: number;
+  readonly logger?: DispatcherLogger;
+  /** Told each attempt's outcome (metrics). */
+  readonly onAttempt?: (kind: AttemptKind) => void;
+  readonly random?: () => number;
+}
+
+/** How far a hold outlasts the attempt's own limit: room for the record to commit after it. */
+export const LEASE_MARGIN_MS = 15_000;
+
+/** The URL's origin only: logs never show a path or query (they may carry a receiver's token). */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
+};
+
+/**
+ * The webhook dispatcher: claims due deliveries from the store (a lease of the timeout plus a
+ * margin, so no other instance sends one at the same moment and a dead holder's are taken over
+ * when its lease runs out), sends each (signed per attempt), and records the outcomes in batches
+ * — one store write per turn, whatever the number of attempts that ended in it.
+ *
+ * Never on the request path: it runs beside the server, at most `concurrency` attempts at a time,
+ * and is woken by the store after a commit that wrote deliveries (SQLite) or by its poll.
+ */
+export class WebhookDispatcher {
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  /** Claimed and not yet recorded (or handed back). */
+  private readonly held = new Set<number>();
+  private records: AttemptRecord[] = [];
+  private inFlight = 0;
+  private pumping = false;
+  /** The last claim was full: more may be due at once. */
+  private moreDue = false;
+  private poll: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private flushScheduled = false;
+  private stopping = false;
+  private idle: (() => void) | undefined;
+  private lastStoreWarning = 0;
+
+  constructor(private readonly options: WebhookDispatcherOptions) {
+    this.concurrency = options.concurrency ?? 32;
+    this.pollMs = options.pollMs ?? 250;
+    this.leaseMs = options.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  start(): void {
+    if (this.poll !== undefined || this.stopping) return;
+    this.poll = setInterval(() => this.wake(), this.pollMs);
+    this.poll.unref();
+    this.wake();
+  }
+
+  /** New deliveries may be due: look now. */
+  wake(): void {
+    if (this.stopping || this.pumping) return;
+    void this.pump();
+  }
+
+  /**
+   * Claims nothing more; lets the attempts in flight finish for up to `graceMs`, hands the rest
+   * back (due at once, for this or another instance), and records what finished.
+   */
+  async stop(graceMs: number): Promise<'drained' | 'handed-back'> {
+    this.stopping = true;
+    clearInterval(this.poll);
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.idle = undefined;
+    const unfinished = [...this.held].filter((id) => !this.records.some((r) => r.deliveryId === id));
+    // Their outcomes, should they still come, are not recorded: the deliveries are no longer ours.
+    for (const id of unfinished) this.held.delete(id);
+    await this.flush();
+    if (unfinished.length > 0) {
+      const released = await this.options.store.release(this.options.holder, unfinished)();
+      if (E.isLeft(released)) this.storeProblem(released.left.cause, 'could not hand back webhook deliveries; they are retried once their lease ends');
+    }
+    return unfinished.length === 0 ? 'drained' : 'handed-back';
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      while (!this.stopping && this.inFlight < this.concurrency) {
+        const free = this.concurrency - this.inFlight;
+        const claimed = await this.options.store.claimDue(this.options.holder, free, this.leaseMs)();
+        if (E.isLeft(claimed)) {
+          this.storeProblem(claimed.left.cause, 'could not claim webhook deliveries; trying again shortly');
+          this.moreDue = false;
+          return;
+        }
+        for (const delivery of claimed.right) this.begin(delivery);
+        this.moreDue = claimed.right.length === free;
+        if (!this.moreDue) return;
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private begin(delivery: ClaimedDelivery): void {
+    this.inFlight += 1;
+    this.held.add(delivery.id);
+    void this.attempt(delivery).finally(() => {
+      this.inFlight -= 1;
+      if (this.stopping) {
+        if (this.inFlight === 0) this.idle?.();
+      } else if (this.moreDue) {
+        this.wake();
+      }
+    });
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { sender, schedule, userAgent, logger, onAttempt, random } = this.options;
+    const startedAt = new Date();
+    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const outcome = await sender.send({
+      url: delivery.url,
+      body: delivery.body,
+      headers: {
+        'webhook-id': delivery.eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(delivery.secrets, delivery.eventId, timestamp, delivery.body),
+        'user-agent': userAgent,
+      },
+    });
+    // Handed back at shutdown meanwhile: no longer ours to record.
+    if (!this.held.has(delivery.id)) return;
+    const base = { deliveryId: delivery.id, startedAt, durationMs: outcome.durationMs };
+    const where = { delivery: delivery.id, event: delivery.eventId, endpoint: delivery.endpointId, origin: originOf(delivery.url) };
+    let record: AttemptRecord;
+    if (outcome.kind === 'delivered') {
+      record = { ...base, outcome: 'delivered', status: outcome.status };
+      onAttempt?.('delivered');
+      logger?.debug({ ...where, status: outcome.status, ms: Math.round(outcome.durationMs) }, 'webhook delivered');
+    } else {
+      const failure = { ...base, error: outcome.error, ...(outcome.status === undefined ? {} : { status: outcome.status }) };
+      const failed = delivery.attempts + 1;
+      const delay = outcome.gone ? undefined : nextAttemptDelayMs(schedule, failed, outcome.retryAfterMs, random);
+      if (outcome.gone) {
+        record = { ...failure, outcome: 'gone' };
+        onAttempt?.('failed');
+        logger?.warn({ ...where, status: outcome.status }, 'webhook endpoint answered 410 Gone: disabled, its pending deliveries failed');
+      } else if (delay === undefined) {
+        record = { ...failure, outcome: 'failed' };
+        onAttempt?.('failed');
+        logger?.warn({ ...where, attempts: failed, error: outcome.error }, 'webhook delivery failed for good (replay it with the webhooks CLI)');
+      } else {
+        record = { ...failure, outcome: 'retry', retryInMs: delay };
+        onAttempt?.('retry');
+        logger?.info({ ...where, attempts: failed, error: outcome.error, retryInMs: delay }, 'webhook attempt failed; retrying later');
+      }
+    }
+    this.records.push(record);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.flush();
+    });
+  }
+
+  /** Records every finished attempt in one store write (after the one in progress, if any). */
+  private async flush(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+    if (this.records.length === 0) return;
+    const records = this.records;
+    this.records = [];
+    this.flushing = (async () => {
+      const recorded = await this.options.store.recordAttempts(this.options.holder, records)();
+      for (const r of records) this.held.delete(r.deliveryId);
+      // Unrecorded, each delivery is due again when its lease ends: sent again (at least once).
+      if (E.isLeft(recorded)) this.storeProblem(recorded.left.cause, 'could not record webhook attempts; those deliveries are retried once their lease ends');
+    })().finally(() => {
+      this.flushing = undefined;
+    });
+    await this.flushing;
+  }
+
+  /** Store trouble is logged once every 10 s at most (an outage would otherwise log every poll). */
+  private storeProblem(cause: unknown, message: string): void {
+    const now = Date.now();
+    if (now - this.lastStoreWarning < 10_000) return;
+    this.lastStoreWarning = now;
+    this.options.logger?.warn({ err: cause }, message);
+  }
+}
