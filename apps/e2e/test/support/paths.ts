@@ -7,6 +7,7 @@ export const paths = {
   root,
   serverMain: `${root}apps/server/dist/main.js`,
   tokensCli: `${root}apps/server/dist/tokens-cli.js`,
+  webhooksCli: `${root}apps/server/dist/webhooks/cli.js`,
   clientCli: `${root}packages/client/dist/cli.js`,
   domainDir: `${root}packages/domain`,
   clientDir: `${root}packages/client`,

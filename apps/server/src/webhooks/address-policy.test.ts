@@ -202,7 +202,7 @@ describe('checkWebhookUrl', () => {
   it('refuses credentials without echoing them', () => {
     for (const url of ['https://user:hunter2@example.com/', 'https://user@example.com/', 'https://:hunter2@example.com/']) {
       const checked = checkWebhookUrl(url, open);
-      expect(checked).toEqual(E.left('the URL must not contain credentials (user:pass@)'));
+      expect(checked).toEqual(E.left('the URL must not carry credentials (a user name or password before the host)'));
     }
   });
 

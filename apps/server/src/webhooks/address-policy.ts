@@ -147,7 +147,7 @@ export const checkWebhookUrl = (url: string, policy: AddressPolicy): Either<stri
     const scheme = /^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) ? `"${parsed.protocol.slice(0, -1)}"` : 'its scheme';
     return E.left(`the URL must use https${policy.allowHttp ? ' or http' : ''}, not ${scheme}`);
   }
-  if (parsed.username !== '' || parsed.password !== '') return E.left('the URL must not contain credentials (user:pass@)');
+  if (parsed.username !== '' || parsed.password !== '') return E.left('the URL must not carry credentials (a user name or password before the host)');
   if (parsed.hostname === '') return E.left('the URL has no host');
   return E.right(parsed);
 };

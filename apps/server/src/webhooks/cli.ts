@@ -77,7 +77,8 @@ const add = async (store: Store, args: string[], policy: Policy): Promise<void> 
   if (unknown.length > 0) throw new UsageError(`unknown event type ${unknown.join(', ')}; expected ${EVENT_TYPES.join(', ')}`);
   const registered = await registerEndpoint(store.webhooks, { url: values.url, events: events.length === 0 ? null : events.filter(isEventType) }, policy);
   if (E.isLeft(registered)) {
-    if (registered.left._tag === 'UrlRefused') throw new Refused(`refused ${values.url}: ${registered.left.reason}`);
+    // Not the URL itself: it may carry credentials, which are refused but must not be echoed.
+    if (registered.left._tag === 'UrlRefused') throw new Refused(`refused the URL: ${registered.left.reason}`);
     throw new Error('could not store the endpoint', { cause: registered.left.cause });
   }
   const { endpoint, secret } = registered.right;

@@ -286,7 +286,7 @@ describe('WebhookSender.send', () => {
     it('refuses credentials in the URL without showing them', async () => {
       const r = await receiver(answer(200));
       const outcome = failed(await sender().send(attempt(`http://user:hunter2@127.0.0.1:${r.port}/`)));
-      expect(outcome.error).toBe('URL refused: the URL must not contain credentials (user:pass@)');
+      expect(outcome.error).toBe('URL refused: the URL must not carry credentials (a user name or password before the host)');
       expect(JSON.stringify(outcome)).not.toContain('hunter2');
       expect(r.connections()).toBe(0);
     });
