@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { captureOutput, freePort, spawnNode, stopChild, waitUntilReady } from './processes.js';
 import { serverPackageDir } from './stores.js';
+import type { ReceiverStats } from './webhook-receiver.js';
 
 const run = promisify(execFile);
 
@@ -45,15 +46,17 @@ export const startCeiling = (core: number | undefined): Promise<RunningServer> =
 };
 
 const TOKEN_SHAPE = /^[A-Za-z0-9\-._~+/]{20,}=*$/;
+const SECRET_SHAPE = /^whsec_[A-Za-z0-9+/]{40,}=*$/;
 
-/**
- * Issues a read+write token with the server's own CLI against `databaseUrl` (which also creates
- * the schema) and returns the secret, which the CLI prints alone on stdout (details on stderr).
- */
-export const createToken = async (env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<string> => {
-  const cli = join(serverPackageDir(), 'dist', 'tokens-cli.js');
-  const args = [cli, 'create', '--name', 'bench', '--scope', 'plants:read', '--scope', 'plants:write'];
-  const outcome = await run(process.execPath, args, { env, timeout: 60_000 }).then(
+interface CliOutcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `node <apps/server/dist/…> args`, its exit code and output whether it succeeded or not. */
+const runServerCli = (script: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> =>
+  run(process.execPath, [join(serverPackageDir(), 'dist', script), ...args], { env, timeout: 60_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code?: unknown; stdout?: string; stderr?: string; message?: string }) => ({
       code: typeof error.code === 'number' ? error.code : -1,
@@ -61,12 +64,63 @@ export const createToken = async (env: NodeJS.ProcessEnv, warn: (line: string) =
       stderr: error.stderr !== undefined && error.stderr !== '' ? error.stderr : (error.message ?? ''),
     }),
   );
+
+/**
+ * Issues a read+write token with the server's own CLI against `databaseUrl` (which also creates
+ * the schema) and returns the secret, which the CLI prints alone on stdout (details on stderr).
+ */
+export const createToken = async (env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<string> => {
+  const outcome = await runServerCli('tokens-cli.js', ['create', '--name', 'bench', '--scope', 'plants:read', '--scope', 'plants:write'], env);
   const token = outcome.stdout.trim();
   if (!TOKEN_SHAPE.test(token)) throw new Error(`tokens-cli create printed no token (exit ${outcome.code}): ${outcome.stderr.trim()}`);
   // The CLI prints the secret only after the store committed it, so the token is usable even if
   // the process then failed to exit cleanly; say so rather than hide it.
   if (outcome.code !== 0) warn(`tokens-cli create printed a token but exited with code ${outcome.code}`);
   return token;
+};
+
+/**
+ * Registers a webhook endpoint for every event type with the server's CLI (`plant-store-webhooks
+ * add --url`), in the store `env.DATABASE_URL` names; `env` must allow the URL (WEBHOOK_ALLOW_HTTP,
+ * WEBHOOK_ALLOW_PRIVATE for a loopback receiver). The CLI prints the signing secret alone on stdout.
+ */
+export const addWebhookEndpoint = async (env: NodeJS.ProcessEnv, url: string): Promise<void> => {
+  const outcome = await runServerCli(join('webhooks', 'cli.js'), ['add', '--url', url], env);
+  if (outcome.code !== 0 || !SECRET_SHAPE.test(outcome.stdout.trim())) {
+    throw new Error(`webhooks cli add --url ${url} failed (exit ${outcome.code}): ${outcome.stderr.trim()}`);
+  }
+};
+
+/** The webhook receiver process (src/webhook-receiver-main.ts). */
+export interface RunningReceiver {
+  /** The URL endpoints are registered with. */
+  readonly url: string;
+  readonly pid: number;
+  /** What it counted so far (GET /stats); undefined when it did not answer. */
+  stats(): Promise<ReceiverStats | undefined>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the webhook receiver as its own process on `core`; it exits by itself after
+ * `lifetimeSeconds` or when this process goes away.
+ */
+export const startWebhookReceiver = async (core: number | undefined, lifetimeSeconds: number): Promise<RunningReceiver> => {
+  const entry = fileURLToPath(new URL('./webhook-receiver-main.js', import.meta.url));
+  const running = await launch([entry], { ...process.env, RECEIVER_LIFETIME_SECONDS: String(Math.ceil(lifetimeSeconds)) }, core, '');
+  return {
+    url: `${running.url}/hook`,
+    pid: running.pid,
+    stats: async () => {
+      try {
+        const res = await fetch(`${running.url}/stats`, { signal: AbortSignal.timeout(2000) });
+        return res.status === 200 ? ((await res.json()) as ReceiverStats) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    stop: () => running.stop(),
+  };
 };
 
 export interface PlantServerOptions {

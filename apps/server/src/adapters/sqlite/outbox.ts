@@ -17,9 +17,9 @@ interface Subscriber {
  * payload serialised once, here, and stored with each). No subscriber: nothing is written, so a
  * store without endpoints pays one `PRAGMA data_version` per batch and nothing per write.
  *
- * The endpoints are read inside the transaction, so they are exactly those committed before it:
- * again only when another connection has committed since (`data_version`, e.g. the webhooks CLI)
- * or this one changed them (`invalidate`).
+ * The endpoints are read inside the transaction, so they are exactly those committed before the
+ * change: again only when another connection has committed since (`data_version`, e.g. the
+ * webhooks CLI) or this one changed them (`invalidate`, also within a batch).
  */
 export class SqliteOutbox {
   private readonly dataVersion: BetterSqlite3.Statement<[]>;
@@ -47,13 +47,19 @@ export class SqliteOutbox {
   /** Call inside each transaction, before its first write. */
   open(now: number): OutboxBatch {
     const version = this.dataVersion.get();
-    if (this.subscribers === undefined || version !== this.version) {
+    if (version !== this.version) this.subscribers = undefined;
+    this.version = version;
+    return new OutboxBatch(() => this.current(), this.insert, now);
+  }
+
+  /** The enabled endpoints as of now, inside the transaction (read again after invalidate). */
+  private current(): readonly Subscriber[] {
+    if (this.subscribers === undefined) {
       const endpoints = endpointsFromRows(this.enabledEndpoints.all());
       if (E.isLeft(endpoints)) throw endpoints.left.cause;
       this.subscribers = endpoints.right.map((e) => ({ id: e.id, events: e.events === null ? null : new Set(e.events) }));
-      this.version = version;
     }
-    return new OutboxBatch(this.subscribers, this.insert, now);
+    return this.subscribers;
   }
 }
 
@@ -63,7 +69,7 @@ export class OutboxBatch {
   private readonly timestamp: string;
 
   constructor(
-    private readonly subscribers: readonly Subscriber[],
+    private readonly subscribers: () => readonly Subscriber[],
     private readonly insert: BetterSqlite3.Statement<[string, string, string, string, number, number]>,
     private readonly now: number,
   ) {
@@ -79,10 +85,12 @@ export class OutboxBatch {
   }
 
   private emit(type: EventType, data: object): void {
-    if (this.subscribers.length === 0) return;
+    // Read per change, not per batch: an endpoint this batch disabled (a 410) gets nothing more.
+    const subscribers = this.subscribers();
+    if (subscribers.length === 0) return;
     let body: string | undefined;
     let eventId = '';
-    for (const subscriber of this.subscribers) {
+    for (const subscriber of subscribers) {
       if (subscriber.events !== null && !subscriber.events.has(type)) continue;
       if (body === undefined) {
         body = JSON.stringify({ type, timestamp: this.timestamp, data });
