@@ -9,7 +9,9 @@ import { parseRetrySchedule } from '../../src/webhooks/retry-schedule.js';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.js';
 import type { AddressPolicy } from '../../src/webhooks/address-policy.js';
 import type { EventType } from '../../src/ports/webhook-store.js';
-import { bearer, request, startTestServer, type TestServer } from './support.js';
+import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
+import { parseScrape, runMetricsTests, sampleSum } from '../support/prometheus.js';
+import { bearer, request, startTestServer, testStoreKind, type TestServer } from './support.js';
 
 // Events out of the store through a listening server, the real dispatcher and sender, and real
 // receivers on loopback (both stores: the `postgres` project runs this file again).
@@ -64,8 +66,10 @@ describe('webhooks', () => {
   });
 
   /** A server, a dispatcher beside it (as main.ts starts them), and what to register with. */
-  const start = async (options: { schedule?: readonly number[]; policy?: AddressPolicy; timeoutMs?: number } = {}) => {
-    const server: TestServer = await startTestServer();
+  const start = async (options: { schedule?: readonly number[]; policy?: AddressPolicy; timeoutMs?: number; metrics?: Metrics } = {}) => {
+    const { metrics } = options;
+    const server: TestServer = await startTestServer(metrics === undefined ? {} : { metrics });
+    metrics?.watchOutbox(async () => E.getOrElseW(() => undefined)(await server.store.webhooks.backlog()()));
     cleanups.push(() => server.close());
     const policy = options.policy ?? LOOPBACK;
     const sender = new WebhookSender({ timeoutMs: options.timeoutMs ?? 2000, policy });
@@ -77,6 +81,7 @@ describe('webhooks', () => {
       timeoutMs: options.timeoutMs ?? 2000,
       userAgent: 'plant-store-webhooks/test',
       pollMs: 50,
+      ...(metrics === undefined ? {} : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
     });
     dispatcher.start();
     cleanups.push(async () => {
@@ -259,5 +264,29 @@ describe('webhooks', () => {
     const [delivery] = E.getOrElseW(() => [])(await server.store.webhooks.listDeliveries({ limit: 1 })());
     expect(delivery?.lastError).toMatch(/127\.0\.0\.1/);
     expect(delivery?.lastError).not.toContain('receiver-side');
+  });
+
+  it.runIf(runMetricsTests)('counts attempts by outcome and reports the outbox backlog, never a secret or URL', async () => {
+    let failures = 2;
+    const receiver = await startReceiver((_n, res) => res.writeHead(failures-- > 0 ? 503 : 200).end());
+    cleanups.push(receiver.close);
+    const metrics = createMetrics({ store: testStoreKind, processMetrics: false });
+    const { subscribe, create } = await start({ metrics, schedule: parseRetrySchedule('300ms,300ms') ?? [] });
+    const { secret } = await subscribe(receiver.url);
+    await create('counted');
+    // While the first attempts fail, the delivery is in the backlog.
+    await until('a retry', () => receiver.received.length >= 1);
+    const during = parseScrape(await metrics.registry.metrics());
+    expect(sampleSum(during, 'plant_store_webhook_outbox_pending')).toBe(1);
+    expect(sampleSum(during, 'plant_store_webhook_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(0);
+    await until('delivered', () => receiver.received.length >= 3);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const text = await metrics.registry.metrics();
+    const after = parseScrape(text);
+    expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'retry' })).toBe(2);
+    expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'delivered' })).toBe(1);
+    expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'failed' })).toBe(0);
+    expect(sampleSum(after, 'plant_store_webhook_outbox_pending')).toBe(0);
+    for (const never of [secret, secret.slice('whsec_'.length), 'receiver-side', String(receiver.port)]) expect(text).not.toContain(never);
   });
 });
