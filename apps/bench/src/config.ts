@@ -4,7 +4,7 @@ import * as t from 'io-ts';
 import { formatErrors } from '@plant-store/domain';
 
 /** The stores (rows of the table) a run can cover, in the order they run. */
-export const STORES = ['ceiling', 'sqlite', 'sqlite-baseline', 'sqlite-preloaded', 'sqlite-normal', 'sqlite-metrics', 'sqlite-keyed', 'postgres'] as const;
+export const STORES = ['ceiling', 'sqlite', 'sqlite-baseline', 'sqlite-preloaded', 'sqlite-normal', 'sqlite-metrics', 'sqlite-keyed', 'sqlite-webhook', 'postgres'] as const;
 export type StoreName = (typeof STORES)[number];
 /** What runs when BENCH_STORES is unset: every store but the baseline, which needs BENCH_BASELINE_DIR. */
 const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline');

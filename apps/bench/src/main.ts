@@ -11,6 +11,7 @@ import { runScenario } from './run-scenario.js';
 import { SCENARIOS, type DriverSpec, type LoadGenerator, type ScenarioKind } from './scenarios.js';
 import { seedPlants, smokeCheck } from './seed.js';
 import type { RunningServer } from './servers.js';
+import { formatDrain, type WebhookDrain, type WebhookProbe } from './webhook-drain.js';
 import { wrkAvailable } from './wrk.js';
 
 /**
@@ -36,6 +37,10 @@ const main = async (config: BenchConfig): Promise<number> => {
   const pinned = config.pin && availableParallelism() >= 2 && tasksetAvailable();
   const serverCore = pinned ? 0 : undefined;
   const driverCore = pinned ? 1 : undefined;
+  // The webhook receiver gets a core of its own when there is one; on 2 cores it shares the load
+  // generator's (which wrk keeps about 20% busy at SQLite's rates), never the server's: the
+  // server's core is what the rows measure.
+  const receiverCore = pinned ? (availableParallelism() >= 3 ? 2 : 1) : undefined;
   const hasWrk = wrkAvailable();
   if (config.load === 'wrk' && !hasWrk) throw new TypeError('BENCH_LOAD=wrk but wrk is not installed (apt-get install wrk)');
   const generator: LoadGenerator = config.load === 'autocannon' || !hasWrk ? 'autocannon' : 'wrk';
@@ -60,7 +65,9 @@ const main = async (config: BenchConfig): Promise<number> => {
     model: cpus()[0]?.model ?? 'unknown',
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
-    pinned: pinned ? 'server on core 0, load generator on core 1 (taskset)' : 'not pinned',
+    pinned: pinned
+      ? `server on core 0, load generator on core 1, webhook receiver on core ${receiverCore ?? '–'} (taskset)`
+      : 'not pinned',
     loadGenerator: generator,
     loadAverageAtStart: loadavg(),
   };
@@ -86,7 +93,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   const disk: { before: DiskProbe; after?: DiskProbe } = { before: probeDisk(work, DISK_PROBE_SECONDS) };
   log(formatProbe('before', disk.before));
 
-  const plans = planStores(config, { work, serverCore, profileDir, log, warn, notes, skipped });
+  const plans = planStores(config, { work, serverCore, receiverCore, profileDir, log, warn, notes, skipped });
 
   // Start every server first (each idles on core 0 while another is loaded), then run the
   // scenarios one at a time across stores: each of our figures is then measured minutes, not
@@ -96,6 +103,7 @@ const main = async (config: BenchConfig): Promise<number> => {
     readonly server: RunningServer;
     readonly seedFrom: number;
     readonly seedTo: number;
+    readonly webhooks: WebhookProbe | undefined;
     nextId: number;
     failed: boolean;
   }
@@ -121,7 +129,7 @@ const main = async (config: BenchConfig): Promise<number> => {
     try {
       await seedPlants(server.url, server.token, seedFrom, seedTo);
       await smokeCheck(server.url, server.token, seedFrom, seedTo);
-      live.push({ plan, server, seedFrom, seedTo, nextId: seedTo + 2, failed: false });
+      live.push({ plan, server, seedFrom, seedTo, webhooks: launched.webhooks, nextId: seedTo + 2, failed: false });
       log(`${plan.label}: ready at ${server.url} (pid ${server.pid}), ${config.seed} plants seeded`);
     } catch (error) {
       failures.push(`${plan.label}: ${message(error)}\n${server.output()}`);
@@ -146,8 +154,12 @@ const main = async (config: BenchConfig): Promise<number> => {
       seedTo: entry.seedTo,
       idempotencyKeys: plan.idempotencyKeys ?? 'none',
     };
+    await entry.webhooks?.beforeLoad();
     const { row, nextId } = await runScenario(server, { name: plan.name, label: plan.label }, spec, { server: serverCore, driver: driverCore });
     entry.nextId = nextId + 1;
+    // The load has stopped: how long the outbox takes to empty (and the next run starts from an
+    // empty one).
+    const webhookDrain = await entry.webhooks?.afterLoad();
     log(
       `${label} (${connections} conn): ${Math.round(row.rps).toLocaleString('en-US')} req/s, ` +
         `p50 ${row.latency.p50.toFixed(2)} ms, p99 ${row.latency.p99.toFixed(2)} ms, errors ${row.errors}` +
@@ -155,8 +167,16 @@ const main = async (config: BenchConfig): Promise<number> => {
         (row.errors > 0 ? `, statuses ${JSON.stringify(row.statusCounts)}` : ''),
     );
     if (row.errors > 0) failures.push(`${label}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts)}`);
+    if (webhookDrain !== undefined) {
+      log(`${label}: webhooks: ${formatDrain(webhookDrain)}`);
+      // The receiver answers every POST 204 at once: an attempt that failed is the server's.
+      if (webhookDrain.retried > 0 || webhookDrain.failed > 0) {
+        failures.push(`${label}: webhook attempts failed against a receiver answering 204: ${webhookDrain.retried} to retry, ${webhookDrain.failed} for good`);
+      }
+      if (webhookDrain.seconds === undefined) warn(`${label}: the webhook outbox did not drain within ${webhookDrain.limitSeconds} s`);
+    }
     if (!server.alive()) throw new Error('the server process exited during the run');
-    return { ...row, round };
+    return { ...row, round, ...(webhookDrain === undefined ? {} : { webhookDrain }) };
   };
 
   // With BENCH_ROUNDS > 1 the whole sequence repeats, so that every comparison is made round by
@@ -208,17 +228,19 @@ const main = async (config: BenchConfig): Promise<number> => {
     if (base === undefined || config.sideBySide === 0) continue;
     for (const kind of SCENARIO_ORDER.filter((k) => k !== 'latency' && variant.plan.scenarios.includes(k) && base.plan.scenarios.includes(k) && config.scenarios.includes(k))) {
       const ratios: number[] = [];
+      const drains: WebhookDrain[] = [];
       for (let run = 0; run < config.sideBySide && !variant.failed && !base.failed; run++) {
         const label = (entry: Live): string => `${entry.plan.label} · ${SCENARIOS[kind].label} (side by side ${run + 1}/${config.sideBySide})`;
         try {
           const [v, b] = await Promise.all([measure(variant, kind, label(variant), run), measure(base, kind, label(base), run)]);
           ratios.push(v.rps / b.rps);
+          if (v.webhookDrain !== undefined) drains.push(v.webhookDrain);
         } catch (error) {
           variant.failed = true;
           failures.push(`${label(variant)}: ${message(error)}\n${variant.server.output()}\n${base.server.output()}`);
         }
       }
-      if (ratios.length > 0) sideBySide.push({ scenario: kind, store: variant.plan.name, ratios });
+      if (ratios.length > 0) sideBySide.push({ scenario: kind, store: variant.plan.name, ratios, ...(drains.length === 0 ? {} : { webhookDrains: drains }) });
     }
   }
 

@@ -2,8 +2,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchConfig, StoreName } from './config.js';
 import type { ScenarioKind } from './scenarios.js';
-import { createToken, startCeiling, startPlantServer, type RunningServer } from './servers.js';
+import { freePort } from './processes.js';
+import { addWebhookEndpoint, createToken, startCeiling, startPlantServer, startWebhookReceiver, type RunningServer } from './servers.js';
 import { createPgDatabase, preloadSqlite } from './stores.js';
+import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
 
 const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'list', 'latency'];
 
@@ -13,6 +15,8 @@ export interface Launched {
   /** The first id no plant has (ids below it were preloaded). */
   readonly firstFreeId: number;
   readonly cleanup: () => Promise<void>;
+  /** For a server with a webhook endpoint: the outbox read around each run (its drain after the load). */
+  readonly webhooks?: WebhookProbe;
 }
 
 /** One row group of the table: a store, the scenarios it runs, how to start it. */
@@ -30,12 +34,22 @@ export interface PlanContext {
   /** A temporary directory the stores' files go in. */
   readonly work: string;
   readonly serverCore: number | undefined;
+  /** Where the webhook receiver runs (a core of its own, or the load generator's on 2 cores). */
+  readonly receiverCore: number | undefined;
   readonly profileDir: string | undefined;
   readonly log: (line: string) => void;
   readonly warn: (line: string) => void;
   readonly notes: Record<string, unknown>;
   readonly skipped: string[];
 }
+
+/**
+ * How long the outbox may take to drain after a run's load before the bench moves on (the target
+ * is 5 s; past this the row says how many deliveries were left).
+ */
+export const DRAIN_LIMIT_SECONDS = 60;
+/** How often the drain is read (the drain time's resolution). */
+const DRAIN_POLL_MS = 100;
 
 const compact = (n: number): string => (n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n));
 
@@ -52,7 +66,7 @@ export const redact = (url: string): string => {
 
 /** The stores `config.stores` names, in the table's order. */
 export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
-  const { work, serverCore, profileDir, log, warn, notes } = ctx;
+  const { work, serverCore, receiverCore, profileDir, log, warn, notes } = ctx;
   const profile = profileDir === undefined ? {} : { cpuProfileDir: profileDir };
 
   const serverEnv = (databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
@@ -71,6 +85,8 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     preload: number,
     serverDir?: string,
     extraEnv: Readonly<Record<string, string>> = {},
+    /** Runs once the schema exists, before the server starts (registers webhook endpoints…). */
+    prepare?: (env: NodeJS.ProcessEnv) => Promise<void>,
   ): Plan => ({
     name,
     label,
@@ -89,6 +105,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         notes['preloadRows'] = preload;
         log(`${label}: preloaded in ${(ms / 1000).toFixed(1)} s`);
       }
+      await prepare?.(env);
       const server = await startPlantServer({ core: serverCore, env, token, ...profile, ...(serverDir === undefined ? {} : { serverDir }) });
       return {
         server,
@@ -128,6 +145,50 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     },
   };
 
+  /**
+   * The SQLite FULL server with one webhook endpoint, subscribed to every event, at a receiver
+   * answering 204 at once (its own process, on `receiverCore`): each create then also writes a
+   * delivery in its transaction, and the dispatcher POSTs it. The server's metrics are on
+   * (METRICS_PORT): the outbox is read from them around each run (cost alone: 0.99× on create).
+   */
+  const webhookPlan = (name: StoreName, label: string): Plan => {
+    // The receiver stops by itself at the latest after every run could have happened (each
+    // rerun, every side-by-side run, each followed by a full drain), and when the bench exits.
+    const runs = config.rounds * config.scenarios.length * config.stores.length * 2 + config.sideBySide * config.stores.length * 2;
+    const lifetimeSeconds = runs * (config.warmupSeconds + config.seconds + DRAIN_LIMIT_SECONDS + 5) + 600;
+    return {
+      name,
+      label,
+      scenarios: ['create'],
+      start: async () => {
+        const receiver = await startWebhookReceiver(receiverCore, lifetimeSeconds);
+        try {
+          const metricsPort = await freePort();
+          const env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) };
+          const launched = await sqlitePlan(name, label, 'FULL', ['create'], 0, undefined, env, (serverEnv) => addWebhookEndpoint(serverEnv, receiver.url)).start();
+          if (typeof launched === 'string') throw new Error(launched);
+          log(`${label}: one webhook endpoint, ${receiver.url} (receiver pid ${receiver.pid}${receiverCore === undefined ? '' : `, core ${receiverCore}`})`);
+          return {
+            ...launched,
+            webhooks: createWebhookProbe({
+              metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+              received: async () => (await receiver.stats())?.requests,
+              limitSeconds: DRAIN_LIMIT_SECONDS,
+              pollMs: DRAIN_POLL_MS,
+            }),
+            cleanup: async () => {
+              await launched.cleanup();
+              await receiver.stop();
+            },
+          };
+        } catch (error) {
+          await receiver.stop();
+          throw error;
+        }
+      },
+    };
+  };
+
   const plans: Plan[] = [];
   for (const store of config.stores) {
     switch (store) {
@@ -164,6 +225,9 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         // The same server, loaded with creates that each carry an Idempotency-Key (issue 10: the
         // key's cost, measured side by side with creates without one).
         plans.push({ ...sqlitePlan(store, `sqlite FULL keyed (${config.keys})`, 'FULL', ['create'], 0), idempotencyKeys: config.keys });
+        break;
+      case 'sqlite-webhook':
+        plans.push(webhookPlan(store, 'sqlite FULL +webhook'));
         break;
       case 'postgres':
         plans.push(postgresPlan);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkTargets, formatTable, rate, type Row } from './report.js';
+import type { WebhookDrain } from './webhook-drain.js';
 
 const row = (over: Partial<Row> & Pick<Row, 'scenario' | 'store' | 'rps'>): Row => ({
   storeLabel: over.store,
@@ -79,6 +80,8 @@ describe('checkTargets', () => {
       ['create with +5M plants: ≥ 0.9× the empty store', '0.95×', true, false],
       ['create and get with metrics on: ≥ 0.95× off (issue 12)', '– / –', undefined, false],
       ['create with an Idempotency-Key on every request: ≥ 0.85× without (issue 10)', '–', undefined, false],
+      ['create with one webhook endpoint: ≥ 0.85× without (issue 11)', '–', undefined, false],
+      ['webhook outbox empty ≤ 5 s after the create load stops (issue 11)', '–', undefined, false],
     ]);
   });
 
@@ -91,7 +94,7 @@ describe('checkTargets', () => {
         row({ scenario: 'get', store: 'sqlite-metrics', rps: 9400 }),
       ]),
     );
-    expect(checks.at(-2)).toMatchObject({ value: '0.97× / 0.94×', met: false });
+    expect(checks.find((c) => c.target.startsWith('create and get with metrics on'))).toMatchObject({ value: '0.97× / 0.94×', met: false });
   });
 
   it('compares the keyed create row with the plain SQLite create', () => {
@@ -101,7 +104,42 @@ describe('checkTargets', () => {
         [{ scenario: 'create', store: 'sqlite-keyed', ratios: [0.86, 0.88, 0.84] }],
       ),
     );
-    expect(checks.at(-1)).toMatchObject({ value: '0.86×', met: true });
+    expect(checks.find((c) => c.target.startsWith('create with an Idempotency-Key'))).toMatchObject({ value: '0.86×', met: true });
+  });
+
+  const drain = (over: Partial<WebhookDrain> = {}): WebhookDrain => ({
+    backlogAtStop: 12_345,
+    backlogAtStart: 0,
+    seconds: 2.34,
+    limitSeconds: 60,
+    backlogAtEnd: 0,
+    delivered: 120_000,
+    retried: 0,
+    failed: 0,
+    ...over,
+  });
+
+  it('compares the webhook create row with the plain SQLite create, p99s beside, and checks its drain', () => {
+    const rows = [
+      row({ scenario: 'create', store: 'sqlite', rps: 8000, latency: { p50: 4, p90: 6, p99: 8.7, max: 30, mean: 4 } }),
+      row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, latency: { p50: 4, p90: 6, p99: 9.12, max: 30, mean: 4 }, webhookDrain: drain() }),
+    ];
+    const checks = checkTargets(rate(rows, [{ scenario: 'create', store: 'sqlite-webhook', ratios: [0.9, 0.84, 0.88] }]));
+    expect(checks.slice(-2).map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
+      ['create with one webhook endpoint: ≥ 0.85× without (issue 11)', '0.88× (p99 9.12 ms with, 8.70 ms without)', true, false],
+      ['webhook outbox empty ≤ 5 s after the create load stops (issue 11)', '2.3 s (backlog at stop 12,345)', true, false],
+    ]);
+    expect(formatTable(rate(rows))).toMatch(/0\.88× no webhook; outbox 12,345 at stop, drained in 2\.3 s \|/);
+  });
+
+  it('misses the drain target when the outbox took too long or never emptied, and shows failed attempts', () => {
+    const check = (d: WebhookDrain) =>
+      checkTargets(rate([row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, webhookDrain: d })])).at(-1);
+    expect(check(drain({ seconds: 5.01 }))).toMatchObject({ value: '5.0 s (backlog at stop 12,345)', met: false });
+    expect(check(drain({ seconds: undefined, backlogAtEnd: 4000, retried: 7 }))).toMatchObject({
+      value: '> 60 s, 4,000 left (backlog at stop 12,345; 7 attempts retried, 0 failed)',
+      met: false,
+    });
   });
 
   it('marks a target resting on a noisy row', () => {

@@ -1,5 +1,6 @@
 import { STORES, type StoreName } from './config.js';
 import { SCENARIOS, type Latency, type ScenarioKind } from './scenarios.js';
+import { drainTime, type WebhookDrain } from './webhook-drain.js';
 
 /** One measured (scenario, store) pair: a row of the table and of the JSON results. */
 export interface Row {
@@ -33,6 +34,8 @@ export interface Row {
   readonly round?: number;
   /** Noisier runs of the same scenario that this row replaced. */
   readonly discarded?: readonly { readonly rps: number; readonly p99: number; readonly otherCpuServerCore: number | undefined }[];
+  /** For a server with a webhook endpoint: its outbox when this run's load stopped, and how long it took to empty. */
+  readonly webhookDrain?: WebhookDrain;
 }
 
 export interface RatedRow extends Row {
@@ -55,6 +58,7 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'sqlite-preloaded': { store: 'sqlite', note: 'empty' },
   'sqlite-metrics': { store: 'sqlite', note: 'metrics off' },
   'sqlite-keyed': { store: 'sqlite', note: 'no key' },
+  'sqlite-webhook': { store: 'sqlite', note: 'no webhook' },
   'sqlite-baseline': { store: 'sqlite', note: 'this build' },
 };
 
@@ -71,6 +75,8 @@ export interface SideBySide {
   readonly scenario: ScenarioKind;
   readonly store: StoreName;
   readonly ratios: readonly number[];
+  /** The variant's webhook outbox after each of these runs (for the JSON). */
+  readonly webhookDrains?: readonly WebhookDrain[];
 }
 
 /**
@@ -143,6 +149,7 @@ export const tableCells = (rows: readonly RatedRow[]): string[][] =>
     [
       r.vsBase === undefined ? '' : `${times(r.vsBase)} ${BASES[r.store]?.note ?? ''}${r.sideBySide === undefined ? '' : ` (side by side, median of ${r.sideBySide})`}`,
       r.roundsRps.length > 1 ? `median of ${r.roundsRps.length}` : '',
+      r.webhookDrain === undefined ? '' : `outbox ${int(r.webhookDrain.backlogAtStop)} at stop, ${drainTime(r.webhookDrain)}`,
       r.discarded === undefined ? '' : 'quieter of 2 runs',
     ]
       .filter((n) => n !== '')
@@ -186,6 +193,8 @@ export const checkTargets = (rows: readonly RatedRow[]): readonly TargetCheck[] 
   const preloaded = find('create', 'sqlite-preloaded');
   const metered = (['create', 'get'] as const).map((scenario) => find(scenario, 'sqlite-metrics'));
   const keyed = find('create', 'sqlite-keyed');
+  const webhook = find('create', 'sqlite-webhook');
+  const drain = webhook?.webhookDrain;
   const ours = rows.filter((r) => r.store === 'sqlite' || r.store === 'sqlite-preloaded');
   const peakRss = ours.reduce<number | undefined>((max, r) => (r.rssPeak === undefined ? max : Math.max(max ?? 0, r.rssPeak)), undefined);
   return [
@@ -236,6 +245,26 @@ export const checkTargets = (rows: readonly RatedRow[]): readonly TargetCheck[] 
       value: times(keyed?.vsBase),
       met: keyed?.vsBase === undefined ? undefined : keyed.vsBase >= 0.85,
       noisy: noisy(keyed, create),
+    },
+    {
+      target: 'create with one webhook endpoint: ≥ 0.85× without (issue 11)',
+      value:
+        times(webhook?.vsBase) +
+        (webhook === undefined ? '' : ` (p99 ${ms(webhook.latency.p99)} ms with, ${create === undefined ? '–' : `${ms(create.latency.p99)} ms`} without)`),
+      met: webhook?.vsBase === undefined ? undefined : webhook.vsBase >= 0.85,
+      noisy: noisy(webhook, create),
+    },
+    {
+      target: 'webhook outbox empty ≤ 5 s after the create load stops (issue 11)',
+      value:
+        drain === undefined
+          ? '–'
+          : `${drain.seconds === undefined ? `> ${drain.limitSeconds} s, ${int(drain.backlogAtEnd)} left` : `${drain.seconds.toFixed(1)} s`}` +
+            ` (backlog at stop ${int(drain.backlogAtStop)}` +
+            (drain.retried + drain.failed > 0 ? `; ${int(drain.retried)} attempts retried, ${int(drain.failed)} failed` : '') +
+            ')',
+      met: drain === undefined ? undefined : drain.seconds !== undefined && drain.seconds <= 5,
+      noisy: noisy(webhook),
     },
   ];
 };
