@@ -19,6 +19,16 @@ export interface BatchContext {
 interface Job<C> {
   readonly apply: (context: C) => E.Either<unknown, unknown>;
   readonly resolve: (outcome: E.Either<unknown, unknown>) => void;
+  readonly durable: boolean;
+}
+
+export interface SubmitOptions {
+  /**
+   * false: the caller need not wait for this write to be on disk, only for the commits before it
+   * (see CommitSync.committedQuietly). A batch holding only such writes is answered without
+   * waiting for its own sync; one durable write in the batch makes the whole batch wait.
+   */
+  readonly durable?: boolean;
 }
 
 /** Makes commits durable after COMMIT returned (see WalSync); absent: COMMIT itself is durable. */
@@ -30,6 +40,8 @@ export interface CommitSync {
    * `alone`: the batch held one write, so the sync may as well run on this thread.
    */
   committedNow(alone: boolean): Promise<void>;
+  /** A commit nobody waits for: synced in the background; settles once every earlier commit is. */
+  committedQuietly(): Promise<void> | undefined;
 }
 
 export interface GroupCommitOptions<C extends BatchContext> {
@@ -73,10 +85,10 @@ export class GroupCommit<C extends BatchContext> {
   }
 
   /** Queues one write; resolves (never rejects) with its outcome once its batch has committed. */
-  submit<Err, A>(apply: (context: C) => E.Either<Err, A>): Promise<E.Either<Err | StoreUnavailable, A>> {
+  submit<Err, A>(apply: (context: C) => E.Either<Err, A>, options: SubmitOptions = {}): Promise<E.Either<Err | StoreUnavailable, A>> {
     if (this.closedBecause !== undefined) return Promise.resolve(E.left(storeUnavailable(this.closedBecause)));
     return new Promise((resolve) => {
-      this.queue.push({ apply, resolve: resolve as (outcome: E.Either<unknown, unknown>) => void });
+      this.queue.push({ apply, resolve: resolve as (outcome: E.Either<unknown, unknown>) => void, durable: options.durable !== false });
       this.schedule();
     });
   }
@@ -120,6 +132,16 @@ export class GroupCommit<C extends BatchContext> {
       batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
     };
     if (sync === undefined) return answer();
+    const onSyncFailure = (cause: unknown): void => {
+      logger?.error({ err: cause, writes: batch.length }, 'store commit could not be made durable; its writes were answered 503');
+      failAll(cause);
+    };
+    if (!batch.some((job) => job.durable)) {
+      const earlier = sync.committedQuietly();
+      if (earlier === undefined) return answer();
+      earlier.then(answer, onSyncFailure);
+      return;
+    }
     sync.committedNow(batch.length === 1).then(answer, (cause: unknown) => {
       logger?.error({ err: cause, writes: batch.length }, 'store commit could not be made durable; its writes were answered 503');
       failAll(cause);

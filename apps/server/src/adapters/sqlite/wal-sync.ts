@@ -98,6 +98,24 @@ export class WalSync {
   }
 
   /**
+   * Call right after a COMMIT returned whose writer need not wait for it to be durable (the webhook
+   * dispatcher's claims and records: one lost to a power cut only means an attempt made again).
+   * It is synced in the background, never on this thread; the promise (undefined: at once) waits
+   * only for the EARLIER commits — what the transaction's reads could have seen — so nothing read
+   * in it leaves the process before it is on disk.
+   */
+  committedQuietly(): Promise<void> | undefined {
+    if (this.failed !== undefined) return Promise.reject(this.failed);
+    const before = this.committed;
+    this.committed += 1;
+    this.kick();
+    if (this.synced >= before) return undefined;
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ generation: before, resolve, reject });
+    });
+  }
+
+  /**
    * For a read that just ran: undefined when everything it could have seen is on disk already
    * (the common case: answer at once), else a promise that settles once it is.
    */
