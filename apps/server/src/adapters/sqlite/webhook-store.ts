@@ -8,6 +8,13 @@ import type { SqliteBatch } from './batch.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteOutbox } from './outbox.js';
 
+/**
+ * The dispatcher's writes need not be on disk before it goes on: a claim or a record lost to a
+ * power cut only means an attempt is made again (at least once). They still wait for the commits
+ * before them, so no event leaves before its plant change is durable.
+ */
+const QUIET = { durable: false } as const;
+
 const ENDPOINT_COLUMNS = 'id, url, events, enabled, disabled_reason, created_at, rotated_at';
 const DELIVERY_COLUMNS =
   'id, event_id, event_type, endpoint_id, status, attempts, next_attempt_at, last_status, last_error, created_at, ended_at';
@@ -39,6 +46,11 @@ export const createSqliteWebhookStore = (
   );
   const allEndpoints = db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`);
   const removeEndpoint = db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?');
+  // No foreign keys (see migration 3): an endpoint's deliveries and attempts go with it here.
+  const removeAttemptsOf = db.prepare<[string]>(
+    'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)',
+  );
+  const removeDeliveriesOf = db.prepare<[string]>('DELETE FROM webhook_deliveries WHERE endpoint_id = ?');
   const enableEndpoint = db.prepare<[string]>('UPDATE webhook_endpoints SET enabled = 1, disabled_reason = NULL WHERE id = ?');
   const rotate = db.prepare<[string, number, string]>(
     'UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, rotated_at = ? WHERE id = ?',
@@ -91,6 +103,7 @@ export const createSqliteWebhookStore = (
   );
   const deliveriesAfter = db.prepare<[number, number]>('SELECT id, ended_at FROM webhook_deliveries WHERE id > ? ORDER BY id LIMIT ?');
   const forgetDelivery = db.prepare<[number]>('DELETE FROM webhook_deliveries WHERE id = ?');
+  const forgetAttempts = db.prepare<[number]>('DELETE FROM webhook_attempts WHERE delivery_id = ?');
   let sweptTo = 0;
 
   const decodeClaims = (now: number) => decodeEach(claimFromRow(now));
@@ -107,6 +120,8 @@ export const createSqliteWebhookStore = (
     removeEndpoint: (id) => () =>
       commits.submit(() => {
         outbox.invalidate();
+        removeAttemptsOf.run(id);
+        removeDeliveriesOf.run(id);
         return E.right(removeEndpoint.run(id).changes > 0);
       }),
     enableEndpoint: (id) => () =>
@@ -141,26 +156,30 @@ export const createSqliteWebhookStore = (
         });
         // RETURNING order is not the claim's order: oldest due first again.
         return E.map((list: readonly ClaimedDelivery[]) => [...list].sort((a, b) => a.id - b.id))(decodeClaims(now)(rows));
-      }),
+      }, QUIET),
     recordAttempts: (holder, attempts) => () =>
       commits.submit(() => {
         const now = Date.now();
         for (const attempt of attempts) recordOne(holder, attempt, now);
         return E.right(undefined);
-      }),
+      }, QUIET),
     release: (holder, ids) => () =>
       commits.submit(() => {
         const now = Date.now();
         for (const id of ids) release.run(now, id, holder);
         return E.right(undefined);
-      }),
+      }, QUIET),
     backlog: () => () => read(isClosed, () => backlogFromRow(Date.now())(backlog.get())),
     purgeEnded: (retentionMs, limit) => () =>
       commits.submit(() => {
         const cutoff = Date.now() - retentionMs;
         const rows = deliveriesAfter.all(sweptTo, limit) as { id: number; ended_at: number | null }[];
         let forgotten = 0;
-        for (const row of rows) if (row.ended_at !== null && row.ended_at <= cutoff) forgotten += forgetDelivery.run(row.id).changes;
+        for (const row of rows) {
+          if (row.ended_at === null || row.ended_at > cutoff) continue;
+          forgetAttempts.run(row.id);
+          forgotten += forgetDelivery.run(row.id).changes;
+        }
         const last = rows[rows.length - 1];
         const more = rows.length === limit && last !== undefined;
         sweptTo = more ? last.id : 0;
