@@ -164,6 +164,8 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   let metricsServer: { close(): Promise<void> } | undefined;
   const keyPurge = startKeyPurge(store.plants, { intervalMs: KEY_PURGE_INTERVAL_MS, logger });
   const { webhooks } = config;
+  // Counted for the dispatcher, which yields to requests when they keep the process busy.
+  let requestsReceived = 0;
   const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, policy: { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate } });
   const dispatcher = new WebhookDispatcher({
     store: store.webhooks,
@@ -172,11 +174,11 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     schedule: webhooks.retrySchedule,
     timeoutMs: webhooks.timeoutMs,
     userAgent: webhookUserAgent(),
+    requestsReceived: () => requestsReceived,
     logger,
     ...(metrics === undefined ? {} : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
   });
   wakeDispatcher = () => dispatcher.wake();
-  dispatcher.start();
   const retentionPurge = startRetentionPurge(store.webhooks, { retentionMs: webhooks.retentionDays * 86_400_000, intervalMs: KEY_PURGE_INTERVAL_MS, logger });
   metrics?.watchOutbox(async () => {
     const backlog = await store.webhooks.backlog()();
@@ -228,6 +230,10 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     }
   }
   const server = createServer(app, logger, { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
+  server.on('request', () => {
+    requestsReceived += 1;
+  });
+  dispatcher.start();
   server.once('error', (err) => {
     logger.fatal({ err }, 'could not listen');
     void closeAndExit(store, logger, 1);

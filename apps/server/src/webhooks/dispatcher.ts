@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../ports/webhook-store.js';
 import { nextAttemptDelayMs } from './retry-schedule.js';
@@ -29,6 +30,16 @@ export interface WebhookDispatcherOptions {
   readonly userAgent: string;
   /** Attempts in flight at once, per process; default 32. */
   readonly concurrency?: number;
+  /**
+   * Attempts in flight at once while the server is busy — its event loop more than 85 % used over
+   * the last 100 ms while requests keep arriving (at least 100 a second); default 1. Requests come
+   * first; the backlog drains at full concurrency once the load eases. (On one core a POST costs
+   * about as much as the create that made it, so delivering at full speed under a saturating load
+   * would halve the creates: apps/bench's `+webhook` row.)
+   */
+  readonly busyConcurrency?: number;
+  /** How many requests the server has received so far (a counter); absent: never busy. */
+  readonly requestsReceived?: () => number;
   /** How often the store is asked for due deliveries when nothing woke the dispatcher; default 250 ms. */
   readonly pollMs?: number;
   readonly logger?: DispatcherLogger;
@@ -39,6 +50,22 @@ export interface WebhookDispatcherOptions {
 
 /** How far a hold outlasts the attempt's own limit: room for the record to commit after it. */
 export const LEASE_MARGIN_MS = 15_000;
+
+/** A claimed delivery waiting for a free slot, and when it was claimed (performance.now()). */
+interface Queued {
+  readonly delivery: ClaimedDelivery;
+  readonly claimedAt: number;
+}
+
+/** Event-loop utilisation above which the dispatcher yields to requests. */
+const BUSY_UTILISATION = 0.85;
+const BUSY_SAMPLE_MS = 100;
+/** Requests per sample above which a saturated loop counts as busy serving them. */
+const BUSY_REQUESTS = 10;
+/** Attempts this fast (on average) let the dispatcher claim a round ahead. */
+const FAST_ATTEMPT_MS = 100;
+/** How long a finished attempt may wait for others to be recorded with it. */
+const FLUSH_DELAY_MS = 10;
 
 /** The URL's origin only: logs never show a path or query (they may carry a receiver's token). */
 const originOf = (url: string): string => {
@@ -60,8 +87,17 @@ const originOf = (url: string): string => {
  */
 export class WebhookDispatcher {
   private readonly concurrency: number;
+  private readonly busyConcurrency: number;
   private readonly pollMs: number;
   private readonly leaseMs: number;
+  /** Claimed, not yet started: at most one round ahead, and only while attempts are fast. */
+  private queue: Queued[] = [];
+  private busy = false;
+  private utilisation = performance.eventLoopUtilization();
+  private requestsSeen = 0;
+  private sampler: NodeJS.Timeout | undefined;
+  /** A moving average of attempt durations, ms. */
+  private attemptMs = 0;
   /** Claimed and not yet recorded (or handed back). */
   private readonly held = new Set<number>();
   private records: AttemptRecord[] = [];
@@ -72,12 +108,14 @@ export class WebhookDispatcher {
   private poll: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private flushScheduled = false;
+  private flushTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private idle: (() => void) | undefined;
   private lastStoreWarning = 0;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
     this.concurrency = options.concurrency ?? 32;
+    this.busyConcurrency = Math.max(1, Math.min(this.concurrency, options.busyConcurrency ?? 1));
     this.pollMs = options.pollMs ?? 250;
     this.leaseMs = options.timeoutMs + LEASE_MARGIN_MS;
   }
@@ -86,7 +124,26 @@ export class WebhookDispatcher {
     if (this.poll !== undefined || this.stopping) return;
     this.poll = setInterval(() => this.wake(), this.pollMs);
     this.poll.unref();
+    const { requestsReceived } = this.options;
+    if (requestsReceived !== undefined) {
+      this.requestsSeen = requestsReceived();
+      this.sampler = setInterval(() => {
+        const now = performance.eventLoopUtilization();
+        const requests = requestsReceived();
+        this.busy =
+          requests - this.requestsSeen >= BUSY_REQUESTS && performance.eventLoopUtilization(now, this.utilisation).utilization > BUSY_UTILISATION;
+        this.utilisation = now;
+        this.requestsSeen = requests;
+        if (!this.busy) this.startQueued();
+      }, BUSY_SAMPLE_MS);
+      this.sampler.unref();
+    }
     this.wake();
+  }
+
+  /** Attempts allowed in flight now. */
+  private get cap(): number {
+    return this.busy ? this.busyConcurrency : this.concurrency;
   }
 
   /** New deliveries may be due: look now. */
@@ -102,6 +159,15 @@ export class WebhookDispatcher {
   async stop(graceMs: number): Promise<'drained' | 'handed-back'> {
     this.stopping = true;
     clearInterval(this.poll);
+    clearInterval(this.sampler);
+    // Claimed but never started: straight back.
+    const queued = this.queue.map((q) => q.delivery.id);
+    this.queue = [];
+    for (const id of queued) this.held.delete(id);
+    if (queued.length > 0) {
+      const released = await this.options.store.release(this.options.holder, queued)();
+      if (E.isLeft(released)) this.storeProblem(released.left.cause, 'could not hand back webhook deliveries; they are retried once their lease ends');
+    }
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);
@@ -112,6 +178,8 @@ export class WebhookDispatcher {
       });
     }
     this.idle = undefined;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     const unfinished = [...this.held].filter((id) => !this.records.some((r) => r.deliveryId === id));
     // Their outcomes, should they still come, are not recorded: the deliveries are no longer ours.
     for (const id of unfinished) this.held.delete(id);
@@ -126,16 +194,25 @@ export class WebhookDispatcher {
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
-      while (!this.stopping && this.inFlight < this.concurrency) {
-        const free = this.concurrency - this.inFlight;
-        const claimed = await this.options.store.claimDue(this.options.holder, free, this.leaseMs)();
+      while (!this.stopping) {
+        // Claim enough to fill the free slots and, while attempts are fast, one round ahead, so
+        // that the next attempts need not wait for a claim's commit.
+        const ahead = this.attemptMs < FAST_ATTEMPT_MS ? this.cap : 0;
+        const want = this.cap + ahead - this.inFlight - this.queue.length;
+        if (want <= 0) return;
+        const claimed = await this.options.store.claimDue(this.options.holder, want, this.leaseMs)();
         if (E.isLeft(claimed)) {
           this.storeProblem(claimed.left.cause, 'could not claim webhook deliveries; trying again shortly');
           this.moreDue = false;
           return;
         }
-        for (const delivery of claimed.right) this.begin(delivery);
-        this.moreDue = claimed.right.length === free;
+        const claimedAt = performance.now();
+        for (const delivery of claimed.right) {
+          this.held.add(delivery.id);
+          this.queue.push({ delivery, claimedAt });
+        }
+        this.startQueued();
+        this.moreDue = claimed.right.length === want;
         if (!this.moreDue) return;
       }
     } finally {
@@ -143,16 +220,38 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * Starts queued deliveries while slots are free. One whose hold could end before its attempt
+   * would (a slow queue) is handed back instead: no attempt may outlive its lease.
+   */
+  private startQueued(): void {
+    const latestStart = this.leaseMs - this.options.timeoutMs - LEASE_MARGIN_MS / 3;
+    const stale: number[] = [];
+    while (!this.stopping && this.inFlight < this.cap && this.queue.length > 0) {
+      const next = this.queue.shift() as Queued;
+      if (performance.now() - next.claimedAt > latestStart) {
+        this.held.delete(next.delivery.id);
+        stale.push(next.delivery.id);
+        continue;
+      }
+      this.begin(next.delivery);
+    }
+    if (stale.length > 0) void this.options.store.release(this.options.holder, stale)();
+  }
+
   private begin(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
-    this.held.add(delivery.id);
+    const started = performance.now();
     void this.attempt(delivery).finally(() => {
       this.inFlight -= 1;
+      this.attemptMs = this.attemptMs * 0.9 + (performance.now() - started) * 0.1;
       if (this.stopping) {
         if (this.inFlight === 0) this.idle?.();
-      } else if (this.moreDue) {
-        this.wake();
+        return;
       }
+      this.startQueued();
+      // Claim again once half a round is left: a claim is a write, cheaper by the dozen.
+      if (this.moreDue && this.inFlight + this.queue.length <= this.cap / 2) this.wake();
     });
   }
 
@@ -201,13 +300,27 @@ export class WebhookDispatcher {
     this.scheduleFlush();
   }
 
+  /**
+   * Records go to the store in batches: at once when a round's worth has ended, else after
+   * FLUSH_DELAY_MS (a record is a write; one per attempt would cost more than the attempt).
+   */
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
+    if (this.records.length >= this.concurrency) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          void this.flush();
+        });
+      }
+      return;
+    }
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
       void this.flush();
-    });
+    }, FLUSH_DELAY_MS);
   }
 
   /** Records every finished attempt in one store write (after the one in progress, if any). */
