@@ -117,8 +117,12 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
     expect(receiver.maxPerId).toBe(1);
     expect(check.byKey.size).toBe(CREATES);
     for (const c of created) expect(check.byKey.get(`plant.created:${c.id}`)?.[0]?.data).toEqual({ id: c.id, name: c.name });
-    // No crash, timeout or replay here: nothing calls for a second delivery.
-    expect(check.duplicates, 'duplicate deliveries without a cause').toBe(0);
+    // No crash or replay here: a second 2xx is explained only by an attempt the dispatcher saw
+    // fail (a timeout the receiver did process, on a machine loaded enough to stall 2 s), which
+    // the store then counts as an attempt of its own.
+    const recorded = new Map((await listDeliveries(database.url, 'delivered')).map((d) => [d.eventId, d.attempts]));
+    const unexplained = [...check.events.values()].filter((e) => e.delivered > 1 && (recorded.get(e.webhookId) ?? 0) < e.delivered);
+    expect(unexplained.map((e) => `${e.webhookId}: ${e.delivered} × 2xx, ${recorded.get(e.webhookId) ?? 0} attempt(s) recorded`), 'duplicate deliveries without a cause').toEqual([]);
     const bySender = servers.map((s) => receiver.attempts.filter((a) => a.senderPid === s.pid).length);
     expect(bySender.every((n) => n > 0), `attempts by instance: ${bySender.join(' / ')} (both share the work)`).toBe(true);
     const failed = await listDeliveries(database.url, 'failed');

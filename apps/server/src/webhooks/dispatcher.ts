@@ -28,7 +28,7 @@ export interface WebhookDispatcherOptions {
   /** WEBHOOK_TIMEOUT_MS: an attempt's limit, which the lease outlasts. */
   readonly timeoutMs: number;
   readonly userAgent: string;
-  /** Attempts in flight at once, per process; default 32. */
+  /** Attempts in flight at once, per process; default 16, the sender's sockets per address (an attempt never waits for a socket, which would eat into its timeout). */
   readonly concurrency?: number;
   /**
    * Attempts in flight at once while the server is busy — its event loop more than 85 % used over
@@ -114,7 +114,7 @@ export class WebhookDispatcher {
   private lastStoreWarning = 0;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
-    this.concurrency = options.concurrency ?? 32;
+    this.concurrency = options.concurrency ?? 16;
     this.busyConcurrency = Math.max(1, Math.min(this.concurrency, options.busyConcurrency ?? 1));
     this.pollMs = options.pollMs ?? 250;
     this.leaseMs = options.timeoutMs + LEASE_MARGIN_MS;
