@@ -11,7 +11,7 @@ import { openStore, parseDatabaseUrl } from './adapters/open-store.js';
 import { createApp } from './app.js';
 import { isShutdownMessage, startPrimary } from './cluster-primary.js';
 import { configWarnings, decodeConfig, type Config } from './config.js';
-import { createServer } from './http/server.js';
+import { createServer, logAcceptErrors } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { startMetricsServer } from './ops/metrics-server.js';
@@ -234,11 +234,19 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     requestsReceived += 1;
   });
   dispatcher.start();
-  server.once('error', (err) => {
+  // Before listening an error means no port (fatal); after, a failed accept (see logAcceptErrors).
+  let listening = false;
+  let listenFailed = false;
+  const acceptError = logAcceptErrors(logger);
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (listening) return acceptError(err);
+    if (listenFailed) return;
+    listenFailed = true;
     logger.fatal({ err }, 'could not listen');
     void closeAndExit(store, logger, 1);
   });
   server.listen(config.port, config.host, () => {
+    listening = true;
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

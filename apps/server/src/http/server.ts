@@ -177,6 +177,29 @@ export const answerConnect =
   };
 
 /** What createServer needs of a Koa app. */
+/**
+ * For the listener's 'error' events once it is listening: an accept that failed — EMFILE or
+ * ENFILE when the process or the machine is out of descriptors. libuv has already dropped that
+ * connection, and the server goes on serving the ones it holds, so this is logged, not fatal: one
+ * line a second at most, with how many failed since the last line.
+ */
+export const logAcceptErrors = (
+  logger: Logger,
+  everyMs = 1000,
+  clock: () => number = () => performance.now(),
+): ((err: NodeJS.ErrnoException) => void) => {
+  let lastAt = -Infinity;
+  let failed = 0;
+  return (err) => {
+    failed += 1;
+    const now = clock();
+    if (now - lastAt < everyMs) return;
+    lastAt = now;
+    logger.warn({ code: err.code, failed }, 'could not accept connections (out of file descriptors?); serving the open ones');
+    failed = 0;
+  };
+};
+
 export interface CallbackApp {
   callback(): (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 }
