@@ -11,7 +11,7 @@ import { openStore, parseDatabaseUrl } from './adapters/open-store.js';
 import { createApp } from './app.js';
 import { isShutdownMessage, startPrimary } from './cluster-primary.js';
 import { configWarnings, decodeConfig, type Config } from './config.js';
-import { createServer, logAcceptErrors } from './http/server.js';
+import { createServer, limitConnections, logAcceptErrors } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { startMetricsServer } from './ops/metrics-server.js';
@@ -230,6 +230,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     }
   }
   const server = createServer(app, logger, { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
+  limitConnections(server, logger);
   server.on('request', () => {
     requestsReceived += 1;
   });

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import { readFileSync } from 'node:fs';
 import type { Logger } from '../logger.js';
 import { expectationFailed, headersTooLarge, malformedRequest, requestTimeout, type RequestError } from './request-error.js';
 import { timedOutSockets } from './timed-out.js';
@@ -198,6 +199,50 @@ export const logAcceptErrors = (
     logger.warn({ code: err.code, failed }, 'could not accept connections (out of file descriptors?); serving the open ones');
     failed = 0;
   };
+};
+
+/** The process's soft limit on open descriptors (`/proc/self/limits`); undefined where unknown or unlimited. */
+export const descriptorLimit = (): number | undefined => {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const soft = Number(line?.slice('Max open files'.length).trim().split(/ +/)[0]);
+    return Number.isSafeInteger(soft) && soft > 0 ? soft : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Keeps client connections from taking the descriptors the store and the webhook sender need: at
+ * most the soft limit less a reserve (a quarter of it, at most 128) are accepted at once. Past
+ * that Node closes new connections at once ('drop'), logged once a second at most with how many
+ * were refused — rather than libuv's own EMFILE handling, which drops them without a word once
+ * every descriptor is gone (and then SQLite, the WAL sync and the webhooks fail too). The limit is
+ * read again every second, so a `prlimit` on the running process takes effect.
+ */
+export const limitConnections = (
+  server: http.Server,
+  logger: Logger,
+  readLimit: () => number | undefined = descriptorLimit,
+  everyMs = 1000,
+): void => {
+  let limit: number | undefined;
+  const apply = (): void => {
+    limit = readLimit();
+    server.maxConnections = limit === undefined ? Infinity : Math.max(1, limit - Math.min(128, Math.floor(limit / 4)));
+  };
+  apply();
+  setInterval(apply, 1000).unref();
+  let lastAt = -Infinity;
+  let refused = 0;
+  server.on('drop', () => {
+    refused += 1;
+    const now = performance.now();
+    if (now - lastAt < everyMs) return;
+    lastAt = now;
+    logger.warn({ refused, maxConnections: server.maxConnections, descriptorLimit: limit }, 'refusing connections: as many are open as the descriptor limit allows');
+    refused = 0;
+  });
 };
 
 export interface CallbackApp {
