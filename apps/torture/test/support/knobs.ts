@@ -3,7 +3,8 @@
  * 2-core machine, ~6 minutes measured); raise them for longer runs:
  * - TORTURE_ROUNDS: crash rounds on SQLite (PostgreSQL and the cross-instance races scale from it);
  * - TORTURE_INPUTS: fast-check runs per hostile-input property and random tokens in the auth suite;
- * - TORTURE_SECONDS: seconds of steady load before the SIGTERM in the shutdown suite.
+ * - TORTURE_SECONDS: seconds of steady load before the SIGTERM in the shutdown suite;
+ * - TORTURE_SOAK_SECONDS: seconds of mixed load in the soak suite (≥ 1800 for the documented long run).
  */
 const positiveInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -17,4 +18,5 @@ export const knobs = {
   rounds: positiveInt('TORTURE_ROUNDS', 20),
   inputs: positiveInt('TORTURE_INPUTS', 500),
   seconds: positiveInt('TORTURE_SECONDS', 4),
+  soakSeconds: positiveInt('TORTURE_SOAK_SECONDS', 60),
 } as const;
