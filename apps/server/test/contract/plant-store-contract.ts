@@ -1,14 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import {
-  IdempotencyKey,
-  ListCursor,
-  MAX_PLANT_ID,
-  PageLimit,
-  PlantId,
-  PlantName,
-  PlantTag,
-  type Plant,
-} from '@plant-store/domain';
+import { ListCursor, MAX_PLANT_ID, PageLimit, PlantId, type Plant } from '@plant-store/domain';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +7,7 @@ import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
 import type { IdempotencyClaim, NewPlant } from '../../src/ports/plant-store.js';
 import type { Store } from '../../src/ports/store.js';
 import type { NewToken, Scope } from '../../src/ports/token-store.js';
+import { decodeOrThrow, idempotencyKey, plantId, plantName, plantTag, rightOf } from './values.js';
 
 /**
  * The one contract every Store adapter passes (STYLE.md §6), run on a real database.
@@ -32,27 +24,11 @@ export interface PlantStoreContractOptions {
   readonly persistent?: boolean;
 }
 
-const decodeOrThrow =
-  <A>(codec: t.Type<A, unknown, unknown>) =>
-  (value: unknown): A => {
-    const result = codec.decode(value);
-    if (result._tag === 'Left') throw new TypeError(`test value ${JSON.stringify(value)} is not a valid ${codec.name}`);
-    return result.right;
-  };
-const plantId = decodeOrThrow(PlantId as t.Type<PlantId, unknown, unknown>);
-const plantName = decodeOrThrow(PlantName as t.Type<PlantName, unknown, unknown>);
-const plantTag = decodeOrThrow(PlantTag as t.Type<PlantTag, unknown, unknown>);
-const idempotencyKey = decodeOrThrow(IdempotencyKey as t.Type<IdempotencyKey, unknown, unknown>);
 const page = (limit: number, after: number) => ({
   limit: decodeOrThrow(PageLimit as t.Type<PageLimit, unknown, unknown>)(limit),
   after: decodeOrThrow(ListCursor as t.Type<ListCursor, unknown, unknown>)(after),
 });
 
-/** The Right of an Either, or a failed assertion showing the Left. */
-const rightOf = <E, A>(result: Either<E, A>): A => {
-  if (result._tag === 'Left') expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}`);
-  return result.right;
-};
 /** `'Right'`, or the tag of the Left (`'IdTaken'`, `'StoreUnavailable'`…). */
 const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
   result._tag === 'Left' ? result.left._tag : 'Right';

@@ -1,11 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { IdempotencyKey, PlantId, PlantName, PlantTag } from '@plant-store/domain';
-import type { Either } from 'fp-ts/lib/Either.js';
-import type * as t from 'io-ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
 import type { Store } from '../../src/ports/store.js';
 import type { AttemptRecord, ClaimedDelivery, EventType } from '../../src/ports/webhook-store.js';
+import { idempotencyKey, plantId, plantName, plantTag, rightOf } from './values.js';
 
 /**
  * The contract of the outbox and the WebhookStore port, run on both adapters: the plant writes
@@ -13,26 +11,6 @@ import type { AttemptRecord, ClaimedDelivery, EventType } from '../../src/ports/
  * operator's endpoints. `open` returns a store over the same database each call, and that
  * database is used by this suite alone (endpoints receive every create of it).
  */
-
-const decodeOrThrow =
-  <A>(codec: t.Type<A, unknown, unknown>) =>
-  (value: unknown): A => {
-    const result = codec.decode(value);
-    if (result._tag === 'Left') throw new TypeError(`test value ${JSON.stringify(value)} is not a valid ${codec.name}`);
-    return result.right;
-  };
-const plantId = decodeOrThrow(PlantId as t.Type<PlantId, unknown, unknown>);
-const plantName = decodeOrThrow(PlantName as t.Type<PlantName, unknown, unknown>);
-const plantTag = decodeOrThrow(PlantTag as t.Type<PlantTag, unknown, unknown>);
-const key = decodeOrThrow(IdempotencyKey as t.Type<IdempotencyKey, unknown, unknown>);
-
-const rightOf = <E, A>(result: Either<E, A>): A => {
-  if (result._tag === 'Left') {
-    const cause = (result.left as { cause?: unknown }).cause;
-    expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}${cause instanceof Error ? `: ${cause.message}` : ''}`);
-  }
-  return result.right;
-};
 
 const SECRET_A = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
 const SECRET_B = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
@@ -129,7 +107,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
       expect((await claimAll()).length).toBe(1);
       expect((await store.plants.create({ id, name: plantName('again') })())._tag).toBe('Left');
       expect((await store.plants.delete(freshId())())._tag).toBe('Left');
-      const claim = { owner: 'tok_contract', key: key(`wh-${Date.now()}-${n}`), request: canonicalRequest({ name: plantName('keyed') }) };
+      const claim = { owner: 'tok_contract', key: idempotencyKey(`wh-${Date.now()}-${n}`), request: canonicalRequest({ name: plantName('keyed') }) };
       const firstKeyed = rightOf(await store.plants.createOnce({ name: plantName('keyed') }, claim)());
       expect(firstKeyed.replayed).toBe(false);
       const replay = rightOf(await store.plants.createOnce({ name: plantName('keyed') }, claim)());
