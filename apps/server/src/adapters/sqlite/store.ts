@@ -26,6 +26,7 @@ import { GroupCommit, type StoreLogger } from './group-commit.js';
 import { WalSync } from './wal-sync.js';
 import { migrateSqlite } from './migrations.js';
 import { PlantIdAllocator, preparePlantIdStatements } from './plant-ids.js';
+import { attempt, closedError } from './attempt.js';
 import { SqliteBatch } from './batch.js';
 import { SqliteOutbox } from './outbox.js';
 import { createSqliteWebhookStore } from './webhook-store.js';
@@ -70,18 +71,6 @@ export interface SqliteStoreOptions {
 }
 
 const SYNCHRONOUS = ['FULL', 'NORMAL'] as const;
-const closedError = (): Error => new Error('the store is closed');
-
-/** Runs a read (or any synchronous step) and turns a thrown SQLite error into StoreUnavailable. */
-const attempt = <Err, A>(closed: () => boolean, run: () => E.Either<Err, A>): E.Either<Err | StoreError, A> => {
-  if (closed()) return E.left(storeUnavailable(closedError()));
-  try {
-    return run();
-  } catch (cause) {
-    return E.left(storeUnavailable(cause));
-  }
-};
-
 /**
  * A plant read's result, released only once every commit it could have seen is on disk (see
  * WalSync.readBarrier): a response never shows a write that a power loss could still undo.

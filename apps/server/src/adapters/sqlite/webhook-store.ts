@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
-import { storeUnavailable, type StoreError } from '../../ports/plant-store.js';
+import type { StoreError } from '../../ports/plant-store.js';
 import type { AttemptRecord, ClaimedDelivery, ReplayOutcome, WebhookStore } from '../../ports/webhook-store.js';
 import { decodeEach } from '../store-rows.js';
 import { backlogFromRow, claimFromRow, deliveriesFromRows, endpointFromRow, endpointsFromRows } from '../webhook-rows.js';
+import { attempt } from './attempt.js';
 import type { SqliteBatch } from './batch.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteOutbox } from './outbox.js';
@@ -18,16 +19,6 @@ const QUIET = { durable: false } as const;
 const ENDPOINT_COLUMNS = 'id, url, events, enabled, disabled_reason, created_at, rotated_at';
 const DELIVERY_COLUMNS =
   'id, event_id, event_type, endpoint_id, status, attempts, next_attempt_at, last_status, last_error, created_at, ended_at';
-
-/** Runs a read, turning a thrown SQLite error into StoreUnavailable. */
-const read = <A>(closed: () => boolean, run: () => E.Either<StoreError, A>): Promise<E.Either<StoreError, A>> => {
-  if (closed()) return Promise.resolve(E.left(storeUnavailable(new Error('the store is closed'))));
-  try {
-    return Promise.resolve(run());
-  } catch (cause) {
-    return Promise.resolve(E.left(storeUnavailable(cause)));
-  }
-};
 
 /**
  * Endpoints and the dispatcher's side of the outbox on SQLite. Every change goes through group
@@ -116,7 +107,7 @@ export const createSqliteWebhookStore = (
           insertEndpoint.get(endpoint.id, endpoint.url, endpoint.events === null ? null : endpoint.events.join(' '), endpoint.secret, Date.now()),
         );
       }),
-    listEndpoints: () => () => read(isClosed, () => endpointsFromRows(allEndpoints.all())),
+    listEndpoints: () => async () => attempt(isClosed, () => endpointsFromRows(allEndpoints.all())),
     removeEndpoint: (id) => () =>
       commits.submit(() => {
         outbox.invalidate();
@@ -130,8 +121,8 @@ export const createSqliteWebhookStore = (
         return E.right(enableEndpoint.run(id).changes > 0);
       }),
     rotateSecret: (id, secret) => () => commits.submit(() => E.right(rotate.run(secret, Date.now(), id).changes > 0)),
-    listDeliveries: ({ deliveryId, endpointId, status, limit }) => () =>
-      read(isClosed, () =>
+    listDeliveries: ({ deliveryId, endpointId, status, limit }) => async () =>
+      attempt(isClosed, () =>
         deliveriesFromRows(deliveries.all(deliveryId ?? null, deliveryId ?? null, endpointId ?? null, endpointId ?? null, status ?? null, status ?? null, limit)),
       ),
     replay: (deliveryId) => () =>
@@ -169,7 +160,7 @@ export const createSqliteWebhookStore = (
         for (const id of ids) release.run(now, id, holder);
         return E.right(undefined);
       }, QUIET),
-    backlog: () => () => read(isClosed, () => backlogFromRow(Date.now())(backlog.get())),
+    backlog: () => async () => attempt(isClosed, () => backlogFromRow(Date.now())(backlog.get())),
     purgeEnded: (retentionMs, limit) => () =>
       commits.submit(() => {
         const cutoff = Date.now() - retentionMs;
