@@ -179,6 +179,23 @@ export const answerConnect =
 
 /** What createServer needs of a Koa app. */
 /**
+ * Counts occurrences and calls `log` with the count since its last call — at once the first time,
+ * then at most once every `everyMs`: a flood costs one line a second, and no count is lost.
+ */
+const countedEvery = (everyMs: number, clock: () => number): ((log: (count: number) => void) => void) => {
+  let lastAt = -Infinity;
+  let count = 0;
+  return (log) => {
+    count += 1;
+    const now = clock();
+    if (now - lastAt < everyMs) return;
+    lastAt = now;
+    log(count);
+    count = 0;
+  };
+};
+
+/**
  * For the listener's 'error' events once it is listening: an accept that failed — EMFILE or
  * ENFILE when the process or the machine is out of descriptors. libuv has already dropped that
  * connection, and the server goes on serving the ones it holds, so this is logged, not fatal: one
@@ -189,16 +206,9 @@ export const logAcceptErrors = (
   everyMs = 1000,
   clock: () => number = () => performance.now(),
 ): ((err: NodeJS.ErrnoException) => void) => {
-  let lastAt = -Infinity;
-  let failed = 0;
-  return (err) => {
-    failed += 1;
-    const now = clock();
-    if (now - lastAt < everyMs) return;
-    lastAt = now;
-    logger.warn({ code: err.code, failed }, 'could not accept connections (out of file descriptors?); serving the open ones');
-    failed = 0;
-  };
+  const tell = countedEvery(everyMs, clock);
+  return (err) =>
+    tell((failed) => logger.warn({ code: err.code, failed }, 'could not accept connections (out of file descriptors?); serving the open ones'));
 };
 
 /** The process's soft limit on open descriptors (`/proc/self/limits`); undefined where unknown or unlimited. */
@@ -233,16 +243,12 @@ export const limitConnections = (
   };
   apply();
   setInterval(apply, 1000).unref();
-  let lastAt = -Infinity;
-  let refused = 0;
-  server.on('drop', () => {
-    refused += 1;
-    const now = performance.now();
-    if (now - lastAt < everyMs) return;
-    lastAt = now;
-    logger.warn({ refused, maxConnections: server.maxConnections, descriptorLimit: limit }, 'refusing connections: as many are open as the descriptor limit allows');
-    refused = 0;
-  });
+  const tell = countedEvery(everyMs, () => performance.now());
+  server.on('drop', () =>
+    tell((refused) =>
+      logger.warn({ refused, maxConnections: server.maxConnections, descriptorLimit: limit }, 'refusing connections: as many are open as the descriptor limit allows'),
+    ),
+  );
 };
 
 export interface CallbackApp {
