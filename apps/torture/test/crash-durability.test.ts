@@ -1,11 +1,11 @@
 import http from 'node:http';
 import { join } from 'node:path';
-import { describePostgres, freshPostgresUrl, openAdminSql, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
-import { listAll, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
+import { backendsGone, listAll, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
 
 /**
@@ -120,21 +120,6 @@ describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
     expect(ledger.tally.deletes).toBeGreaterThan(0);
   });
 });
-
-/** Waits (bounded) until no connection named `applicationName` (the fresh schema's) is left. */
-const backendsGone = async (applicationName: string): Promise<void> => {
-  const admin = openAdminSql();
-  try {
-    for (const deadline = Date.now() + 15_000; ; ) {
-      const [row] = await admin`select count(*)::int4 as n from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
-      if (row?.['n'] === 0) return;
-      if (Date.now() > deadline) throw new Error(`${String(row?.['n'])} backends of the killed server still alive after 15 s`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-};
 
 describePostgres('crash durability on PostgreSQL (SIGKILL under mixed load)', () => {
   let database: FreshPostgres;

@@ -1,12 +1,12 @@
 import http from 'node:http';
 import { join } from 'node:path';
-import { describePostgres, freshPostgresUrl, openAdminSql, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { addEndpoint, checkAttempts, listDeliveries, loopbackWebhooks, until, WebhookReceiver, type Reaction } from './support/receiver.js';
-import { readPostgres, readSqlite, type StoredPlant } from './support/store.js';
+import { backendsGone, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
 
 /**
@@ -202,25 +202,6 @@ describe('webhooks across SIGKILL on SQLite', () => {
     expect(result.ledger.tally.deletes).toBeGreaterThan(0);
   });
 });
-
-/** Waits (bounded) until no connection of the killed server (named after the schema) is left: a backend finishes its statement after its client died. */
-const backendsGone = async (applicationName: string): Promise<void> => {
-  const admin = openAdminSql();
-  try {
-    await until(
-      'the killed server’s PostgreSQL backends to end',
-      async () => {
-        const [row] = await admin`select count(*)::int4 as n from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
-        return row?.['n'] === 0;
-      },
-      15_000,
-      () => '',
-      20,
-    );
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-};
 
 describePostgres('webhooks across SIGKILL on PostgreSQL', () => {
   let database: FreshPostgres;

@@ -11,6 +11,21 @@ export interface Expected {
 const NAME_STYLES = ['Monstera', 'Ficus 🌿', 'Zoë', '日本の植物', 'e\u0301', 'مونستيرا', '  spaced  ', 'Ω≈ç√∫'] as const;
 
 /**
+ * A plant id of `present` that `busy` does not hold, for a load to act on; undefined when there is
+ * none in the sample. A sample of the first keys is enough and O(1)-ish: it walks at most 50.
+ */
+export const pickPresent = (present: ReadonlyMap<number, unknown>, busy: ReadonlySet<number>, rand: () => number): number | undefined => {
+  if (present.size === 0) return undefined;
+  const skip = Math.floor(rand() * Math.min(50, present.size));
+  let i = 0;
+  for (const id of present.keys()) {
+    if (i++ < skip || busy.has(id)) continue;
+    return id;
+  }
+  return undefined;
+};
+
+/**
  * What the client side knows about the store, and what it must find after a crash:
  * `present` holds every plant known to exist (acknowledged, or an unknown outcome later seen);
  * requests that got no answer are "unknown" and may or may not have landed.
@@ -61,15 +76,7 @@ export class Ledger {
   }
 
   private pickDeletable(rand: () => number): number | undefined {
-    if (this.present.size === 0) return undefined;
-    // a sample of the most recent keys is enough and O(1)-ish: walk at most 50 entries
-    const skip = Math.floor(rand() * Math.min(50, this.present.size));
-    let i = 0;
-    for (const id of this.present.keys()) {
-      if (i++ < skip || this.deleting.has(id)) continue;
-      return id;
-    }
-    return undefined;
+    return pickPresent(this.present, this.deleting, rand);
   }
 
   private async create(agent: http.Agent, port: number, token: string, plant: Expected, id: number | undefined): Promise<void> {

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { errorBodyProblems, RequestFailed, send, type SimpleResponse } from './http.js';
-import type { Expected } from './ledger.js';
+import { pickPresent, type Expected } from './ledger.js';
 import type { StoredPlant } from './store.js';
 
 /**
@@ -113,14 +113,7 @@ export class OutageLoad {
   }
 
   private pick(rand: () => number): number | undefined {
-    if (this.present.size === 0) return undefined;
-    const skip = Math.floor(rand() * Math.min(50, this.present.size));
-    let i = 0;
-    for (const id of this.present.keys()) {
-      if (i++ < skip || this.busy.has(id)) continue;
-      return id;
-    }
-    return undefined;
+    return pickPresent(this.present, this.busy, rand);
   }
 
   private async request(op: Op, what: string, method: string, path: string, extra: { headers?: http.OutgoingHttpHeaders; body?: string } = {}): Promise<SimpleResponse | undefined> {

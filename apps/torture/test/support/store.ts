@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { openAdminSql } from '@plant-store/testkit';
 import postgres from 'postgres';
 
 export interface StoredPlant {
@@ -49,4 +50,22 @@ export const listAll = async (baseUrl: string, token: string): Promise<Map<numbe
     path = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
   }
   return plants;
+};
+
+/**
+ * Waits (bounded, 15 s) until no connection named `applicationName` — a killed server's, named
+ * after its fresh schema — is left: a backend finishes its statement after its client died.
+ */
+export const backendsGone = async (applicationName: string): Promise<void> => {
+  const admin = openAdminSql();
+  try {
+    for (const deadline = Date.now() + 15_000; ; ) {
+      const [row] = await admin`select count(*)::int4 as n from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
+      if (row?.['n'] === 0) return;
+      if (Date.now() > deadline) throw new Error(`${String(row?.['n'])} backends of the killed server still alive after 15 s`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
 };
