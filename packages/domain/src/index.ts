@@ -6,7 +6,7 @@ export {
   parseIdempotencyKeyField,
   type IdempotencyKeyBrand,
 } from './idempotency-key.js';
-export { createOpenApiDocument, DEFAULT_IDEMPOTENCY_TTL_SECONDS, openApiDocument, type OpenApiSettings } from './openapi.js';
+export { createOpenApiDocument, DEFAULT_IDEMPOTENCY_TTL_SECONDS, ENTITY_TAG_LIST_PATTERN, openApiDocument, type OpenApiSettings } from './openapi.js';
 export {
   CreatePlantRequest,
   CreatePlantResponse,
@@ -16,6 +16,8 @@ export {
   PlantName,
   PlantPage,
   PlantTag,
+  PlantTagOrNull,
+  UpdatePlantRequest,
   type PlantNameBrand,
   type PlantTagBrand,
 } from './plant.js';
@@ -24,10 +26,12 @@ export {
   idTaken,
   invalidPlant,
   plantNotFound,
+  preconditionFailed,
   type IdTaken,
   type InvalidPlant,
   type PlantError,
   type PlantNotFound,
+  type PreconditionFailed,
 } from './plant-error.js';
 export {
   ListCursor,
@@ -53,6 +57,7 @@ export {
 export {
   PlantCreatedEvent,
   PlantDeletedEvent,
+  PlantUpdatedEvent,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_ID_PATTERN,
   WEBHOOK_TIMESTAMP_PATTERN,

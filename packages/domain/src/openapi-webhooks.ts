@@ -83,6 +83,13 @@ const eventDocs = {
     description: 'Sent after a `POST /plants` that created a plant (a 201 that was not an idempotent replay) has committed. `data` is the plant as committed.',
     example: { type: 'plant.created', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 42, name: 'Ficus lyrata', tag: 'indoor' } },
   },
+  'plant.updated': {
+    schema: 'PlantUpdatedEvent',
+    operationId: 'plantUpdatedWebhook',
+    summary: 'A plant was changed',
+    description: 'Sent after a `PATCH /plants/{id}` that changed the plant (a 200 whose patch set at least one value the plant did not have) has committed. `data` is the plant after the change.',
+    example: { type: 'plant.updated', timestamp: '2026-11-24T10:02:00.000Z', data: { id: 42, name: 'Ficus lyrata', tag: 'living room' } },
+  },
   'plant.deleted': {
     schema: 'PlantDeletedEvent',
     operationId: 'plantDeletedWebhook',
@@ -108,6 +115,16 @@ export const webhookSchemas = {
       data: { $ref: '#/components/schemas/Plant' },
     },
     description: 'The payload of `plant.created`: the plant as committed (an absent tag is omitted). A newer server may add members; ignore those you do not know.',
+  },
+  PlantUpdatedEvent: {
+    type: 'object',
+    required: ['type', 'timestamp', 'data'],
+    properties: {
+      type: { type: 'string', const: 'plant.updated' },
+      timestamp: payloadTimestamp,
+      data: { $ref: '#/components/schemas/Plant' },
+    },
+    description: 'The payload of `plant.updated`: the plant after the change (an absent tag is omitted). A newer server may add members; ignore those you do not know.',
   },
   PlantDeletedEvent: {
     type: 'object',

@@ -33,7 +33,7 @@ describe('openApiDocument', () => {
   it('documents every route of the contract', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(['/docs', '/healthz', '/openapi.json', '/plants', '/plants/{id}', '/readyz']);
     expect(Object.keys(doc.paths['/plants']).sort()).toEqual(['get', 'head', 'options', 'post']);
-    expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual(['delete', 'get', 'head', 'options', 'parameters']);
+    expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual(['delete', 'get', 'head', 'options', 'parameters', 'patch']);
     for (const path of ['/docs', '/openapi.json', '/healthz', '/readyz'] as const) expect(Object.keys(doc.paths[path]).sort()).toEqual(['get', 'head', 'options']);
   });
 
@@ -330,7 +330,7 @@ describe('openApiDocument webhooks', () => {
     const created = { type: 'plant.created', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 1, name: 'Fern' } };
     const deleted = { type: 'plant.deleted', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 1 } };
     const broken = [
-      { ...created, type: 'plant.updated' },
+      { ...created, type: 'plant.moved' },
       { ...created, timestamp: '2026-11-24T10:00:00Z' },
       { ...created, data: { id: 1 } },
       { ...created, data: { id: 0, name: 'Fern' } },

@@ -79,6 +79,40 @@ const idParameter = {
   example: 7,
 };
 
+/** A strong or weak entity tag (RFC 9110 §8.8.3): `W/` optionally, then `"…"` of etagc characters. */
+const ENTITY_TAG = '(W/)?"[!#-~\\u0080-\\u00FF]*"';
+/** `*`, or a comma-separated list of at least one entity tag (empty elements allowed, RFC 9110 §5.6.1.2). */
+export const ENTITY_TAG_LIST_PATTERN = `^([ \\t]*\\*[ \\t]*|([ \\t]*,)*[ \\t]*${ENTITY_TAG}[ \\t]*(,[ \\t]*(${ENTITY_TAG}[ \\t]*)?)*)$`;
+
+const conditionalHeaders = [
+  {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.',
+    schema: { type: 'string', pattern: ENTITY_TAG_LIST_PATTERN },
+    example: '"1k3"',
+  },
+  {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.',
+    schema: { type: 'string', pattern: ENTITY_TAG_LIST_PATTERN },
+    example: '"1k3"',
+  },
+] as const;
+
+const etagHeader = { ETag: { $ref: '#/components/headers/ETag' } } as const;
+
+const preconditionFailed = error(
+  412,
+  'A precondition failed: `If-Match` names no current ETag of the plant, or `If-None-Match` matches it (on `GET`/`HEAD`, only `If-Match`). Nothing was changed. Checked after 400 and 404.',
+  'plant 42 has changed: If-Match does not name its current ETag',
+);
+
 const ok = <X extends object = object>(description: string, extra?: X) => ({
   description,
   headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
@@ -140,7 +174,7 @@ const listPlants = {
     operationId: 'listPlants',
     summary: 'List plants, one page at a time',
     description:
-      'Needs scope `plants:read`. Plants in ascending id order, starting after `after`. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page; a shorter page has none. An unknown or repeated query parameter → 400.',
+      'Needs scope `plants:read`. Plants in ascending id order, starting after `after`, only those whose tag is `tag` when it is given. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page (with `&tag=…` when filtered); a shorter page has none. The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space, as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`, an unknown or repeated parameter → 400. The cost of a page does not depend on how many plants the store holds, nor on how many carry other tags.',
     security: [{ bearer: ['plants:read'] }],
     parameters: [
       {
@@ -155,12 +189,19 @@ const listPlants = {
         description: `Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … ${MAX_PLANT_ID}.`,
         schema: { type: 'integer', minimum: 0, maximum: MAX_PLANT_ID, default: 0 },
       },
+      {
+        name: 'tag',
+        in: 'query',
+        description: 'Only plants whose tag equals this exactly, code point for code point (no case folding or normalisation); plants without a tag never match. Percent-encoded UTF-8; the tag rules apply.',
+        schema: { $ref: '#/components/schemas/PlantTag' },
+        example: 'indoor',
+      },
     ],
     responses: {
       '200': ok('One page of plants.', {
         headers: {
           'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-          Link: { description: 'RFC 8288 link to the next page, present only when this page is full.', schema: { type: 'string', example: '</plants?limit=100&after=100>; rel="next"' } },
+          Link: { description: 'RFC 8288 link to the next page, present only when this page is full. It carries `limit` always and `tag` when the page is filtered, encoded as `URLSearchParams` writes it.', schema: { type: 'string', example: '</plants?limit=100&after=100&tag=living+room>; rel="next"' } },
         },
         content: {
           'application/json': {
@@ -169,7 +210,7 @@ const listPlants = {
           },
         },
       }),
-      '400': error(400, 'Invalid `limit` or `after`, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`).', 'limit: expected an integer from 1 to 1000, got a string "0"', wwwAuthenticate),
+      '400': error(400, 'Invalid `limit`, `after` or `tag`, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`).', 'limit: expected an integer from 1 to 1000, got a string "0"', wwwAuthenticate),
       ...authErrors,
       ...common,
     },
@@ -179,10 +220,13 @@ const getPlant = {
     tags: ['plants'],
     operationId: 'getPlant',
     summary: 'Read one plant',
-    description: 'Needs scope `plants:read`.',
+    description:
+      'Needs scope `plants:read`. With `If-None-Match` naming the current ETag (or `*`): 304 without a body, so a client can check a copy it has cheaply. With `If-Match` not naming it: 412.',
     security: [{ bearer: ['plants:read'] }],
+    parameters: conditionalHeaders,
     responses: {
-      '200': ok('The plant.', {
+      '200': ok('The plant, with its `ETag`.', {
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...etagHeader },
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/Plant' },
@@ -190,11 +234,57 @@ const getPlant = {
           },
         },
       }),
-      '400': error(400, 'The id is not canonical decimal digits in range, or a malformed bearer credential (`error="invalid_request"`).', 'id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string "07"', wwwAuthenticate),
+      '304': ok('Not modified: `If-None-Match` names the plant\'s current ETag (or is `*`). No body; the `ETag` again.', {
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...etagHeader },
+      }),
+      '400': error(400, 'The id is not canonical decimal digits in range, a malformed `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`).', 'id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string "07"', wwwAuthenticate),
       ...authErrors,
       '404': error(404, 'No such plant.', 'no plant with id 42'),
+      '412': preconditionFailed,
       ...common,
     },
+} as const;
+
+const updatePlant = {
+  tags: ['plants'],
+  operationId: 'updatePlant',
+  summary: 'Change a plant (JSON Merge Patch)',
+  description:
+    'Needs scope `plants:write`. A JSON Merge Patch (RFC 7396): `name` replaces the name, `tag` replaces the tag and `null` removes it, an absent member keeps its value; `{}` changes nothing and answers 200 with the plant as it is. `Content-Type` must be `application/merge-patch+json` or `application/json` (a `charset=utf-8` parameter is fine), the other body rules are those of create (16 KiB as sent → else 413, `Content-Encoding` → 415, valid UTF-8 → else 400). Send `If-Match` with the ETag you read to change the plant only if nobody else has since (else 412): of two clients that patch with the same ETag exactly one gets 200. The 200 is sent after the commit. A patch that sets the values the plant already has keeps its ETag and sends no event; one that changes it gives a new ETag and sends `plant.updated`. Order: authentication, then the request itself (400, 413, 415), then existence (404), then the preconditions (412). Concurrent patches of one plant are serialised: every answer is a state the plant really had. `PUT` is not offered (405).',
+  security: [{ bearer: ['plants:write'] }],
+  parameters: conditionalHeaders,
+  requestBody: {
+    required: true,
+    content: {
+      'application/merge-patch+json': {
+        schema: { $ref: '#/components/schemas/UpdatePlantRequest' },
+        examples: {
+          rename: { value: { name: 'Ficus lyrata "Bambino"' } },
+          retag: { value: { tag: 'living room' } },
+          untag: { value: { tag: null } },
+        },
+      },
+      'application/json': { schema: { $ref: '#/components/schemas/UpdatePlantRequest' } },
+    },
+  },
+  responses: {
+    '200': ok('The plant after the change (or as it is, when nothing changed), with its `ETag`.', {
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...etagHeader },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Plant' },
+          example: { id: 42, name: 'Ficus lyrata', tag: 'living room' },
+        },
+      },
+    }),
+    '400': error(400, 'An invalid id, body (the message names every failing member: `id`, an unknown member, `"name": null`, a name or tag breaking the rules), `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`).', 'id: cannot be changed: a plant keeps its id (the one in the path)', wwwAuthenticate),
+    ...authErrors,
+    '404': error(404, 'No such plant.', 'no plant with id 42'),
+    '412': preconditionFailed,
+    '413': error(413, 'The body is larger than the limit.', 'request body larger than 16384 bytes'),
+    '415': error(415, 'Not `application/merge-patch+json` or `application/json`, or a compressed body.', 'expected Content-Type application/merge-patch+json or application/json'),
+    ...common,
+  },
 } as const;
 
 const getOpenApiDocument = {
@@ -317,7 +407,7 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
     title: 'Plant Store',
     version: '1.0.0',
     description:
-      'A store of plants: create, read, list and delete, with bearer tokens (RFC 6750). Every error has the body `{"error": <status>, "message": <text>}` and `Content-Type: application/json`, including the errors Node answers before the app runs (400 malformed request, 408 request timeout, 417 an `Expect` other than `100-continue`, 431 headers too large). A malformed request head is 400 on every path, before authentication: an HTTP/1.1 request without `Host` or with more than one, or a request target with a `#` fragment. Every response carries `X-Request-Id`: the caller\'s if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. A 201 or 204 is sent only after the change is committed. Unknown routes → 404; a method a route does not have → 405 with `Allow`, answered before authentication. `OPTIONS` on a known path → 204 with `Allow` (no authentication); `HEAD` is answered wherever `GET` is, with the same status and headers and no body. Request bodies are never accepted compressed (`Content-Encoding` other than `identity` → 415). A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`, on one line or two) → 501 (RFC 9112 §6.1); one that does not end in `chunked`, or repeats it, → 400 and the connection closes (§6.3). Messages name routes as this document does (`/plants/{id}`). Every answer carries `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src \'none\'; frame-ancestors \'none\'`; every answer under `/plants` also `Cache-Control: no-store`. CORS is off unless the operator sets `CORS_ORIGINS`: then a request whose `Origin` is one of those exact origins gets `Access-Control-Allow-Origin` (and `Vary: Origin`) on every answer, errors included, with `Access-Control-Expose-Headers: Location, Link, X-Request-Id, Retry-After, Idempotent-Replayed, RateLimit-Policy, RateLimit`; its preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 before authentication with `Access-Control-Allow-Methods: GET, HEAD, POST, DELETE, OPTIONS`, `Access-Control-Allow-Headers: Authorization, Content-Type, Idempotency-Key` and `Access-Control-Max-Age: 600`; no credentials mode. Any other origin gets no CORS header.',
+      'A store of plants: create, read, change, list (all, or by tag) and delete, with bearer tokens (RFC 6750). Changes can be made safe from lost updates with ETags and `If-Match` (RFC 9110 §13). Every error has the body `{"error": <status>, "message": <text>}` and `Content-Type: application/json`, including the errors Node answers before the app runs (400 malformed request, 408 request timeout, 417 an `Expect` other than `100-continue`, 431 headers too large). A malformed request head is 400 on every path, before authentication: an HTTP/1.1 request without `Host` or with more than one, or a request target with a `#` fragment. Every response carries `X-Request-Id`: the caller\'s if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. A 201, a `PATCH` 200 or a 204 is sent only after the change is committed. Unknown routes → 404; a method a route does not have → 405 with `Allow`, answered before authentication. `OPTIONS` on a known path → 204 with `Allow` (no authentication); `HEAD` is answered wherever `GET` is, with the same status and headers and no body. Request bodies are never accepted compressed (`Content-Encoding` other than `identity` → 415). A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`, on one line or two) → 501 (RFC 9112 §6.1); one that does not end in `chunked`, or repeats it, → 400 and the connection closes (§6.3). Messages name routes as this document does (`/plants/{id}`). Every answer carries `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src \'none\'; frame-ancestors \'none\'`; every answer under `/plants` also `Cache-Control: no-store`. CORS is off unless the operator sets `CORS_ORIGINS`: then a request whose `Origin` is one of those exact origins gets `Access-Control-Allow-Origin` (and `Vary: Origin`) on every answer, errors included, with `Access-Control-Expose-Headers: Location, Link, ETag, X-Request-Id, Retry-After, Idempotent-Replayed, RateLimit-Policy, RateLimit`; its preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 before authentication with `Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS`, `Access-Control-Allow-Headers: Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match` and `Access-Control-Max-Age: 600`; no credentials mode. Any other origin gets no CORS header.',
     license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: [{ url: '/' }],
@@ -354,6 +444,7 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
                 required: true,
                 schema: { type: 'string', pattern: '^/plants/[1-9][0-9]*$', example: '/plants/42' },
               },
+              ...etagHeader,
               ...idempotentReplayed,
             },
             content: {
@@ -395,18 +486,22 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
       parameters: [idParameter],
       get: getPlant,
       head: headOf(getPlant, 'headPlant'),
-      options: optionsOf('GET, HEAD, DELETE, OPTIONS', 'optionsPlant', 'plants', true),
+      patch: updatePlant,
+      options: optionsOf('GET, HEAD, PATCH, DELETE, OPTIONS', 'optionsPlant', 'plants', true),
       delete: {
         tags: ['plants'],
         operationId: 'deletePlant',
         summary: 'Delete a plant',
-        description: 'Needs scope `plants:write`. Of concurrent deletes of one plant exactly one gets 204, the others 404.',
+        description:
+          'Needs scope `plants:write`. Of concurrent deletes of one plant exactly one gets 204, the others 404. With `If-Match`, only if the plant still has that ETag (else 412; one atomic step); an `If-None-Match` that matches → 412.',
         security: [{ bearer: ['plants:write'] }],
+        parameters: conditionalHeaders,
         responses: {
           '204': ok('Deleted, after the commit. No body.'),
-          '400': error(400, 'The id is not canonical decimal digits in range, or a malformed bearer credential (`error="invalid_request"`).', 'id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string "-1"', wwwAuthenticate),
+          '400': error(400, 'The id is not canonical decimal digits in range, a malformed `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`).', 'id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string "-1"', wwwAuthenticate),
           ...authErrors,
           '404': error(404, 'No such plant.', 'no plant with id 42'),
+          '412': preconditionFailed,
           ...common,
         },
       },
@@ -459,6 +554,13 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
         required: true,
         schema: { type: 'string', enum: ['no-store'] },
       },
+      ETag: {
+        description:
+          'The plant\'s strong entity tag (RFC 9110 §8.8.3), on a 201, on a `GET`/`HEAD` 200 or 304, and on a `PATCH` 200: the ETag of the plant as `GET /plants/{id}` shows it. Opaque: compare it, send it back in `If-Match` or `If-None-Match`, never parse it. It changes exactly when the plant\'s representation changes (a patch that sets the values it already has keeps it), and a plant is never given an ETag it or an earlier plant with its id had.',
+        required: true,
+        schema: { type: 'string', pattern: '^"[0-9a-z]{1,11}"$' },
+        example: '"1k3"',
+      },
       'X-Request-Id': {
         description: 'The caller\'s `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. The server\'s log line for the request carries the same id.',
         schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
@@ -484,6 +586,15 @@ export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTE
           id: { $ref: '#/components/schemas/PlantId' },
         },
         description: 'Any other member → 400 naming it. When `id` is present and taken → 409.',
+      },
+      UpdatePlantRequest: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          name: { $ref: '#/components/schemas/PlantName' },
+          tag: { anyOf: [{ $ref: '#/components/schemas/PlantTag' }, { type: 'null', description: 'Removes the tag.' }] },
+        },
+        description: 'A JSON Merge Patch (RFC 7396) of a plant: an absent member keeps its value, `tag: null` removes the tag. `id` (a plant keeps its id), any other member, or `"name": null` → 400 naming it. `{}` changes nothing.',
       },
       CreatePlantResponse: {
         type: 'object',

@@ -18,11 +18,19 @@ export interface IdTaken {
   readonly id: PlantId;
 }
 
-export type PlantError = InvalidPlant | PlantNotFound | IdTaken;
+/** A conditional request's `If-Match` or `If-None-Match` does not hold for the plant as it is (412). */
+export interface PreconditionFailed {
+  readonly _tag: 'PreconditionFailed';
+  readonly id: PlantId;
+  readonly header: 'If-Match' | 'If-None-Match';
+}
+
+export type PlantError = InvalidPlant | PlantNotFound | IdTaken | PreconditionFailed;
 
 export const invalidPlant = (problems: readonly string[]): InvalidPlant => ({ _tag: 'InvalidPlant', problems });
 export const plantNotFound = (id: PlantId): PlantNotFound => ({ _tag: 'PlantNotFound', id });
 export const idTaken = (id: PlantId): IdTaken => ({ _tag: 'IdTaken', id });
+export const preconditionFailed = (id: PlantId, header: PreconditionFailed['header']): PreconditionFailed => ({ _tag: 'PreconditionFailed', id, header });
 
 /** The human message for a domain error, as the server sends it in `{error, message}`. */
 export const describePlantError = (error: PlantError): string => {
@@ -33,5 +41,9 @@ export const describePlantError = (error: PlantError): string => {
       return `no plant with id ${error.id}`;
     case 'IdTaken':
       return `a plant with id ${error.id} already exists`;
+    case 'PreconditionFailed':
+      return error.header === 'If-Match'
+        ? `plant ${error.id} has changed: If-Match does not name its current ETag`
+        : `plant ${error.id} matches If-None-Match`;
   }
 };

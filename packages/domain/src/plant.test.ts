@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { CreatePlantRequest, CreatePlantResponse, Plant, PlantName, PlantPage, PlantTag } from './plant.js';
+import { CreatePlantRequest, CreatePlantResponse, Plant, PlantName, PlantPage, PlantTag, UpdatePlantRequest } from './plant.js';
 import { decodeWith } from './report.js';
 
 const invalid = (...problems: string[]) => E.left({ _tag: 'InvalidPlant', problems });
@@ -222,6 +222,37 @@ describe('Plant and PlantPage', () => {
         const plant = tag === undefined ? { id, name } : { id, name, tag };
         const decoded = Plant.decode(JSON.parse(JSON.stringify(plant)));
         expect(decoded).toEqual(E.right(plant));
+      }),
+    );
+  });
+});
+
+describe('UpdatePlantRequest', () => {
+  const decodeUpdate = decodeWith(UpdatePlantRequest);
+
+  it.each([[{}], [{ name: 'Fern' }], [{ tag: 'green' }], [{ tag: null }], [{ name: 'Fern', tag: null }]])('accepts the merge patch %j', (patch) => {
+    expect(decodeUpdate(patch)).toEqual(E.right(patch));
+  });
+
+  it.each([
+    [{ id: 7 }, 'id: cannot be changed: a plant keeps its id (the one in the path)'],
+    [{ name: null }, 'name: expected a string, got null'],
+    [{ name: '' }, 'name: expected 1–200 characters, got 0'],
+    [{ tag: 5 }, 'tag: expected a string, or null to remove the tag, got 5'],
+    [{ tag: ' ' }, 'tag: expected at least one non-whitespace character, got only whitespace'],
+    [{ colour: 'green' }, 'colour: unknown member (allowed: name, tag, id)'],
+  ])('refuses %j, naming the member', (patch, problem) => {
+    expect(decodeUpdate(patch)).toEqual(invalid(problem));
+  });
+
+  it('refuses anything but a JSON object', () => {
+    for (const body of [null, [], 'name', 3]) expect(E.isLeft(decodeUpdate(body))).toBe(true);
+  });
+
+  it('accepts exactly what the tag rules accept, or null, for tag', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.constant(null), fc.integer()), (tag) => {
+        expect(E.isRight(decodeUpdate({ tag }))).toBe(tag === null || PlantTag.is(tag));
       }),
     );
   });

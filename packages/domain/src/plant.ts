@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import { describeValue } from './describe-value.js';
 import { PlantId } from './plant-id.js';
 import { struct } from './struct.js';
 import { textCodec } from './text.js';
@@ -24,6 +25,34 @@ export type PlantTag = t.TypeOf<typeof PlantTag>;
 /** The body of `POST /plants`: name, optional tag, optional id. Any other member is rejected. */
 export const CreatePlantRequest = struct('CreatePlantRequest', { name: PlantName }, { tag: PlantTag, id: PlantId }, 'reject');
 export type CreatePlantRequest = t.TypeOf<typeof CreatePlantRequest>;
+
+/** A tag, or `null`: in a merge patch, `null` removes the tag (RFC 7396). */
+export const PlantTagOrNull = new t.Type<PlantTag | null, string | null, unknown>(
+  'PlantTagOrNull',
+  (u): u is PlantTag | null => u === null || PlantTag.is(u),
+  (u, c) => {
+    if (u === null) return t.success(null);
+    if (typeof u !== 'string') return t.failure(u, c, `expected a string, or null to remove the tag, got ${describeValue(u)}`);
+    return PlantTag.validate(u, c);
+  },
+  (tag) => tag,
+);
+
+/** `id` in a patch: never accepted; a plant keeps its id (the one in the path). */
+const UnchangeableId = new t.Type<unknown, unknown, unknown>(
+  'UnchangeableId',
+  (_u): _u is unknown => false,
+  (u, c) => t.failure(u, c, 'cannot be changed: a plant keeps its id (the one in the path)'),
+  (u) => u,
+);
+
+/**
+ * The body of `PATCH /plants/{id}`, a JSON Merge Patch (RFC 7396): optional `name` (replaces it),
+ * optional `tag` (replaces it; `null` removes it). `{}` changes nothing. An `id`, any other member
+ * or `"name": null` is rejected by name.
+ */
+export const UpdatePlantRequest = struct('UpdatePlantRequest', {}, { name: PlantName, tag: PlantTagOrNull, id: UnchangeableId }, 'reject');
+export type UpdatePlantRequest = Omit<t.TypeOf<typeof UpdatePlantRequest>, 'id'>;
 
 /** The body of a 201 from `POST /plants`: name and tag, never the id (it travels in `Location`). */
 export const CreatePlantResponse = struct('CreatePlantResponse', { name: PlantName }, { tag: PlantTag }, 'strip');

@@ -28,8 +28,8 @@ describe('WebhookEventType', () => {
     expect(WebhookEventType.decode(type)).toEqual(E.right(type));
   });
 
-  it.each([['plant.updated'], ['Plant.Created'], ['plant.created '], [''], [null], [1]])('rejects %j, naming the known types', (input) => {
-    expect(decodeWith(WebhookEventType, 'type')(input)).toEqual(invalid(`type: expected one of plant.created, plant.deleted, got ${describeValue(input)}`));
+  it.each([['plant.moved'], ['Plant.Created'], ['plant.created '], [''], [null], [1]])('rejects %j, naming the known types', (input) => {
+    expect(decodeWith(WebhookEventType, 'type')(input)).toEqual(invalid(`type: expected one of plant.created, plant.updated, plant.deleted, got ${describeValue(input)}`));
   });
 });
 
@@ -123,10 +123,10 @@ describe('WebhookEvent', () => {
   });
 
   it('tells the types apart by type alone: an unknown type is one message', () => {
-    expect(decodeEvent({ ...created, type: 'plant.updated' })).toEqual(
-      invalid('body.type: expected one of plant.created, plant.deleted, got a string "plant.updated"'),
+    expect(decodeEvent({ ...created, type: 'plant.moved' })).toEqual(
+      invalid('body.type: expected one of plant.created, plant.updated, plant.deleted, got a string "plant.moved"'),
     );
-    expect(decodeEvent({ timestamp: at, data: {} })).toEqual(invalid('body.type: expected one of plant.created, plant.deleted, got nothing'));
+    expect(decodeEvent({ timestamp: at, data: {} })).toEqual(invalid('body.type: expected one of plant.created, plant.updated, plant.deleted, got nothing'));
   });
 
   it.each([

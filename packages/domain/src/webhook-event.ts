@@ -9,7 +9,7 @@ import { struct } from './struct.js';
  * here; the compiler then asks for its codec in `eventCodecs` below and for its entry in the
  * OpenAPI document's `webhooks`.
  */
-export const WEBHOOK_EVENT_TYPES = ['plant.created', 'plant.deleted'] as const;
+export const WEBHOOK_EVENT_TYPES = ['plant.created', 'plant.updated', 'plant.deleted'] as const;
 
 const eventTypeList = WEBHOOK_EVENT_TYPES.join(', ');
 const isEventType = (u: unknown): u is (typeof WEBHOOK_EVENT_TYPES)[number] =>
@@ -84,6 +84,15 @@ export const PlantCreatedEvent = struct(
 );
 export type PlantCreatedEvent = t.TypeOf<typeof PlantCreatedEvent>;
 
+/** `plant.updated`: `data` is the plant after the change, `{id, name, tag?}` (sent only when something changed). */
+export const PlantUpdatedEvent = struct(
+  'PlantUpdatedEvent',
+  { type: t.literal('plant.updated'), timestamp: WebhookTimestamp, data: Plant },
+  {},
+  'strip',
+);
+export type PlantUpdatedEvent = t.TypeOf<typeof PlantUpdatedEvent>;
+
 /** `plant.deleted`: `data` is `{id}` of the plant that is gone. */
 export const PlantDeletedEvent = struct(
   'PlantDeletedEvent',
@@ -96,6 +105,7 @@ export type PlantDeletedEvent = t.TypeOf<typeof PlantDeletedEvent>;
 /** One codec per event type; `satisfies` makes a type without its codec (or a wrong one) a compile error. */
 const eventCodecs = {
   'plant.created': PlantCreatedEvent,
+  'plant.updated': PlantUpdatedEvent,
   'plant.deleted': PlantDeletedEvent,
 } as const satisfies { readonly [K in WebhookEventType]: t.Decoder<unknown, { readonly type: K }> };
 

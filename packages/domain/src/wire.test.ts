@@ -13,6 +13,13 @@ describe('ListQuery', () => {
     expect(decodeQuery({})).toEqual(E.right({ limit: 100, after: 0 }));
   });
 
+  it('decodes a tag exactly as given, and refuses one that breaks the tag rules', () => {
+    expect(decodeQuery({ tag: 'living room + é' })).toEqual(E.right({ limit: 100, after: 0, tag: 'living room + é' }));
+    expect(decodeQuery({ tag: '' })).toEqual(invalid('tag: expected 1–100 characters, got 0'));
+    expect(decodeQuery({ tag: ['a', 'b'] })).toEqual(invalid('tag: expected a single value, got the parameter repeated'));
+    expect(ListQuery.encode({ limit: 5, after: 2, tag: 'x' } as ListQuery)).toEqual({ limit: '5', after: '2', tag: 'x' });
+  });
+
   it('decodes limit and after at their bounds', () => {
     expect(decodeQuery({ limit: '1', after: '0' })).toEqual(E.right({ limit: 1, after: 0 }));
     expect(decodeQuery({ limit: '1000', after: '9007199254740991' })).toEqual(E.right({ limit: 1000, after: 9007199254740991 }));
@@ -29,7 +36,7 @@ describe('ListQuery', () => {
     [{ after: '9007199254740992' }, 'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "9007199254740992"'],
     [{ after: 'abc' }, 'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "abc"'],
     [{ limit: ['1', '2'] }, 'limit: expected a single value, got the parameter repeated'],
-    [{ sort: 'name' }, 'sort: unknown query parameter (allowed: limit, after)'],
+    [{ sort: 'name' }, 'sort: unknown query parameter (allowed: limit, after, tag)'],
     [{ __proto__: 'x' } as unknown as object, undefined],
   ])('rejects %j', (query, message) => {
     const result = decodeQuery(query);
@@ -43,11 +50,11 @@ describe('ListQuery', () => {
 
   it('rejects an own __proto__ parameter by name', () => {
     const query = JSON.parse('{"__proto__":"1"}') as object;
-    expect(decodeQuery(query)).toEqual(invalid('__proto__: unknown query parameter (allowed: limit, after)'));
+    expect(decodeQuery(query)).toEqual(invalid('__proto__: unknown query parameter (allowed: limit, after, tag)'));
   });
 
   it('cuts long parameter names and counts unknown parameters past ten', () => {
-    expect(decodeQuery({ ['q'.repeat(300)]: '1' })).toEqual(invalid(`${'q'.repeat(64)}…: unknown query parameter (allowed: limit, after)`));
+    expect(decodeQuery({ ['q'.repeat(300)]: '1' })).toEqual(invalid(`${'q'.repeat(64)}…: unknown query parameter (allowed: limit, after, tag)`));
     const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${i}`, '1']));
     const result = decodeQuery(many);
     expect(E.isLeft(result) && result.left.problems.at(-1)).toBe('and 2 more unknown query parameters');

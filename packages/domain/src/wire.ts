@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { describeValue, MAX_NAMED_UNKNOWN } from './describe-value.js';
+import { PlantTag } from './plant.js';
 import { ListCursorFromString, type ListCursor } from './plant-id.js';
 import { struct } from './struct.js';
 
@@ -42,16 +43,18 @@ export const PageLimitFromString = new t.Type<PageLimit, string, unknown>(
 export interface ListQuery {
   readonly limit: PageLimit;
   readonly after: ListCursor;
+  /** Only plants whose tag equals this exactly (code point for code point). */
+  readonly tag?: PlantTag;
 }
 export type ListQueryInput = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-const listParams = { limit: PageLimitFromString, after: ListCursorFromString } as const;
+const listParams = { limit: PageLimitFromString, after: ListCursorFromString, tag: PlantTag } as const;
 const allowedParams = `allowed: ${Object.keys(listParams).join(', ')}`;
 
 /**
- * The query of `GET /plants` as a parsed query string (`{limit?: string, after?: string}`, a
- * repeated parameter arriving as an array). Absent members take their defaults; a repeated or
- * unknown parameter is rejected by name.
+ * The query of `GET /plants` as a parsed query string (`{limit?: string, after?: string, tag?:
+ * string}`, a repeated parameter arriving as an array). Absent `limit` and `after` take their
+ * defaults, an absent `tag` filters nothing; a repeated or unknown parameter is rejected by name.
  */
 export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
   'ListQuery',
@@ -61,7 +64,7 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
     if (typeof u !== 'object' || u === null) return t.failure(u, c, `expected a query string, got ${describeValue(u)}`);
     const input = u as ListQueryInput;
     const errors: t.ValidationError[] = [];
-    const output: { limit: PageLimit; after: ListCursor } = {
+    const output: { limit: PageLimit; after: ListCursor; tag?: PlantTag } = {
       limit: DEFAULT_PAGE_LIMIT as PageLimit,
       after: 0 as ListCursor,
     };
@@ -76,7 +79,7 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
       } else {
         const result = listParams[key as keyof typeof listParams].validate(value, context);
         if (result._tag === 'Left') errors.push(...result.left);
-        else (output as Record<string, number>)[key] = result.right;
+        else (output as Record<string, unknown>)[key] = result.right;
       }
     }
     if (strangers > MAX_NAMED_UNKNOWN) {
@@ -84,5 +87,5 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
     }
     return errors.length > 0 ? t.failures(errors) : t.success(output);
   },
-  ({ limit, after }) => ({ limit: String(limit), after: String(after) }),
+  ({ limit, after, tag }) => (tag === undefined ? { limit: String(limit), after: String(after) } : { limit: String(limit), after: String(after), tag }),
 );
