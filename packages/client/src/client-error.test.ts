@@ -10,6 +10,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   PlantStoreError,
+  PreconditionFailedError,
   RateLimitedError,
   ServerError,
   ServiceUnavailableError,
@@ -61,6 +62,14 @@ describe('errorForStatus', () => {
     expect(error).toMatchObject({ _tag: 'IdempotencyKeyReused', name: 'IdempotencyKeyReusedError', status: 422, idempotencyKey: 'k' });
   });
 
+  it('maps 412 to PreconditionFailedError with the server message', () => {
+    const body = { error: 412, message: 'plant 1 has changed: If-Match does not name its current ETag' } as never;
+    const error = errorForStatus({ status: 412, body }, { ...details, method: 'PATCH', attempts: 2 });
+    expect(error).toBeInstanceOf(PreconditionFailedError);
+    expect(error).toMatchObject({ _tag: 'PreconditionFailed', name: 'PreconditionFailedError', status: 412, body, method: 'PATCH', attempts: 2 });
+    expect(error.message).toBe('plant 1 has changed: If-Match does not name its current ETag');
+  });
+
   it('maps a 408 from the server to TimeoutError with its status', () => {
     const error = errorForStatus({ status: 408, body: undefined }, details);
     expect(error).toBeInstanceOf(TimeoutError);
@@ -96,6 +105,7 @@ describe('the error tree', () => {
       NotFound: new NotFoundError('x'),
       Conflict: new ConflictError('x'),
       IdempotencyKeyReused: new IdempotencyKeyReusedError('x'),
+      PreconditionFailed: new PreconditionFailedError('x'),
       PayloadTooLarge: new PayloadTooLargeError('x'),
       UnsupportedMediaType: new UnsupportedMediaTypeError('x'),
       RateLimited: new RateLimitedError('x'),

@@ -9,6 +9,7 @@ export type PlantStoreErrorTag =
   | 'NotFound'
   | 'Conflict'
   | 'IdempotencyKeyReused'
+  | 'PreconditionFailed'
   | 'PayloadTooLarge'
   | 'UnsupportedMediaType'
   | 'RateLimited'
@@ -27,7 +28,7 @@ export interface PlantStoreErrorDetails {
   readonly body?: ErrorBody | undefined;
   /** The response's `X-Request-Id`, or the id this client sent when no response arrived. */
   readonly requestId?: string | undefined;
-  /** `GET`, `POST` or `DELETE`. */
+  /** `GET`, `POST`, `PATCH` or `DELETE`. */
   readonly method?: string | undefined;
   /** The request URL (it never holds the token). */
   readonly url?: string | undefined;
@@ -140,6 +141,19 @@ export class IdempotencyKeyReusedError extends PlantStoreError {
   readonly _tag = 'IdempotencyKeyReused' as const;
 }
 
+/**
+ * 412: the condition of a conditional request does not hold — most often, the `ifMatch` of
+ * `plants.update` or `plants.delete` no longer names the plant's current ETag because it changed
+ * since you read it. Nothing was changed. Read the plant again (`get`) and decide afresh.
+ *
+ * Such calls are retried like a GET (see `RetryOptions`): when the first attempt was applied but
+ * its response was lost, the retry meets the plant's new ETag and ends here, with
+ * `attempts > 1` — the change you see when you read it again may be your own.
+ */
+export class PreconditionFailedError extends PlantStoreError {
+  readonly _tag = 'PreconditionFailed' as const;
+}
+
 /** 413: the request body is larger than the server's limit. */
 export class PayloadTooLargeError extends PlantStoreError {
   readonly _tag = 'PayloadTooLarge' as const;
@@ -243,6 +257,8 @@ export const errorForStatus = (response: ErrorResponse, details: PlantStoreError
       return new TimeoutError(message, all);
     case 409:
       return new ConflictError(message, { ...all, replayed: response.replayed ?? false, retryAfterMs: response.retryAfterMs });
+    case 412:
+      return new PreconditionFailedError(message, all);
     case 413:
       return new PayloadTooLargeError(message, all);
     case 415:

@@ -14,15 +14,34 @@ import {
   PlantId,
   PlantIdFromPath,
   PlantPage,
+  PlantTag,
+  UpdatePlantRequest,
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { UnexpectedResponseError, ValidationError } from './client-error.js';
 import { decodeBody } from './decode-body.js';
+import { ETagCondition } from './etag.js';
 import { createPlantsTaskEither, type PlantsTaskEither } from './fp.js';
 import type { PlantStoreHooks } from './hooks.js';
 import { findLink } from './link-header.js';
 import { packageVersion } from './package-version.js';
+import type {
+  AllPlantsQuery,
+  CreatedPlant,
+  CreateOptions,
+  CreatePlantInput,
+  DeleteOptions,
+  FetchedPlant,
+  GetOptions,
+  ListPlantsQuery,
+  NotModified,
+  PlantListPage,
+  PlantsApi,
+  UpdatedPlant,
+  UpdateOptions,
+  UpdatePlantInput,
+} from './plants-api.js';
 import { uuidV7 } from './uuid-v7.js';
 import { DEFAULT_RETRY, resolveRetry, type RetryOptions } from './retry.js';
 import { createTransport, failureOf, type CallOptions, type Exchange, type OutgoingRequest, type TransportConfig } from './transport.js';
@@ -35,7 +54,7 @@ export interface PlantStoreClientOptions {
   readonly token: string;
   /** Per-attempt timeout in ms. Default 30 000. */
   readonly timeout?: number;
-  /** A retry limit or retry options (see `RetryOptions`). Default: 2 retries for GET, DELETE and creates with a key. */
+  /** A retry limit or retry options (see `RetryOptions`). Default: 2 retries for GET, PATCH, DELETE and creates with a key. */
   readonly retry?: number | RetryOptions;
   readonly hooks?: PlantStoreHooks;
   /** An `http.Agent` (or `https.Agent` for an https base URL), e.g. for keep-alive or proxies. */
@@ -50,67 +69,6 @@ export interface PlantStoreClientOptions {
    * to the server (which stays the authority either way).
    */
   readonly validate?: boolean;
-}
-
-/** What `plants.create` takes. `id` is optional: the server assigns one when absent. */
-export interface CreatePlantInput {
-  readonly name: string;
-  readonly tag?: string;
-  readonly id?: number;
-}
-
-/** The options of `plants.create`: those of every call, plus the `Idempotency-Key`. */
-export interface CreateOptions extends CallOptions {
-  /**
-   * The `Idempotency-Key` sent with the create, the same on every retry of the call. Default: a
-   * fresh UUIDv7 per call (time-ordered: see uuid-v7.ts). Pass your own (1–255 characters from `A–Z a–z 0–9 . _ : ~ + / = -`)
-   * to make a create safe to repeat across calls or processes: the server stores the plant at most
-   * once per key and answers a repeat with the first answer. It is checked like the input
-   * (`ValidationError`, nothing sent) unless the client has `validate: false`. `false` sends no
-   * key: the create is then not retried (unless `retry.createWithId` and the input has an id).
-   */
-  readonly idempotencyKey?: string | false;
-}
-
-/**
- * What `plants.create` resolves to: the `Plant` plus `replayed`, true when the server answered
- * with the saved answer of an earlier request with the same `Idempotency-Key`
- * (`Idempotent-Replayed: true`): an earlier call with your key, or an attempt of this call whose
- * response was lost. Either way the plant was created once, by that first request.
- *
- * `replayed` is a non-enumerable own property: `plant.replayed` reads it, but `Object.keys`,
- * spreading, `JSON.stringify` and deep equality see only `{ id, name, tag? }`, exactly as before.
- */
-export type CreatedPlant = Plant & { readonly replayed: boolean };
-
-/** One page's position: at most `limit` plants with ids greater than `after` (0: from the start). */
-export interface ListPlantsQuery {
-  readonly limit?: number;
-  readonly after?: number;
-}
-
-export interface PlantListPage {
-  /** Plants in ascending id order. */
-  readonly plants: readonly Plant[];
-  /** The query of the next page, when the server's `Link: <…>; rel="next"` announced one. */
-  readonly next?: { readonly limit: number; readonly after: number };
-}
-
-export interface PlantsApi {
-  /**
-   * `POST /plants`: stores a plant and returns it, its id read from `Location`. Sends an
-   * `Idempotency-Key` (see `CreateOptions`), so it is retried like a GET, and also after a 409
-   * that says a request with the key is still in progress; without a key it is not retried.
-   */
-  create(input: CreatePlantInput, options?: CreateOptions): Promise<CreatedPlant>;
-  /** `DELETE /plants/{id}`: `NotFoundError` when there is no such plant. */
-  delete(id: number, options?: CallOptions): Promise<void>;
-  /** `GET /plants/{id}`: `NotFoundError` when there is no such plant. */
-  get(id: number, options?: CallOptions): Promise<Plant>;
-  /** `GET /plants?limit&after`: one page. */
-  list(query?: ListPlantsQuery, options?: CallOptions): Promise<PlantListPage>;
-  /** Every plant in ascending id order, fetching page after page as the `Link` headers lead. */
-  all(query?: { readonly limit?: number }, options?: CallOptions): AsyncIterable<Plant>;
 }
 
 export interface PlantStoreClient {
@@ -163,17 +121,31 @@ const idFromLocation = (exchange: Exchange): PlantId => {
   return id.right;
 };
 
-const nextPage = (exchange: Exchange, limit: number): PlantListPage['next'] => {
+/** An `ETag` the contract requires on this response (a PATCH 200, a 304). */
+const requiredETag = (exchange: Exchange): string => {
+  if (exchange.etag !== undefined) return exchange.etag;
+  throw new UnexpectedResponseError([`the ${exchange.status} response has no ETag header`], { ...exchange.details, status: exchange.status });
+};
+
+const nextPage = (exchange: Exchange, limit: number, tag: string | undefined): PlantListPage['next'] => {
   const link = findLink(exchange.headers.link, 'next', exchange.url);
   if (link === undefined) return undefined;
   const unexpected = (problem: string) => new UnexpectedResponseError([problem], { ...exchange.details, status: exchange.status });
+  const target = `${link.pathname}${link.search}`;
   const rawLimit = link.searchParams.get('limit');
   const nextLimit = rawLimit === null ? E.right(limit) : PageLimitFromString.decode(rawLimit);
   const after = ListCursorFromString.decode(link.searchParams.get('after') ?? undefined);
   if (E.isLeft(nextLimit) || E.isLeft(after)) {
-    throw unexpected(`the Link rel="next" target ${link.pathname}${link.search} has no valid limit and after`);
+    throw unexpected(`the Link rel="next" target ${target} has no valid limit and after`);
   }
-  return { limit: nextLimit.right, after: after.right };
+  // Following a next link that lost or changed the filter would list other plants than asked for.
+  const nextTag = link.searchParams.get('tag') ?? undefined;
+  if (nextTag !== tag) {
+    const wanted = tag === undefined ? 'no tag' : `tag=${JSON.stringify(tag)}`;
+    throw unexpected(`the Link rel="next" target ${target} does not keep the filter ${wanted}`);
+  }
+  const next = { limit: nextLimit.right, after: after.right };
+  return nextTag === undefined ? next : { ...next, tag: nextTag };
 };
 
 /**
@@ -211,6 +183,8 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
   const { send } = createTransport(config);
   const idempotent: OutgoingRequest['retryable'] = () => true;
   const pathId = (id: number): string => (validate ? String(checkInput(PlantId, id, 'id')) : encodeURIComponent(String(id)));
+  const condition = (value: string | undefined, name: string): string | undefined =>
+    value === undefined || !validate ? value : checkInput(ETagCondition, value, name);
 
   const idempotencyKeyOf = (option: string | false | undefined): string | undefined => {
     if (option === false) return undefined;
@@ -236,33 +210,65 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     const id = idFromLocation(exchange);
     const created = decodeOrThrow(CreatePlantResponse, exchange);
     const plant: Plant = created.tag === undefined ? { id, name: created.name } : { id, name: created.name, tag: created.tag };
-    return withMetadata(plant, { replayed: exchange.replayed });
+    return withMetadata(plant, { replayed: exchange.replayed, etag: exchange.etag });
   };
 
-  const remove = async (id: number, options?: CallOptions): Promise<void> => {
-    const exchange = await send({ method: 'DELETE', path: `plants/${pathId(id)}`, retryable: idempotent }, options);
+  const remove = async (id: number, options?: DeleteOptions): Promise<void> => {
+    const path = `plants/${pathId(id)}`;
+    const ifMatch = condition(options?.ifMatch, 'ifMatch');
+    const exchange = await send({ method: 'DELETE', path, conditions: { ifMatch }, retryable: idempotent }, options);
     expectStatus(exchange, 204, 200);
   };
 
-  const get = async (id: number, options?: CallOptions): Promise<Plant> => {
-    const exchange = await send({ method: 'GET', path: `plants/${pathId(id)}`, retryable: idempotent }, options);
+  async function get(id: number, options?: CallOptions & { readonly ifNoneMatch?: undefined }): Promise<FetchedPlant>;
+  async function get(id: number, options: GetOptions): Promise<FetchedPlant | NotModified>;
+  async function get(id: number, options?: GetOptions): Promise<FetchedPlant | NotModified> {
+    const path = `plants/${pathId(id)}`;
+    const ifNoneMatch = condition(options?.ifNoneMatch, 'ifNoneMatch');
+    const exchange = await send({ method: 'GET', path, conditions: { ifNoneMatch }, retryable: idempotent }, options);
+    if (ifNoneMatch !== undefined && exchange.status === 304) return { notModified: true, etag: requiredETag(exchange) };
     expectStatus(exchange, 200);
-    return decodeOrThrow(Plant, exchange);
+    return withMetadata(decodeOrThrow(Plant, exchange), { etag: exchange.etag, notModified: false as const });
+  }
+
+  const update = async (id: number, patch: UpdatePlantInput, options?: UpdateOptions): Promise<UpdatedPlant> => {
+    const path = `plants/${pathId(id)}`;
+    const body = validate ? UpdatePlantRequest.encode(checkInput(UpdatePlantRequest, patch)) : patch;
+    const ifMatch = condition(options?.ifMatch, 'ifMatch');
+    const exchange = await send(
+      {
+        method: 'PATCH',
+        path,
+        body: JSON.stringify(body),
+        contentType: 'application/merge-patch+json',
+        conditions: { ifMatch },
+        // A merge patch is idempotent: applying it again gives the same plant. See UpdateOptions.ifMatch for the 412 a retry can meet.
+        retryable: idempotent,
+      },
+      options,
+    );
+    expectStatus(exchange, 200);
+    const plant = decodeOrThrow(Plant, exchange);
+    return withMetadata(plant, { etag: requiredETag(exchange) });
   };
 
   const list = async (query: ListPlantsQuery = {}, options?: CallOptions): Promise<PlantListPage> => {
     const params: Record<string, string> = {};
     if (query.limit !== undefined) params['limit'] = String(validate ? checkInput(PageLimit, query.limit, 'limit') : query.limit);
     if (query.after !== undefined) params['after'] = String(validate ? checkInput(ListCursor, query.after, 'after') : query.after);
+    if (query.tag !== undefined) params['tag'] = validate ? checkInput(PlantTag, query.tag, 'tag') : query.tag;
     const exchange = await send({ method: 'GET', path: 'plants', query: params, retryable: idempotent }, options);
     expectStatus(exchange, 200);
     const plants = decodeOrThrow(PlantPage, exchange);
-    const next = nextPage(exchange, query.limit ?? DEFAULT_PAGE_LIMIT);
+    const next = nextPage(exchange, query.limit ?? DEFAULT_PAGE_LIMIT, query.tag);
     return next === undefined ? { plants } : { plants, next };
   };
 
-  async function* all(query: { readonly limit?: number } = {}, options?: CallOptions): AsyncGenerator<Plant, void, undefined> {
-    let page = await list(query.limit === undefined ? {} : { limit: query.limit }, options);
+  async function* all(query: AllPlantsQuery = {}, options?: CallOptions): AsyncGenerator<Plant, void, undefined> {
+    let page = await list(
+      { ...(query.limit === undefined ? {} : { limit: query.limit }), ...(query.tag === undefined ? {} : { tag: query.tag }) },
+      options,
+    );
     let after = 0;
     for (;;) {
       yield* page.plants;
@@ -275,6 +281,6 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     }
   }
 
-  const plants: PlantsApi = { create, delete: remove, get, list, all };
+  const plants: PlantsApi = { create, delete: remove, get, update, list, all };
   return { plants, fp: { plants: createPlantsTaskEither(plants) } };
 }

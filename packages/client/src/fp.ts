@@ -3,13 +3,21 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { PlantStoreError } from './client-error.js';
 import type {
+  AllPlantsQuery,
   CreatedPlant,
   CreateOptions,
   CreatePlantInput,
+  DeleteOptions,
+  FetchedPlant,
+  GetOptions,
   ListPlantsQuery,
+  NotModified,
   PlantListPage,
   PlantsApi,
-} from './create-plant-store-client.js';
+  UpdatedPlant,
+  UpdateOptions,
+  UpdatePlantInput,
+} from './plants-api.js';
 import type { CallOptions } from './transport.js';
 
 /**
@@ -18,13 +26,18 @@ import type { CallOptions } from './transport.js';
  * a `TypeError` for a bad option) still rejects the task, as fp-ts expects of defects.
  */
 export interface PlantsTaskEither {
-  /** `replayed`, as in the promise API, is a non-enumerable property of the `Right`'s plant. */
+  /** `replayed` and `etag`, as in the promise API, are non-enumerable properties of the `Right`'s plant. */
   create(input: CreatePlantInput, options?: CreateOptions): TE.TaskEither<PlantStoreError, CreatedPlant>;
-  delete(id: number, options?: CallOptions): TE.TaskEither<PlantStoreError, void>;
-  get(id: number, options?: CallOptions): TE.TaskEither<PlantStoreError, Plant>;
+  /** `PreconditionFailedError` is a `Left` when `ifMatch` no longer names the plant's ETag. */
+  delete(id: number, options?: DeleteOptions): TE.TaskEither<PlantStoreError, void>;
+  get(id: number, options?: CallOptions & { readonly ifNoneMatch?: undefined }): TE.TaskEither<PlantStoreError, FetchedPlant>;
+  /** "Not modified" is a `Right` (`NotModified`), not an error. */
+  get(id: number, options: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified>;
+  /** `PreconditionFailedError` is a `Left` when `ifMatch` no longer names the plant's ETag. */
+  update(id: number, patch: UpdatePlantInput, options?: UpdateOptions): TE.TaskEither<PlantStoreError, UpdatedPlant>;
   list(query?: ListPlantsQuery, options?: CallOptions): TE.TaskEither<PlantStoreError, PlantListPage>;
-  /** Every plant, following the `Link` headers page after page, collected into one array. */
-  listAll(query?: { readonly limit?: number }, options?: CallOptions): TE.TaskEither<PlantStoreError, readonly Plant[]>;
+  /** Every plant (with `tag`: every plant with that tag), following the `Link` headers page after page, collected into one array. */
+  listAll(query?: AllPlantsQuery, options?: CallOptions): TE.TaskEither<PlantStoreError, readonly Plant[]>;
 }
 
 const toTaskEither =
@@ -35,15 +48,23 @@ const toTaskEither =
       throw error;
     });
 
-export const createPlantsTaskEither = (plants: PlantsApi): PlantsTaskEither => ({
-  create: (input, options) => toTaskEither(() => plants.create(input, options)),
-  delete: (id, options) => toTaskEither(() => plants.delete(id, options)),
-  get: (id, options) => toTaskEither(() => plants.get(id, options)),
-  list: (query, options) => toTaskEither(() => plants.list(query, options)),
-  listAll: (query, options) =>
-    toTaskEither(async () => {
-      const all: Plant[] = [];
-      for await (const plant of plants.all(query, options)) all.push(plant);
-      return all;
-    }),
-});
+export const createPlantsTaskEither = (plants: PlantsApi): PlantsTaskEither => {
+  function get(id: number, options?: CallOptions & { readonly ifNoneMatch?: undefined }): TE.TaskEither<PlantStoreError, FetchedPlant>;
+  function get(id: number, options: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified>;
+  function get(id: number, options?: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified> {
+    return toTaskEither(() => (options === undefined ? plants.get(id) : plants.get(id, options)));
+  }
+  return {
+    create: (input, options) => toTaskEither(() => plants.create(input, options)),
+    delete: (id, options) => toTaskEither(() => plants.delete(id, options)),
+    get,
+    update: (id, patch, options) => toTaskEither(() => plants.update(id, patch, options)),
+    list: (query, options) => toTaskEither(() => plants.list(query, options)),
+    listAll: (query, options) =>
+      toTaskEither(async () => {
+        const all: Plant[] = [];
+        for await (const plant of plants.all(query, options)) all.push(plant);
+        return all;
+      }),
+  };
+};

@@ -1,4 +1,14 @@
-/** How a client retries. Every member is optional; see `DEFAULT_RETRY` for the defaults. */
+/**
+ * How a client retries. Every member is optional; see `DEFAULT_RETRY` for the defaults.
+ *
+ * What is retried (after a connection error, a timeout, or a status in `RETRYABLE_STATUSES`):
+ * `get`, `list`, `all` and `delete`; `update` (a JSON Merge Patch: applying it twice gives the
+ * same plant); and `create` with an `Idempotency-Key` (the default; see `createWithId` for one
+ * without). A call that is conditional — `update` or `delete` with `ifMatch` — is retried too, so
+ * when its first attempt was applied but the response was lost, the retry meets the plant's new
+ * ETag and rejects with `PreconditionFailedError` (a delete: `NotFoundError`) with `attempts > 1`:
+ * the change you then read may be your own. `retry: 0` on such a call makes a 412 unambiguous.
+ */
 export interface RetryOptions {
   /** Retries after the first attempt (0 disables retrying). Default 2. */
   readonly limit?: number;

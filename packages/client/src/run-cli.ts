@@ -1,9 +1,12 @@
 import { parseArgs } from 'node:util';
-import { IdempotencyKey, ListCursorFromString, PageLimitFromString, PlantIdFromPath, type Plant } from '@plant-store/domain';
+import { IdempotencyKey, ListCursorFromString, PageLimitFromString, PlantIdFromPath, type Plant, type PlantId } from '@plant-store/domain';
 import type * as t from 'io-ts';
-import { AbortError, ConflictError, PlantStoreError, ValidationError } from './client-error.js';
-import { createPlantStoreClient, type PlantListPage, type PlantStoreClient } from './create-plant-store-client.js';
+import { DEFAULT_URL, HELP } from './cli-help.js';
+import { AbortError, ConflictError, PlantStoreError, PreconditionFailedError, ValidationError } from './client-error.js';
+import { createPlantStoreClient, type PlantStoreClient } from './create-plant-store-client.js';
+import { ETagCondition } from './etag.js';
 import { packageVersion } from './package-version.js';
+import type { PlantListPage, UpdatePlantInput } from './plants-api.js';
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -16,8 +19,6 @@ export interface CliIo {
 /** Exit codes: 0 success, 1 the request failed (server or network), 2 usage, 130 interrupted. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
-const DEFAULT_URL = 'http://127.0.0.1:3000';
-
 const globalOptions = {
   url: { type: 'string' },
   token: { type: 'string' },
@@ -29,78 +30,15 @@ const globalOptions = {
 
 const commandOptions = {
   create: { name: { type: 'string' }, tag: { type: 'string' }, id: { type: 'string' }, 'idempotency-key': { type: 'string' } },
-  delete: {},
+  delete: { 'if-match': { type: 'string' } },
   get: {},
-  list: { limit: { type: 'string' }, after: { type: 'string' }, all: { type: 'boolean' } },
+  update: { name: { type: 'string' }, tag: { type: 'string' }, 'no-tag': { type: 'boolean' }, 'if-match': { type: 'string' } },
+  list: { limit: { type: 'string' }, after: { type: 'string' }, tag: { type: 'string' }, all: { type: 'boolean' } },
 } as const;
 
 type Command = keyof typeof commandOptions;
 const isCommand = (s: string): s is Command => Object.hasOwn(commandOptions, s);
-
-const GLOBAL_HELP = `Options for every command:
-  --url URL        the server (env PLANT_STORE_URL, default ${DEFAULT_URL})
-  --token TOKEN    the bearer token (env PLANT_STORE_TOKEN; prefer the variable, flags show in ps)
-  --timeout MS     per-request timeout in milliseconds (default 30000)
-  --json           print one JSON document on stdout instead of text
-  -h, --help       show help`;
-
-const HELP: Record<Command | 'top', string> = {
-  top: `Usage: plant-store <command> [options]
-
-Commands:
-  create --name NAME [--tag TAG] [--id ID]   add a plant (safe to retry: see create --help)
-  get <id>                                   show one plant
-  delete <id>                                delete a plant
-  list [--limit N] [--after ID] [--all]      list plants in id order
-
-${GLOBAL_HELP}
-  -V, --version    print the version
-
-Exit codes: 0 success, 1 the request failed (the server's message is on stderr), 2 usage error.
-Run "plant-store <command> --help" for a command's details.
-`,
-  create: `Usage: plant-store create --name NAME [--tag TAG] [--id ID] [options]
-
-Adds a plant and prints it with its id. Without --id the server assigns one.
-Every create sends an Idempotency-Key (a fresh UUIDv7 unless you pass --idempotency-key) and
-is retried with that same key after a lost connection, a timeout or a 5xx: the server
-stores the plant at most once per key and answers a repeat with its first answer, which
-the output marks as replayed.
-
-  --name NAME      1–200 characters (required)
-  --tag TAG        1–100 characters
-  --id ID          an integer from 1 to 9007199254740991
-  --idempotency-key KEY
-                   1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -; run the same
-                   create with the same key again (after a failure, from a script) and
-                   the plant is still stored only once
-
-${GLOBAL_HELP}
-`,
-  get: `Usage: plant-store get <id> [options]
-
-Prints one plant. Exits 1 with "no plant with id …" when there is none.
-
-${GLOBAL_HELP}
-`,
-  delete: `Usage: plant-store delete <id> [options]
-
-Deletes a plant. Exits 1 with "no plant with id …" when there is none.
-
-${GLOBAL_HELP}
-`,
-  list: `Usage: plant-store list [--limit N] [--after ID] [--all] [options]
-
-Prints plants in ascending id order, one per line: id, name and tag separated by tabs.
-Without --all it prints one page and, when there are more, the command for the next page.
-
-  --limit N        plants per page, 1–1000 (default 100)
-  --after ID       start after this id (default 0: from the beginning)
-  --all            follow the pages to the end (--json then prints one array)
-
-${GLOBAL_HELP}
-`,
-};
+const takesId: ReadonlySet<Command> = new Set(['get', 'delete', 'update']);
 
 class UsageError extends Error {}
 
@@ -111,6 +49,32 @@ const decodeArg = <A>(codec: t.Type<A, string, unknown>, name: string, value: st
 };
 
 const plantLine = (plant: Plant): string => `${plant.id}\t${plant.name}\t${plant.tag ?? ''}\n`;
+const tagSuffix = (plant: Plant): string => (plant.tag === undefined ? '' : ` [${plant.tag}]`);
+
+/** `value` as one shell word (POSIX single quotes unless it is plainly safe). */
+const shellWord = (value: string): string => (/^[A-Za-z0-9._/:=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
+
+/** `--if-match`, with a hint when the shell ate the ETag's double quotes. */
+const ifMatchArg = (value: string | undefined): string | undefined => {
+  if (value === undefined || ETagCondition.is(value)) return value;
+  if (ETagCondition.is(`"${value}"`)) {
+    throw new UsageError(`--if-match: an ETag keeps its double quotes; the shell removed them: write --if-match '"${value}"'`);
+  }
+  return decodeArg(ETagCondition, '--if-match', value);
+};
+
+/** What a conditional command sent, to explain a 412 in one line. */
+interface Precondition {
+  readonly id: PlantId;
+  readonly ifMatch: string;
+  readonly verb: 'updated' | 'deleted';
+}
+
+const describePreconditionFailed = (error: PreconditionFailedError, { id, ifMatch, verb }: Precondition): string => {
+  const retried = error.attempts > 1 ? ' (this was a retry: the first attempt, whose answer was lost, may have made that change)' : '';
+  const facts = ['HTTP 412', ...(error.requestId === undefined ? [] : [`request id ${error.requestId}`])].join(', ');
+  return `plant-store: plant ${id} has changed: its ETag is no longer ${ifMatch}, so nothing was ${verb}${retried}; run "plant-store get ${id}" to see it now (${facts})\n`;
+};
 
 const describeFailure = (error: PlantStoreError): string => {
   const facts = [
@@ -143,10 +107,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
   let command: Command | undefined;
+  let precondition: Precondition | undefined;
   try {
     const parsed = parseArgs({
       args: [...argv],
-      options: { ...globalOptions, ...commandOptions.create, ...commandOptions.list },
+      options: { ...globalOptions, ...commandOptions.create, ...commandOptions.update, ...commandOptions.list },
       allowPositionals: true,
       strict: true,
     });
@@ -174,7 +139,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const stray = Object.keys(values).find((key) => !allowed.has(key));
     if (stray !== undefined) throw new UsageError(`${command} does not take --${stray}`);
 
-    const needsId = command === 'get' || command === 'delete';
+    const needsId = takesId.has(command);
     if (needsId && args.length !== 1) throw new UsageError(`${command} takes exactly one plant id`);
     if (!needsId && args.length > 0) throw new UsageError(`${command} takes no arguments, got "${args.join(' ')}"`);
 
@@ -213,19 +178,40 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         if (values.json === true) json({ ...plant, replayed: plant.replayed });
         else {
           const replay = plant.replayed ? ' (replayed: an earlier request with this idempotency key created it)' : '';
-          out(`Created plant ${plant.id}: ${plant.name}${plant.tag === undefined ? '' : ` [${plant.tag}]`}${replay}\n`);
+          out(`Created plant ${plant.id}: ${plant.name}${tagSuffix(plant)}${replay}\n`);
         }
         return EXIT.ok;
       }
       case 'get': {
         const plant = await client.plants.get(decodeArg(PlantIdFromPath, 'id', args[0] as string));
         if (values.json === true) json(plant);
-        else out(`id    ${plant.id}\nname  ${plant.name}\n${plant.tag === undefined ? '' : `tag   ${plant.tag}\n`}`);
+        else {
+          const tag = plant.tag === undefined ? '' : `tag   ${plant.tag}\n`;
+          out(`id    ${plant.id}\nname  ${plant.name}\n${tag}${plant.etag === undefined ? '' : `etag  ${plant.etag}\n`}`);
+        }
+        return EXIT.ok;
+      }
+      case 'update': {
+        const id = decodeArg(PlantIdFromPath, 'id', args[0] as string);
+        const removeTag = values['no-tag'] === true;
+        if (values.tag !== undefined && removeTag) throw new UsageError('update takes --tag or --no-tag, not both');
+        const patch: UpdatePlantInput = {
+          ...(values.name === undefined ? {} : { name: values.name }),
+          ...(values.tag !== undefined ? { tag: values.tag } : removeTag ? { tag: null } : {}),
+        };
+        if (Object.keys(patch).length === 0) throw new UsageError('update needs --name, --tag or --no-tag');
+        const ifMatch = ifMatchArg(values['if-match']);
+        if (ifMatch !== undefined) precondition = { id, ifMatch, verb: 'updated' };
+        const plant = await client.plants.update(id, patch, ifMatch === undefined ? {} : { ifMatch });
+        if (values.json === true) json({ ...plant, etag: plant.etag });
+        else out(`Updated plant ${plant.id}: ${plant.name}${tagSuffix(plant)} (ETag ${plant.etag})\n`);
         return EXIT.ok;
       }
       case 'delete': {
         const id = decodeArg(PlantIdFromPath, 'id', args[0] as string);
-        await client.plants.delete(id);
+        const ifMatch = ifMatchArg(values['if-match']);
+        if (ifMatch !== undefined) precondition = { id, ifMatch, verb: 'deleted' };
+        await client.plants.delete(id, ifMatch === undefined ? {} : { ifMatch });
         if (values.json === true) json({ deleted: id });
         else out(`Deleted plant ${id}\n`);
         return EXIT.ok;
@@ -233,11 +219,12 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'list': {
         const limit = values.limit === undefined ? undefined : decodeArg(PageLimitFromString, '--limit', values.limit);
         const after = values.after === undefined ? undefined : decodeArg(ListCursorFromString, '--after', values.after);
+        const tag = values.tag;
         if (values.all === true) {
           if (after !== undefined) throw new UsageError('list --all starts at the beginning; drop --after');
           const plants: Plant[] = [];
           if (values.json !== true) out('ID\tNAME\tTAG\n');
-          for await (const plant of client.plants.all(limit === undefined ? {} : { limit })) {
+          for await (const plant of client.plants.all({ ...(limit === undefined ? {} : { limit }), ...(tag === undefined ? {} : { tag }) })) {
             if (values.json === true) plants.push(plant);
             else out(plantLine(plant));
           }
@@ -247,6 +234,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         const page: PlantListPage = await client.plants.list({
           ...(limit === undefined ? {} : { limit }),
           ...(after === undefined ? {} : { after }),
+          ...(tag === undefined ? {} : { tag }),
         });
         if (values.json === true) {
           json(page);
@@ -254,7 +242,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         }
         out('ID\tNAME\tTAG\n');
         for (const plant of page.plants) out(plantLine(plant));
-        if (page.next !== undefined) err(`more: plant-store list --limit ${page.next.limit} --after ${page.next.after}\n`);
+        if (page.next !== undefined) {
+          const { limit: nextLimit, after: nextAfter, tag: nextTag } = page.next;
+          err(`more: plant-store list --limit ${nextLimit} --after ${nextAfter}${nextTag === undefined ? '' : ` --tag ${shellWord(nextTag)}`}\n`);
+        }
         return EXIT.ok;
       }
     }
@@ -271,6 +262,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof AbortError) {
       err('plant-store: interrupted\n');
       return EXIT.interrupted;
+    }
+    if (error instanceof PreconditionFailedError && precondition !== undefined) {
+      err(describePreconditionFailed(error, precondition));
+      return EXIT.failed;
     }
     if (error instanceof PlantStoreError) {
       err(describeFailure(error));

@@ -42,11 +42,16 @@ export interface TransportConfig {
 }
 
 export interface OutgoingRequest {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Relative to the base URL, without a leading slash: `plants`, `plants/7`. */
   readonly path: string;
+  /** Written with `URLSearchParams` (`application/x-www-form-urlencoded`: a space becomes `+`). */
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** The body's `Content-Type`; default `application/json; charset=utf-8`. */
+  readonly contentType?: string;
+  /** `If-Match` / `If-None-Match`, sent verbatim on every attempt. */
+  readonly conditions?: { readonly ifMatch?: string | undefined; readonly ifNoneMatch?: string | undefined };
   /** Sent as `Idempotency-Key`, the same on every attempt. */
   readonly idempotencyKey?: string;
   /** Whether this request may be retried under `policy`. */
@@ -63,6 +68,8 @@ export interface Exchange {
   readonly url: URL;
   /** `Idempotent-Replayed: true`: the server answered with the saved answer of an earlier request with the same key. */
   readonly replayed: boolean;
+  /** The response's `ETag`, verbatim (quotes included); undefined when it sent none. */
+  readonly etag: string | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -150,8 +157,10 @@ export const createTransport = (config: TransportConfig) => {
         'user-agent': config.userAgent,
         'x-request-id': requestId,
       };
-      if (request.body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+      if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json; charset=utf-8';
       if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+      if (request.conditions?.ifMatch !== undefined) headers['if-match'] = request.conditions.ifMatch;
+      if (request.conditions?.ifNoneMatch !== undefined) headers['if-none-match'] = request.conditions.ifNoneMatch;
       const info: RequestInfo = { method: request.method, url: url.href, headers, attempt, requestId };
       for (const hook of config.hooks.beforeRequest ?? []) await hook(info);
 
@@ -180,6 +189,7 @@ export const createTransport = (config: TransportConfig) => {
           details: { ...details, requestId: header(response.headers, 'x-request-id') ?? requestId },
           url,
           replayed: header(response.headers, 'idempotent-replayed')?.trim().toLowerCase() === 'true',
+          etag: header(response.headers, 'etag') || undefined,
         };
         const rawRetryAfter = header(response.headers, 'retry-after');
         if (!isRetryableResponse(exchange.status, rawRetryAfter) || attempt > maxRetries) return exchange;

@@ -83,6 +83,13 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(body, headersFor(body), SECRET, { now }).event).toEqual({ type: 'plant.deleted', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 7 } });
   });
 
+  it('decodes plant.updated (the plant after the change)', () => {
+    const body = '{"type":"plant.updated","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern"}}';
+    const { event } = verifyWebhook(body, headersFor(body), SECRET, { now });
+    expect(event).toEqual({ type: 'plant.updated', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 7, name: 'Fern' } });
+    if (event.type === 'plant.updated') expect(event.data.tag).toBeUndefined();
+  });
+
   it('uses the real clock by default', () => {
     const t = Math.floor(Date.now() / 1000);
     expect(verifyWebhook(BODY, headersFor(BODY, { timestamp: t }), SECRET).id).toBe(ID);
@@ -321,7 +328,7 @@ describe('verifyWebhook', () => {
     it.each([
       ['not JSON', 'not json', /^the body is not JSON/],
       ['empty', '', /^the body is not JSON/],
-      ['an unknown event type', '{"type":"plant.updated","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}', /^body\.type: expected one of plant\.created, plant\.deleted/],
+      ['an unknown event type', '{"type":"plant.moved","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}', /^body\.type: expected one of plant\.created, plant\.updated, plant\.deleted/],
       ['a plant without a name', '{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}', /^body\.data\.name: required$/],
       ['a timestamp without milliseconds', '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00Z","data":{"id":7}}', /^body\.timestamp: expected an RFC 3339/],
     ])('refuses a signed body that is %s, with the verified id and readable problems', (_what, body, problem) => {

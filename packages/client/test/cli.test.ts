@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/run-cli.js';
-import { answerLost, drop, hang, inProgress, READ_ONLY_TOKEN, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { answerLost, drop, hang, inProgress, raw, READ_ONLY_TOKEN, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 
@@ -139,9 +139,15 @@ describe('plant-store get and delete', () => {
     server.plants.set(3, { id: 3, name: 'Basil', tag: 'herb' } as never);
   });
 
-  it('gets a plant as text and as JSON', async () => {
-    expect(await run(['get', '3'])).toEqual({ code: 0, stdout: 'id    3\nname  Basil\ntag   herb\n', stderr: '' });
+  it('gets a plant as text, with its ETag, and as JSON', async () => {
+    const etag = server.etagOf(3);
+    expect(await run(['get', '3'])).toEqual({ code: 0, stdout: `id    3\nname  Basil\ntag   herb\netag  ${etag}\n`, stderr: '' });
     expect(JSON.parse((await run(['get', '3', '--json'])).stdout)).toEqual({ id: 3, name: 'Basil', tag: 'herb' });
+  });
+
+  it('prints no etag line when the server sends none', async () => {
+    server.enqueue(raw(200, '{"id":3,"name":"Basil"}'));
+    expect((await run(['get', '3'])).stdout).toBe('id    3\nname  Basil\n');
   });
 
   it('deletes a plant, then reports it missing with exit 1', async () => {
@@ -162,6 +168,88 @@ describe('plant-store get and delete', () => {
       expect(result.code, argv.join(' ')).toBe(2);
     }
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('plant-store update', () => {
+  beforeEach(() => {
+    server.plants.set(3, { id: 3, name: 'Basil', tag: 'herb' } as never);
+  });
+
+  it('changes the name and prints the plant with its new ETag', async () => {
+    const result = await run(['update', '3', '--name', 'Thai basil']);
+    expect(result).toEqual({ code: 0, stdout: `Updated plant 3: Thai basil [herb] (ETag ${server.etagOf(3)})\n`, stderr: '' });
+    expect(server.requests[0]).toMatchObject({ method: 'PATCH', body: '{"name":"Thai basil"}' });
+  });
+
+  it('sets a tag with --tag, removes it with --no-tag, and prints JSON with the etag', async () => {
+    expect((await run(['update', '3', '--tag', 'kitchen'])).stdout).toMatch(/^Updated plant 3: Basil \[kitchen\] \(ETag "/);
+    const removed = await run(['update', '3', '--no-tag', '--json']);
+    expect(JSON.parse(removed.stdout)).toEqual({ id: 3, name: 'Basil', etag: server.etagOf(3) });
+    expect(server.requests.map((r) => r.body)).toEqual(['{"tag":"kitchen"}', '{"tag":null}']);
+  });
+
+  it('updates with --if-match when the ETag is current', async () => {
+    const etag = server.etagOf(3) as string;
+    expect((await run(['update', '3', '--name', 'Ocimum', '--if-match', etag])).code).toBe(0);
+    expect(server.requests[0]?.headers['if-match']).toBe(etag);
+  });
+
+  it('exits 1 with one clear line when the plant changed since --if-match was read', async () => {
+    const stale = server.etagOf(3) as string;
+    await run(['update', '3', '--tag', 'garden']);
+    const result = await run(['update', '3', '--name', 'Ocimum', '--if-match', stale]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      new RegExp(`^plant-store: plant 3 has changed: its ETag is no longer ${stale}, so nothing was updated; run "plant-store get 3" to see it now \\(HTTP 412, request id [0-9a-f-]{36}\\)\n$`),
+    );
+    expect(server.plants.get(3)).toEqual({ id: 3, name: 'Basil', tag: 'garden' });
+  });
+
+  it('says when the 412 came to a retry whose lost first attempt may have made the change', async () => {
+    server.enqueue(answerLost);
+    const result = await run(['update', '3', '--name', 'Ocimum', '--if-match', server.etagOf(3) as string]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/nothing was updated \(this was a retry: the first attempt, whose answer was lost, may have made that change\); run/);
+    expect(result.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('exits 2 for a bare --if-match (the shell ate the quotes), saying how to quote it, without a request', async () => {
+    const result = await run(['update', '3', '--name', 'x', '--if-match', '1k3']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^plant-store: --if-match: an ETag keeps its double quotes; the shell removed them: write --if-match '"1k3"'\n/);
+    expect((await run(['update', '3', '--name', 'x', '--if-match', 'two words'])).stderr).toMatch(/^plant-store: --if-match: expected an ETag/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [['update', '3'], /update needs --name, --tag or --no-tag/],
+    [['update', '3', '--tag', 'a', '--no-tag'], /update takes --tag or --no-tag, not both/],
+    [['update', '--name', 'x'], /update takes exactly one plant id/],
+    [['update', '03', '--name', 'x'], /^plant-store: id: /],
+    [['update', '3', '--name', ''], /^plant-store: name: expected 1–200 characters/],
+    [['update', '3', '--id', '4'], /update does not take --id/],
+  ])('exits 2 for %j without a request', async (argv: string[], message: RegExp) => {
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('exits 1 for an unknown plant', async () => {
+    expect(await run(['update', '9', '--name', 'x'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^plant-store: no plant with id 9 \(HTTP 404/) });
+  });
+});
+
+describe('plant-store delete --if-match', () => {
+  it('deletes when the ETag is current and exits 1 with one line when it is not', async () => {
+    server.plants.set(3, { id: 3, name: 'Basil' } as never);
+    const stale = await run(['delete', '3', '--if-match', '"old"']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/^plant-store: plant 3 has changed: its ETag is no longer "old", so nothing was deleted; run "plant-store get 3"/);
+    expect(server.plants.has(3)).toBe(true);
+    expect(await run(['delete', '3', '--if-match', server.etagOf(3) as string])).toEqual({ code: 0, stdout: 'Deleted plant 3\n', stderr: '' });
   });
 });
 
@@ -195,6 +283,29 @@ describe('plant-store list', () => {
     ]);
   });
 
+  it('filters by --tag, one page or --all', async () => {
+    server.plants.set(6, { id: 6, name: 'plant 6', tag: 'two' } as never);
+    expect((await run(['list', '--tag', 'two'])).stdout).toBe('ID\tNAME\tTAG\n2\tplant 2\ttwo\n6\tplant 6\ttwo\n');
+    const all = await run(['list', '--all', '--limit', '1', '--tag', 'two', '--json']);
+    expect((JSON.parse(all.stdout) as { id: number }[]).map((p) => p.id)).toEqual([2, 6]);
+    expect(server.requests.at(-1)?.url).toBe('/plants?limit=1&after=6&tag=two');
+  });
+
+  it('prints the next-page command with the tag quoted for the shell', async () => {
+    for (const id of [7, 8]) server.plants.set(id, { id, name: `plant ${id}`, tag: "it's a & b" } as never);
+    expect(await run(['list', '--limit', '1', '--tag', "it's a & b"])).toEqual({
+      code: 0,
+      stdout: "ID\tNAME\tTAG\n7\tplant 7\tit's a & b\n",
+      stderr: "more: plant-store list --limit 1 --after 7 --tag 'it'\\''s a & b'\n",
+    });
+    expect((await run(['list', '--limit', '1', '--tag', 'two'])).stderr).toBe('more: plant-store list --limit 1 --after 2 --tag two\n');
+  });
+
+  it('exits 2 for an invalid --tag without a request', async () => {
+    expect(await run(['list', '--tag', ''])).toMatchObject({ code: 2, stderr: 'plant-store: tag: expected 1–100 characters, got 0\n' });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('exits 2 for a bad --limit', async () => {
     expect((await run(['list', '--limit', '0'])).code).toBe(2);
     expect((await run(['list', '--limit', 'ten'])).stderr).toMatch(/--limit: expected an integer from 1 to 1000/);
@@ -206,7 +317,7 @@ describe('plant-store usage', () => {
     const top = await run(['--help']);
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/^Usage: plant-store <command>/);
-    for (const command of ['create', 'get', 'delete', 'list']) {
+    for (const command of ['create', 'get', 'update', 'delete', 'list']) {
       const help = await run([command, '--help'], { PLANT_STORE_TOKEN: undefined });
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: plant-store ${command}`));
@@ -215,6 +326,10 @@ describe('plant-store usage', () => {
     expect(create).toMatch(/--idempotency-key KEY/);
     expect(create).toMatch(/Every create sends an Idempotency-Key/);
     expect(create).not.toMatch(/never retried/);
+    const update = (await run(['update', '--help'])).stdout;
+    expect(update).toMatch(/--if-match ETAG/);
+    expect(update).toMatch(/--no-tag/);
+    expect((await run(['--help'])).stdout).toMatch(/update <id> \[--name N\] \[--tag T \| --no-tag\] \[--if-match ETAG\]/);
   });
 
   it('prints the package version', async () => {

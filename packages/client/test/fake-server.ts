@@ -1,7 +1,8 @@
 // A small node:http server that answers like the real Plant Store would (CONTRACT.md): bearer
-// auth, the four plant routes, `{error, message}` bodies, Location, Link, X-Request-Id and
-// Idempotency-Key on creates (replays, 422 for a reused key). Tests can queue one-shot handlers
-// to script failures (500s, 429s, garbage, hangs, dropped sockets, a key still in progress).
+// auth, the five plant routes (PATCH included), `{error, message}` bodies, Location, Link (with
+// the tag filter), X-Request-Id, Idempotency-Key on creates (replays, 422 for a reused key), and
+// ETags with If-Match / If-None-Match (304, 412). Tests can queue one-shot handlers to script
+// failures (500s, 429s, garbage, hangs, dropped sockets, a key still in progress).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import {
   ListQuery,
   parseIdempotencyKeyField,
   PlantIdFromPath,
+  UpdatePlantRequest,
   type Plant,
   type PlantId,
 } from '@plant-store/domain';
@@ -49,7 +51,10 @@ export interface SavedAnswer {
 export interface FakeServer {
   /** The base URL, e.g. `http://127.0.0.1:41234` (plus the prefix, if any). */
   readonly url: string;
+  /** The store; change it directly to stage a state (ETags follow the content). */
   readonly plants: Map<number, Plant>;
+  /** The ETag the server gives the plant with this id as it is now (undefined: no such plant). */
+  etagOf(id: number): string | undefined;
   readonly requests: RecordedRequest[];
   /** The saved answers of creates, by `Idempotency-Key`. */
   readonly idempotencyKeys: Map<string, SavedAnswer>;
@@ -105,6 +110,39 @@ export const inProgress =
     });
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const LIST_ITEM = /[ \t]*((?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*")[ \t]*(,|$)/y;
+
+/** An `If-Match` / `If-None-Match` field: `*`, or the list of entity-tags (commas may sit inside one); undefined when malformed. */
+const parseCondition = (field: string): '*' | string[] | undefined => {
+  if (field.trim() === '*') return '*';
+  const tags: string[] = [];
+  LIST_ITEM.lastIndex = 0;
+  while (LIST_ITEM.lastIndex < field.length) {
+    const match = LIST_ITEM.exec(field);
+    if (match === null) return undefined;
+    tags.push(match[1] as string);
+    if (match[2] === '') break;
+  }
+  return tags.length > 0 && LIST_ITEM.lastIndex === field.length ? tags : undefined;
+};
+const opaque = (tag: string): string => tag.replace(/^W\//, '');
+
+/** The query string as ListQuery reads it: a repeated parameter arrives as an array. */
+const queryRecord = (params: URLSearchParams): Record<string, string | string[]> => {
+  const record: Record<string, string | string[]> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    record[key] = values.length === 1 ? (values[0] as string) : values;
+  }
+  return record;
+};
+
+/** A short hash of a string (FNV-1a), to make ETags that change exactly when the content does. */
+const fnv1a = (text: string): string => {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash.toString(36);
+};
 const challenge = (error?: string) => `Bearer realm="plant-store"${error === undefined ? '' : `, error="${error}"`}`;
 
 export const startFakeServer = async (options: { readonly prefix?: string } = {}): Promise<FakeServer> => {
@@ -113,6 +151,13 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
   const requests: RecordedRequest[] = [];
   const idempotencyKeys = new Map<string, SavedAnswer>();
   const queue: ScriptedHandler[] = [];
+  // Bumped when a plant is deleted, so a re-created plant never gets an ETag it had before.
+  const generations = new Map<number, number>();
+  const etagOf = (id: number): string | undefined => {
+    const plant = plants.get(id);
+    if (plant === undefined) return undefined;
+    return `"${fnv1a(JSON.stringify([plant.name, plant.tag ?? null]))}.${generations.get(id) ?? 0}"`;
+  };
 
   // Like the real server: a repeat of a key with the same body gets the saved answer, marked
   // replayed; with another body a 422. Only 201 and the id-taken 409 are saved.
@@ -145,6 +190,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     plants.set(id, plant);
     return answer(201, input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag }, {
       location: `${prefix}/plants/${id}`,
+      etag: etagOf(id) as string,
     });
   };
 
@@ -153,7 +199,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     if (!url.pathname.startsWith(`${prefix}/plants`)) return sendError(res, 404, `no route ${url.pathname}`);
     const rest = url.pathname.slice(`${prefix}/plants`.length);
     const method = req.method ?? 'GET';
-    const allowed = rest === '' ? ['GET', 'POST'] : ['GET', 'DELETE'];
+    const allowed = rest === '' ? ['GET', 'POST'] : ['GET', 'PATCH', 'DELETE'];
     if (!allowed.includes(method)) return sendError(res, 405, `${method} is not allowed here`, { allow: allowed.join(', ') });
 
     const auth = req.headers.authorization;
@@ -183,29 +229,72 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     }
 
     if (rest === '' && method === 'GET') {
-      const decoded = ListQuery.decode(Object.fromEntries(url.searchParams));
+      if (/(^|&)tag(&|$)/.test(url.search.slice(1))) return sendError(res, 400, 'tag: expected tag=<tag>');
+      const decoded = ListQuery.decode(queryRecord(url.searchParams));
       if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
-      const { limit, after } = decoded.right;
+      const { limit, after, tag } = decoded.right;
       const page = [...plants.values()]
-        .filter((p) => p.id > after)
+        .filter((p) => p.id > after && (tag === undefined || p.tag === tag))
         .sort((a, b) => a.id - b.id)
         .slice(0, limit);
       const last = page[page.length - 1];
-      const headers: Record<string, string> =
-        page.length === limit && last !== undefined ? { link: `<${prefix}/plants?limit=${limit}&after=${last.id}>; rel="next"` } : {};
+      const next = new URLSearchParams({ limit: String(limit), after: String(last?.id), ...(tag === undefined ? {} : { tag }) });
+      const headers: Record<string, string> = page.length === limit && last !== undefined ? { link: `<${prefix}/plants?${next}>; rel="next"` } : {};
       return sendJson(res, 200, page, headers);
     }
 
     const id = PlantIdFromPath.decode(rest.slice(1));
     if (id._tag === 'Left') return sendError(res, 400, `id: expected a plant id, got ${describeValue(rest.slice(1))}`);
+    const conditions: { ifMatch?: '*' | string[]; ifNoneMatch?: '*' | string[] } = {};
+    for (const [name, key] of [['if-match', 'ifMatch'], ['if-none-match', 'ifNoneMatch']] as const) {
+      const field = req.headers[name];
+      if (field === undefined) continue;
+      const parsed = parseCondition(field);
+      if (parsed === undefined) return sendError(res, 400, `${name === 'if-match' ? 'If-Match' : 'If-None-Match'}: expected * or entity-tags`);
+      conditions[key] = parsed;
+    }
+    let patch: UpdatePlantRequest | undefined;
+    if (method === 'PATCH') {
+      const type = req.headers['content-type'] ?? '';
+      if (!/^application\/(merge-patch\+)?json\s*(;\s*charset=utf-8\s*)?$/i.test(type)) {
+        return sendError(res, 415, 'expected Content-Type: application/merge-patch+json');
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        return sendError(res, 400, 'the body is not valid JSON');
+      }
+      const decoded = UpdatePlantRequest.decode(json);
+      if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
+      patch = decoded.right;
+    }
     const plant = plants.get(id.right);
     if (plant === undefined) return sendError(res, 404, `no plant with id ${id.right}`);
+    const current = etagOf(id.right) as string;
+    // If-Match compares strongly (a weak tag never matches); If-None-Match weakly.
+    const { ifMatch, ifNoneMatch } = conditions;
+    if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.includes(current)) {
+      return sendError(res, 412, `plant ${id.right} has changed: If-Match does not name its current ETag`);
+    }
+    const noneMatches = ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch.some((tag) => opaque(tag) === current));
+    if (noneMatches && method !== 'GET') return sendError(res, 412, `plant ${id.right} matches If-None-Match`);
+    if (noneMatches) {
+      res.writeHead(304, { etag: current });
+      return void res.end();
+    }
     if (method === 'DELETE') {
       plants.delete(id.right);
+      generations.set(id.right, (generations.get(id.right) ?? 0) + 1);
       res.writeHead(204);
       return void res.end();
     }
-    return sendJson(res, 200, plant);
+    if (patch !== undefined) {
+      const name = patch.name ?? plant.name;
+      const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
+      plants.set(id.right, tag === undefined ? { id: id.right, name } : { id: id.right, name, tag });
+    }
+    return sendJson(res, 200, plants.get(id.right), { etag: etagOf(id.right) as string });
   };
 
   const server = createServer((req, res) => {
@@ -227,6 +316,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
   return {
     url: `http://127.0.0.1:${port}${prefix}`,
     plants,
+    etagOf,
     requests,
     idempotencyKeys,
     enqueue: (...handlers) => void queue.push(...handlers),

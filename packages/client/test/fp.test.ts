@@ -6,6 +6,7 @@ import {
   createPlantStoreClient,
   IdempotencyKeyReusedError,
   NotFoundError,
+  PreconditionFailedError,
   ServerError,
   ValidationError,
   type PlantStoreClient,
@@ -66,6 +67,32 @@ describe('fp.plants', () => {
     expect(E.isLeft(reused) && reused.left._tag).toBe('IdempotencyKeyReused');
     const invalid = await client.fp.plants.create({ name: 'Ivy' }, { idempotencyKey: 'not a key' })();
     expect(E.isLeft(invalid) && invalid.left._tag).toBe('Validation');
+  });
+
+  it('update and the conditional get and delete: 304 is a Right, 412 a Left', async () => {
+    const program = pipe(
+      client.fp.plants.create({ id: 3, name: 'Fern' }),
+      TE.chain((created) => client.fp.plants.update(created.id, { tag: 'shade' }, { ifMatch: created.etag as string })),
+      TE.chain((updated) => client.fp.plants.get(updated.id, { ifNoneMatch: updated.etag })),
+    );
+    const result = await program();
+    expect(result).toEqual(E.right({ notModified: true, etag: server.etagOf(3) }));
+
+    const stale = await client.fp.plants.update(3, { name: 'Ivy' }, { ifMatch: '"stale"' })();
+    expect(E.isLeft(stale) && stale.left).toBeInstanceOf(PreconditionFailedError);
+    expect(E.isLeft(stale) && stale.left._tag).toBe('PreconditionFailed');
+    const refused = await client.fp.plants.delete(3, { ifMatch: '"stale"' })();
+    expect(E.isLeft(refused) && refused.left._tag).toBe('PreconditionFailed');
+
+    const plain = await client.fp.plants.get(3)();
+    expect(plain).toEqual(E.right({ id: 3, name: 'Fern', tag: 'shade' }));
+    expect(E.isRight(plain) && plain.right.etag).toBe(server.etagOf(3));
+  });
+
+  it('listAll takes a tag', async () => {
+    for (let id = 1; id <= 5; id++) await client.plants.create({ id, name: `p${id}`, ...(id > 2 ? { tag: 'late bloomer' } : {}) });
+    const all = await client.fp.plants.listAll({ limit: 2, tag: 'late bloomer' })();
+    expect(E.map((plants: readonly { id: number }[]) => plants.map((p) => p.id))(all)).toEqual(E.right([3, 4, 5]));
   });
 
   it('listAll collects every page', async () => {

@@ -2,7 +2,7 @@
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPlantStoreClient, NotFoundError } from '../src/index.js';
+import { createPlantStoreClient, NotFoundError, PreconditionFailedError, type Plant } from '../src/index.js';
 import { startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
@@ -57,4 +57,81 @@ it('runs the README fp-ts snippet', async () => {
   expect(await renamed()).toEqual({ _tag: 'Right', right: { id: 1, name: 'Fern (new)' } });
   const missing = await pipe(client.fp.plants.get(2))();
   expect(missing._tag === 'Left' && missing.left._tag === 'NotFound').toBe(true);
+});
+
+it('runs the README update snippet', async () => {
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  await client.plants.create({ id: 7, name: 'Fern', tag: 'shade' });
+
+  expect(await client.plants.update(7, { name: 'Boston fern' })).toEqual({ id: 7, name: 'Boston fern', tag: 'shade' });
+  expect(await client.plants.update(7, { tag: null })).toEqual({ id: 7, name: 'Boston fern' });
+  await client.plants.delete(7);
+});
+
+it('runs the README read-modify-write loop, also when someone changes the plant in between', async () => {
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  await client.plants.create({ id: 7, name: 'Fern' });
+
+  async function renameSafely(id: number, rename: (name: string) => string): Promise<Plant> {
+    for (let round = 1; ; round++) {
+      const plant = await client.plants.get(id);
+      const name = rename(plant.name);
+      if (name === plant.name) return plant; // nothing (more) to do
+      if (plant.etag === undefined) throw new Error('this server sends no ETag');
+      try {
+        return await client.plants.update(id, { name }, { ifMatch: plant.etag });
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError) || round === 5) throw error;
+        // changed since we read it: read again and decide afresh
+      }
+    }
+  }
+
+  // Someone renames the plant between our first read and our write: our first update gets a 412.
+  server.enqueue(
+    (req, res, body, route) => route(req, res, body), // our first GET
+    (req, res, body, route) => {
+      server.plants.set(7, { id: 7, name: 'Fern (repotted)' } as never);
+      route(req, res, body);
+    },
+  );
+  const before = server.requests.length;
+  expect(await renameSafely(7, (name) => name.toUpperCase())).toEqual({ id: 7, name: 'FERN (REPOTTED)' });
+  expect(server.requests.slice(before).map((r) => r.method)).toEqual(['GET', 'PATCH', 'GET', 'PATCH']);
+  expect(await renameSafely(7, (name) => name.toUpperCase())).toEqual({ id: 7, name: 'FERN (REPOTTED)' }); // nothing more to do
+  await client.plants.delete(7);
+});
+
+it('runs the README ifNoneMatch snippet', async () => {
+  const logged: unknown[][] = [];
+  const console = { log: (...args: unknown[]) => void logged.push(args) };
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  await client.plants.create({ id: 7, name: 'Fern' });
+
+  let cached = await client.plants.get(7);
+  const result = await client.plants.get(7, { ifNoneMatch: cached.etag });
+  if (result.notModified) console.log('unchanged', result.etag);
+  else cached = result; // the new plant and its new etag
+
+  expect(logged).toEqual([['unchanged', cached.etag]]);
+  await client.plants.update(7, { name: 'Ivy' });
+  const changed = await client.plants.get(7, { ifNoneMatch: cached.etag });
+  expect(changed.notModified).toBe(false);
+  await client.plants.delete(7);
+});
+
+it('runs the README tag snippet', async () => {
+  const logged: unknown[][] = [];
+  const console = { log: (...args: unknown[]) => void logged.push(args) };
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  await client.plants.create({ id: 11, name: 'Fern', tag: 'shade' });
+  await client.plants.create({ id: 12, name: 'Cactus', tag: 'sun' });
+
+  for await (const plant of client.plants.all({ tag: 'shade' })) console.log(plant.id, plant.name);
+  const page = await client.plants.list({ tag: 'shade', limit: 50 }); // page.next?.tag === 'shade'
+
+  expect(logged).toEqual([[11, 'Fern']]);
+  expect(page).toEqual({ plants: [{ id: 11, name: 'Fern', tag: 'shade' }] });
+  await client.plants.delete(11);
+  await client.plants.delete(12);
 });

@@ -3,6 +3,8 @@ import {
   AbortError,
   ConflictError,
   ConnectionError,
+  NotFoundError,
+  PreconditionFailedError,
   RateLimitedError,
   ServerError,
   ServiceUnavailableError,
@@ -12,7 +14,7 @@ import {
   type PlantStoreClientOptions,
   type RetryInfo,
 } from '../src/index.js';
-import { drop, hang, rejection, reply, fastRetryingClient, startFakeServer, type FakeServer } from './fake-server.js';
+import { answerLost, drop, hang, rejection, reply, fastRetryingClient, startFakeServer, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 let retries: RetryInfo[];
@@ -86,6 +88,59 @@ describe('retries of GET and DELETE', () => {
     expect(retries).toHaveLength(2);
     expect(retries[0]?.delayMs).toBeLessThan(4);
     expect(retries[1]?.delayMs).toBeLessThan(6);
+  });
+});
+
+describe('retries of PATCH (plants.update)', () => {
+  it.each([500, 503])('retries an update after %i, like a GET (a merge patch is idempotent)', async (status) => {
+    server.enqueue(reply(status));
+    expect(await clientFor().plants.update(1, { tag: 'shade' })).toEqual({ id: 1, name: 'Fern', tag: 'shade' });
+    expect(server.requests.map((r) => r.method)).toEqual(['PATCH', 'PATCH']);
+    expect(server.requests.map((r) => r.body)).toEqual(['{"tag":"shade"}', '{"tag":"shade"}']);
+  });
+
+  it('retries an update whose answer was lost: the repeat gives the same plant and ETag', async () => {
+    server.enqueue(answerLost);
+    const updated = await clientFor().plants.update(1, { tag: 'shade' });
+    expect(updated).toEqual({ id: 1, name: 'Fern', tag: 'shade' });
+    expect(updated.etag).toBe(server.etagOf(1));
+    expect(retries[0]?.error).toBeInstanceOf(ConnectionError);
+  });
+
+  it('sends the same If-Match on every attempt', async () => {
+    const etag = server.etagOf(1) as string;
+    server.enqueue(reply(503));
+    await clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: etag });
+    expect(server.requests.map((r) => r.headers['if-match'])).toEqual([etag, etag]);
+  });
+
+  it('answers PreconditionFailedError with attempts > 1 when the lost first attempt of a conditional update was applied (the documented trade-off)', async () => {
+    server.enqueue(answerLost);
+    const error = await rejection(clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: server.etagOf(1) as string }));
+    expect(error).toBeInstanceOf(PreconditionFailedError);
+    expect(error.attempts).toBe(2);
+    expect(server.plants.get(1)).toEqual({ id: 1, name: 'Fern', tag: 'shade' });
+  });
+
+  it('with retry: 0 a lost answer is a ConnectionError, so a 412 always means someone else', async () => {
+    server.enqueue(answerLost);
+    const error = await rejection(clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: server.etagOf(1) as string, retry: 0 }));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not retry a 412', async () => {
+    const error = await rejection(clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: '"stale"' }));
+    expect(error).toBeInstanceOf(PreconditionFailedError);
+    expect(error.attempts).toBe(1);
+    expect(retries).toHaveLength(0);
+  });
+
+  it('answers NotFoundError with attempts > 1 when the lost first attempt of a conditional delete was applied', async () => {
+    server.enqueue(answerLost);
+    const error = await rejection(clientFor().plants.delete(1, { ifMatch: server.etagOf(1) as string }));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.attempts).toBe(2);
   });
 });
 

@@ -1,0 +1,96 @@
+/** The help texts of the `plant-store` command line (run-cli.ts), one per command. */
+
+export const DEFAULT_URL = 'http://127.0.0.1:3000';
+
+const GLOBAL_HELP = `Options for every command:
+  --url URL        the server (env PLANT_STORE_URL, default ${DEFAULT_URL})
+  --token TOKEN    the bearer token (env PLANT_STORE_TOKEN; prefer the variable, flags show in ps)
+  --timeout MS     per-request timeout in milliseconds (default 30000)
+  --json           print one JSON document on stdout instead of text
+  -h, --help       show help`;
+
+const IF_MATCH_HELP = `  --if-match ETAG  only if the plant still has this ETag (as "get" printed it,
+                   quotes included: --if-match '"1k3"'); otherwise exit 1 and change nothing`;
+
+export const HELP = {
+  top: `Usage: plant-store <command> [options]
+
+Commands:
+  create --name NAME [--tag TAG] [--id ID]   add a plant (safe to retry: see create --help)
+  get <id>                                   show one plant and its ETag
+  update <id> [--name N] [--tag T | --no-tag] [--if-match ETAG]
+                                             change a plant's name or tag
+  delete <id> [--if-match ETAG]              delete a plant
+  list [--limit N] [--after ID] [--tag T] [--all]
+                                             list plants in id order
+
+${GLOBAL_HELP}
+  -V, --version    print the version
+
+Exit codes: 0 success, 1 the request failed (the server's message is on stderr), 2 usage error.
+Run "plant-store <command> --help" for a command's details.
+`,
+  create: `Usage: plant-store create --name NAME [--tag TAG] [--id ID] [options]
+
+Adds a plant and prints it with its id. Without --id the server assigns one.
+Every create sends an Idempotency-Key (a fresh UUIDv7 unless you pass --idempotency-key) and
+is retried with that same key after a lost connection, a timeout or a 5xx: the server
+stores the plant at most once per key and answers a repeat with its first answer, which
+the output marks as replayed.
+
+  --name NAME      1–200 characters (required)
+  --tag TAG        1–100 characters
+  --id ID          an integer from 1 to 9007199254740991
+  --idempotency-key KEY
+                   1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -; run the same
+                   create with the same key again (after a failure, from a script) and
+                   the plant is still stored only once
+
+${GLOBAL_HELP}
+`,
+  get: `Usage: plant-store get <id> [options]
+
+Prints one plant and its ETag (pass that to update or delete --if-match). Exits 1 with
+"no plant with id …" when there is none.
+
+${GLOBAL_HELP}
+`,
+  update: `Usage: plant-store update <id> [--name NAME] [--tag TAG | --no-tag] [--if-match ETAG] [options]
+
+Changes a plant (a JSON Merge Patch: what you do not pass stays as it is) and prints it
+with its new ETag. Exits 1 with "no plant with id …" when there is none.
+
+  --name NAME      the new name, 1–200 characters
+  --tag TAG        the new tag, 1–100 characters
+  --no-tag         remove the tag
+${IF_MATCH_HELP}
+
+To change a plant without overwriting someone else's change: "plant-store get <id>", then
+update with --if-match and the ETag it printed. If the plant changed in between, update
+exits 1 and changes nothing: get it again and decide. An update is retried after a lost
+connection or a 5xx; when the lost attempt had been applied, the retry finds the new ETag
+and exits 1 saying so.
+
+${GLOBAL_HELP}
+`,
+  delete: `Usage: plant-store delete <id> [--if-match ETAG] [options]
+
+Deletes a plant. Exits 1 with "no plant with id …" when there is none.
+
+${IF_MATCH_HELP}
+
+${GLOBAL_HELP}
+`,
+  list: `Usage: plant-store list [--limit N] [--after ID] [--tag TAG] [--all] [options]
+
+Prints plants in ascending id order, one per line: id, name and tag separated by tabs.
+Without --all it prints one page and, when there are more, the command for the next page.
+
+  --limit N        plants per page, 1–1000 (default 100)
+  --after ID       start after this id (default 0: from the beginning)
+  --tag TAG        only plants whose tag is exactly TAG (no case folding)
+  --all            follow the pages to the end (--json then prints one array)
+
+${GLOBAL_HELP}
+`,
+} as const;

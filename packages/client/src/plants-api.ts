@@ -1,0 +1,155 @@
+import type { Plant } from '@plant-store/domain';
+import type { CallOptions } from './transport.js';
+
+/** What `plants.create` takes. `id` is optional: the server assigns one when absent. */
+export interface CreatePlantInput {
+  readonly name: string;
+  readonly tag?: string;
+  readonly id?: number;
+}
+
+/** The options of `plants.create`: those of every call, plus the `Idempotency-Key`. */
+export interface CreateOptions extends CallOptions {
+  /**
+   * The `Idempotency-Key` sent with the create, the same on every retry of the call. Default: a
+   * fresh UUIDv7 per call (time-ordered: see uuid-v7.ts). Pass your own (1–255 characters from `A–Z a–z 0–9 . _ : ~ + / = -`)
+   * to make a create safe to repeat across calls or processes: the server stores the plant at most
+   * once per key and answers a repeat with the first answer. It is checked like the input
+   * (`ValidationError`, nothing sent) unless the client has `validate: false`. `false` sends no
+   * key: the create is then not retried (unless `retry.createWithId` and the input has an id).
+   */
+  readonly idempotencyKey?: string | false;
+}
+
+/**
+ * What `plants.create` resolves to: the `Plant` plus
+ * - `replayed`, true when the server answered with the saved answer of an earlier request with the
+ *   same `Idempotency-Key` (`Idempotent-Replayed: true`): an earlier call with your key, or an
+ *   attempt of this call whose response was lost. Either way the plant was created once, by that
+ *   first request;
+ * - `etag`, the plant's `ETag` as the 201 carried it (on a replay: the ETag the plant had when it
+ *   was created), for `update` and `delete` with `ifMatch`; undefined when the server sent none.
+ *
+ * Both are non-enumerable own properties: `plant.replayed` reads them, but `Object.keys`,
+ * spreading, `JSON.stringify` and deep equality see only `{ id, name, tag? }`, exactly as before.
+ */
+export type CreatedPlant = Plant & { readonly replayed: boolean; readonly etag: string | undefined };
+
+/**
+ * What `plants.get` resolves to when the server sent the plant (200): the `Plant` plus its `etag`
+ * (undefined from a server that sends none) and `notModified: false`, both non-enumerable like
+ * `CreatedPlant`'s `replayed`: deep equality still sees only `{ id, name, tag? }`.
+ */
+export type FetchedPlant = Plant & { readonly etag: string | undefined; readonly notModified: false };
+
+/**
+ * What `plants.get(id, { ifNoneMatch })` resolves to when the plant still has that ETag (304 Not
+ * Modified): no plant, since your copy is current, and the ETag the server confirmed. Tell it
+ * from a `FetchedPlant` by `notModified`.
+ */
+export interface NotModified {
+  readonly notModified: true;
+  readonly etag: string;
+}
+
+/** The options of `plants.get`: those of every call, plus `ifNoneMatch`. */
+export interface GetOptions extends CallOptions {
+  /**
+   * Sent as `If-None-Match`: an ETag you hold (verbatim, quotes included), several separated by
+   * commas, or `*`. When the plant still has it, `get` resolves to `NotModified` instead of
+   * downloading the plant again. Undefined sends no condition (a plain `get`).
+   */
+  readonly ifNoneMatch?: string | undefined;
+}
+
+/** The options of `plants.update`: those of every call, plus `ifMatch`. */
+export interface UpdateOptions extends CallOptions {
+  /**
+   * Sent as `If-Match`: apply the patch only if the plant's current ETag is this one (verbatim,
+   * as `get`, `create` or `update` gave it; or `*`: only if the plant exists). Otherwise nothing
+   * changes and the call rejects with `PreconditionFailedError` (412): someone changed the plant
+   * since you read it. Without it the patch applies to whatever the plant is now.
+   *
+   * Retries: an update is retried like a GET (a merge patch applied twice gives the same plant).
+   * With `ifMatch`, when the first attempt was applied but its response was lost, the retry meets
+   * the new ETag and rejects with `PreconditionFailedError` whose `attempts` is above 1 — the
+   * change you then read may be your own. Pass `retry: 0` to make every 412 mean "someone else".
+   */
+  readonly ifMatch?: string;
+}
+
+/** The options of `plants.delete`: those of every call, plus `ifMatch` (as for `update`). */
+export interface DeleteOptions extends CallOptions {
+  /**
+   * Sent as `If-Match`: delete only if the plant's current ETag is this one (or `*`); otherwise
+   * `PreconditionFailedError` (412) and nothing is deleted. A retried delete whose first attempt
+   * was applied answers `NotFoundError` (404 comes before 412), as without `ifMatch`.
+   */
+  readonly ifMatch?: string;
+}
+
+/**
+ * What `plants.update` takes: a JSON Merge Patch (RFC 7396). A member that is present replaces
+ * the plant's; `tag: null` removes the tag; an absent member stays as it is. `{}` changes nothing.
+ */
+export interface UpdatePlantInput {
+  readonly name?: string;
+  readonly tag?: string | null;
+}
+
+/** What `plants.update` resolves to: the whole plant after the change, plus its new `etag` (non-enumerable). */
+export type UpdatedPlant = Plant & { readonly etag: string };
+
+/**
+ * One page's position: at most `limit` plants with ids greater than `after` (0: from the start),
+ * only those whose tag is exactly `tag` when given.
+ */
+export interface ListPlantsQuery {
+  readonly limit?: number;
+  readonly after?: number;
+  readonly tag?: string;
+}
+
+/** What `plants.all` takes: `ListPlantsQuery` without `after` (it starts at the beginning). */
+export interface AllPlantsQuery {
+  readonly limit?: number;
+  readonly tag?: string;
+}
+
+export interface PlantListPage {
+  /** Plants in ascending id order. */
+  readonly plants: readonly Plant[];
+  /** The query of the next page, when the server's `Link: <…>; rel="next"` announced one (it keeps the `tag`). */
+  readonly next?: { readonly limit: number; readonly after: number; readonly tag?: string };
+}
+
+export interface PlantsApi {
+  /**
+   * `POST /plants`: stores a plant and returns it, its id read from `Location`. Sends an
+   * `Idempotency-Key` (see `CreateOptions`), so it is retried like a GET, and also after a 409
+   * that says a request with the key is still in progress; without a key it is not retried.
+   */
+  create(input: CreatePlantInput, options?: CreateOptions): Promise<CreatedPlant>;
+  /**
+   * `DELETE /plants/{id}`: `NotFoundError` when there is no such plant, `PreconditionFailedError`
+   * when `ifMatch` no longer names its ETag.
+   */
+  delete(id: number, options?: DeleteOptions): Promise<void>;
+  /** `GET /plants/{id}`: the plant and its `etag`; `NotFoundError` when there is no such plant. */
+  get(id: number, options?: CallOptions & { readonly ifNoneMatch?: undefined }): Promise<FetchedPlant>;
+  /**
+   * `GET /plants/{id}` with `If-None-Match`: `NotModified` when the plant still has that ETag,
+   * else the plant (`notModified: false`) and its new `etag`. Never rejects for "not modified".
+   */
+  get(id: number, options: GetOptions): Promise<FetchedPlant | NotModified>;
+  /**
+   * `PATCH /plants/{id}` with a merge patch: the whole plant after the change and its new `etag`.
+   * `NotFoundError` for an unknown plant, `PreconditionFailedError` when `ifMatch` no longer names
+   * its ETag (see `UpdateOptions` for what a retry means then).
+   */
+  update(id: number, patch: UpdatePlantInput, options?: UpdateOptions): Promise<UpdatedPlant>;
+  /** `GET /plants?limit&after&tag`: one page. */
+  list(query?: ListPlantsQuery, options?: CallOptions): Promise<PlantListPage>;
+  /** Every plant (with `tag`: every plant with that tag) in ascending id order, fetching page after page as the `Link` headers lead. */
+  all(query?: AllPlantsQuery, options?: CallOptions): AsyncIterable<Plant>;
+}
