@@ -56,7 +56,7 @@ describe('openStore', () => {
     await first.close();
     const second = await openStore(pathToFileURL(file).href);
     try {
-      expect(await second.plants.get(3 as never)()).toEqual({ _tag: 'Right', right: { id: 3, name: 'kept' } });
+      expect(await second.plants.get(3 as never)()).toEqual({ _tag: 'Right', right: { plant: { id: 3, name: 'kept' }, version: expect.any(Number) } });
     } finally {
       await second.close();
     }
@@ -89,7 +89,7 @@ describe('openStore with a postgres:// URL and the pool options', () => {
     const store = await opening;
     try {
       const created = await store.plants.create({ id: 5, name: 'no pool here' } as never)();
-      expect(created).toEqual({ _tag: 'Right', right: { id: 5, name: 'no pool here' } });
+      expect(created).toEqual({ _tag: 'Right', right: { plant: { id: 5, name: 'no pool here' }, version: expect.any(Number) } });
       expect(await store.plants.get(5 as never)()).toEqual(created);
     } finally {
       await store.close();
@@ -104,7 +104,7 @@ describePostgres('openStore with a postgres:// URL', () => {
       const store = await openStore(pg.url, { synchronous: 'FULL' });
       try {
         const created = await store.plants.create({ id: 11, name: 'in postgres' } as never)();
-        expect(created).toEqual({ _tag: 'Right', right: { id: 11, name: 'in postgres' } });
+        expect(created).toEqual({ _tag: 'Right', right: { plant: { id: 11, name: 'in postgres' }, version: expect.any(Number) } });
         expect(await store.plants.get(11 as never)()).toEqual(created);
       } finally {
         await store.close();

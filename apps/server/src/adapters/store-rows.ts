@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import type { SavedCreate } from '../idempotency/replay.js';
-import { storeUnavailable, type StoreUnavailable } from '../ports/plant-store.js';
+import { storeUnavailable, type PlantVersion, type StoreUnavailable, type VersionedPlant } from '../ports/plant-store.js';
 import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
 
 /**
@@ -85,6 +85,42 @@ export const countFromRow = (row: unknown): E.Either<StoreUnavailable, number> =
     E.mapLeft((errors) => storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`))),
   );
 
+const isVersion = (u: unknown): u is PlantVersion => typeof u === 'number' && Number.isSafeInteger(u) && u >= 0;
+
+/** A `version` column stored as an integer (SQLite): 0 … 2^53−1. */
+export const VersionFromNumber = new t.Type<PlantVersion, number, unknown>(
+  'PlantVersion',
+  isVersion,
+  (u, c) => (isVersion(u) ? t.success(u) : t.failure(u, c, 'expected a version from 0 to 2^53-1')),
+  (v) => v,
+);
+
+/** A `version` column as int8 text (PostgreSQL): canonical decimal digits, 0 … 2^53−1. */
+export const VersionFromText = new t.Type<PlantVersion, string, unknown>(
+  'PlantVersionFromText',
+  isVersion,
+  (u, c) =>
+    typeof u === 'string' && /^(?:0|[1-9][0-9]{0,15})$/.test(u) && isVersion(Number(u))
+      ? t.success(Number(u))
+      : t.failure(u, c, 'expected a version from 0 to 2^53-1 as int8 text'),
+  String,
+);
+
+/** A plant row, decoded by its adapter's `plantFromRow`, with its `version` column. */
+export const versionedPlantDecoder =
+  (plantFromRow: (row: unknown) => E.Either<StoreUnavailable, Plant>, version: t.Decoder<unknown, PlantVersion>) =>
+  (row: unknown): E.Either<StoreUnavailable, VersionedPlant> =>
+    pipe(
+      plantFromRow(row),
+      E.chain((plant) =>
+        pipe(
+          version.decode((row as { readonly version?: unknown }).version),
+          E.map((v) => ({ plant, version: v })),
+          E.mapLeft((errors) => rowProblem('plants', errors)),
+        ),
+      ),
+    );
+
 const SavedColumns = t.type({ request: t.string, status: t.union([t.literal(201), t.literal(409)]) }, 'IdempotencyKeyRow');
 
 /** The name and tag of a canonical request (`[id, name, tag]`, see idempotency/canonical-request.ts). */
@@ -99,13 +135,13 @@ const parseJson = (text: string, c: t.Context): t.Validation<unknown> => {
 };
 
 /**
- * The decoder of `idempotency_keys` rows for an adapter whose `plant_id` column `plantId` decodes
- * (SQLite: a number; PostgreSQL: int8 as text). A 201 row becomes the plant it created, its name
- * and tag those of the saved request, checked by the domain's Plant codec; a 409 row the IdTaken
- * of its id.
+ * The decoder of `idempotency_keys` rows for an adapter whose `plant_id` and `version` columns
+ * `plantId` and `version` decode (SQLite: numbers; PostgreSQL: int8 as text). A 201 row becomes
+ * the plant it created, its name and tag those of the saved request, checked by the domain's
+ * Plant codec, with the version it was created with; a 409 row the IdTaken of its id.
  */
 export const savedCreateDecoder =
-  (plantId: t.Decoder<unknown, PlantId>) =>
+  (plantId: t.Decoder<unknown, PlantId>, version: t.Decoder<unknown, PlantVersion>) =>
   (row: unknown): E.Either<StoreUnavailable, SavedCreate> =>
     pipe(
       SavedColumns.decode(row),
@@ -118,7 +154,12 @@ export const savedCreateDecoder =
               parseJson(request, []),
               E.chain((fields) => RequestFields.decode(fields)),
               E.chain(([, name, tag]) => Plant.decode(tag === null ? { id, name } : { id, name, tag })),
-              E.map((plant) => ({ request, result: E.right(plant) })),
+              E.chain((plant) =>
+                pipe(
+                  version.decode((row as { readonly version?: unknown }).version),
+                  E.map((v) => ({ request, result: E.right({ plant, version: v }) })),
+                ),
+              ),
             );
           }),
         ),

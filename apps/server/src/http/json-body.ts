@@ -9,6 +9,15 @@ import { timedOutSockets } from './timed-out.js';
 
 /** `application/json`, optionally with `charset=utf-8` (any letter case, quoted or not); nothing else. */
 const jsonMediaType = /^application\/json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
+/** The same, or `application/merge-patch+json` (RFC 7396) with the same parameters. */
+const mergePatchMediaType = /^application\/(?:merge-patch\+)?json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
+
+export interface JsonBodyOptions {
+  /** Accept `application/merge-patch+json` besides `application/json` (PATCH). */
+  readonly mergePatch?: boolean;
+  /** Runs between the 415 and the 413 checks; its error is answered as it is. */
+  readonly checkHeaders?: (ctx: AppContext) => RequestError | undefined;
+}
 
 const noop = async (): Promise<void> => {};
 
@@ -78,7 +87,9 @@ export const idLiteralProblem = (raw: string, body: unknown): string | undefined
  * `checkHeaders`, when given, runs between the 415 and the 413 checks (the create's
  * Idempotency-Key syntax goes there in CONTRACT.md's order); its error is answered as it is.
  */
-export const createJsonBody = (limit: number, checkHeaders?: (ctx: AppContext) => RequestError | undefined): AppMiddleware => {
+export const createJsonBody = (limit: number, { mergePatch = false, checkHeaders }: JsonBodyOptions = {}): AppMiddleware => {
+  const mediaType = mergePatch ? mergePatchMediaType : jsonMediaType;
+  const expected = mergePatch ? 'application/merge-patch+json or application/json' : 'application/json';
   const options: bodyParser.Options & { readonly onProtoPoisoning: 'ignore' } = {
     enableTypes: ['json'],
     jsonLimit: String(limit), // a plain number of bytes
@@ -102,11 +113,8 @@ export const createJsonBody = (limit: number, checkHeaders?: (ctx: AppContext) =
       delete headers['content-encoding'];
     }
     const type = headers['content-type'];
-    if (type === undefined || !jsonMediaType.test(type)) {
-      return sendError(
-        ctx,
-        unsupportedMediaType(`expected Content-Type application/json${type === undefined ? ', got none' : ''}`),
-      );
+    if (type === undefined || !mediaType.test(type)) {
+      return sendError(ctx, unsupportedMediaType(`expected Content-Type ${expected}${type === undefined ? ', got none' : ''}`));
     }
     const headerProblem = checkHeaders?.(ctx);
     if (headerProblem !== undefined) return sendError(ctx, headerProblem);

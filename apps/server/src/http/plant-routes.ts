@@ -4,7 +4,9 @@ import {
   decodeWith,
   invalidPlant,
   ListQuery,
+  preconditionFailed,
   PlantIdFromPath,
+  UpdatePlantRequest,
   type CreatePlantResponse,
   type Plant,
   type InvalidPlant,
@@ -13,11 +15,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { canonicalRequest } from '../idempotency/canonical-request.js';
 import { KeysInFlight } from '../idempotency/keys-in-flight.js';
 import type { PlantService } from '../plants/plant-service.js';
-import type { IdempotencyKeyReused, KeyedCreate, StoreError } from '../ports/plant-store.js';
+import { failedPrecondition, type IdempotencyKeyReused, type KeyedCreate, type StoreError, type VersionedPlant } from '../ports/plant-store.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { ownerOf, type Authenticator } from '../tokens/principal.js';
 import { requireScope } from './auth.js';
 import type { AppContext, AppState } from './context.js';
+import { etagOf, readConditions } from './conditional.js';
+import { parseFormQuery } from './form-query.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
@@ -26,6 +30,7 @@ import { sendError } from './respond.js';
 const decodeCreate = decodeWith(CreatePlantRequest);
 const decodeId = decodeWith(PlantIdFromPath, 'id');
 const decodeListQuery = decodeWith(ListQuery);
+const decodeUpdate = decodeWith(UpdatePlantRequest);
 
 const fieldOf = (problem: string): string => problem.slice(0, problem.indexOf(':'));
 
@@ -38,12 +43,26 @@ export const mergeProblems = (codec: readonly string[], fromBody: readonly strin
   return invalidPlant([...codec.filter((p) => !fields.has(fieldOf(p))), ...fromBody]);
 };
 
-/** The 201 of a create: `Location` carries the id, the body name and tag only. */
-const answerCreated = (ctx: AppContext, { id, name, tag }: Plant): void => {
+/** The 201 of a create: `Location` carries the id, the body name and tag only; the plant's ETag. */
+const answerCreated = (ctx: AppContext, { plant: { id, name, tag }, version }: VersionedPlant): void => {
   const body: CreatePlantResponse = tag === undefined ? { name } : { name, tag };
   ctx.status = 201;
   ctx.set('Location', `/plants/${id}`);
+  ctx.set('ETag', etagOf(version));
   ctx.body = body;
+};
+
+/** A 200 with the whole plant and its ETag. */
+const answerPlant = (ctx: AppContext, { plant, version }: VersionedPlant): void => {
+  ctx.set('ETag', etagOf(version));
+  ctx.body = plant satisfies Plant;
+};
+
+/** The `Link` of the page after one ending at `next`, with the query's limit and tag. */
+const nextLink = (query: ListQuery, next: number): string => {
+  const params = new URLSearchParams({ limit: String(query.limit), after: String(next) });
+  if (query.tag !== undefined) params.set('tag', query.tag);
+  return `</plants?${params.toString()}>; rel="next"`;
 };
 
 export interface PlantRoutesDeps {
@@ -60,12 +79,15 @@ export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLi
   const canWrite = requireScope(auth, 'plants:write', rateLimiter);
 
   // The Idempotency-Key's syntax is checked after the 415s and before the 413 (CONTRACT.md).
-  const createBody = createJsonBody(bodyLimitBytes, (ctx) => {
-    const key = readIdempotencyKey(ctx.req);
-    if (E.isLeft(key)) return key.left;
-    ctx.state.idempotencyKey = key.right;
-    return undefined;
+  const createBody = createJsonBody(bodyLimitBytes, {
+    checkHeaders: (ctx) => {
+      const key = readIdempotencyKey(ctx.req);
+      if (E.isLeft(key)) return key.left;
+      ctx.state.idempotencyKey = key.right;
+      return undefined;
+    },
   });
+  const patchBody = createJsonBody(bodyLimitBytes, { mergePatch: true });
   const inFlight = new KeysInFlight();
 
   router.post('/plants', canWrite, createBody, async (ctx) => {
@@ -94,27 +116,52 @@ export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLi
   });
 
   router.get('/plants', canRead, async (ctx) => {
-    const query = decodeListQuery(ctx.query);
+    const query = E.chain(decodeListQuery)(parseFormQuery(ctx.querystring));
     if (E.isLeft(query)) return sendError(ctx, query.left);
     const page = await service.list(query.right)();
     if (E.isLeft(page)) return sendError(ctx, page.left);
     const { plants, next } = page.right;
-    if (next !== undefined) ctx.set('Link', `</plants?limit=${query.right.limit}&after=${next}>; rel="next"`);
+    if (next !== undefined) ctx.set('Link', nextLink(query.right, next));
     ctx.body = plants;
   });
 
+  // RFC 9110 §13.2.2: If-Match first (412), then If-None-Match, which on a GET is a 304.
   router.get('/plants/:id', canRead, async (ctx) => {
     const id = decodeId(ctx.params.id);
     if (E.isLeft(id)) return sendError(ctx, id.left);
-    const plant = await service.get(id.right)();
-    if (E.isLeft(plant)) return sendError(ctx, plant.left);
-    ctx.body = plant.right;
+    const condition = readConditions(ctx.req);
+    if (E.isLeft(condition)) return sendError(ctx, condition.left);
+    const found = await service.get(id.right)();
+    if (E.isLeft(found)) return sendError(ctx, found.left);
+    const failed = failedPrecondition(condition.right, found.right.version);
+    if (failed === 'If-Match') return sendError(ctx, preconditionFailed(id.right, failed));
+    if (failed === 'If-None-Match') {
+      ctx.status = 304;
+      ctx.set('ETag', etagOf(found.right.version));
+      return;
+    }
+    answerPlant(ctx, found.right);
+  });
+
+  router.patch('/plants/:id', canWrite, patchBody, async (ctx) => {
+    const id = decodeId(ctx.params.id);
+    if (E.isLeft(id)) return sendError(ctx, id.left);
+    const patch = decodeUpdate(ctx.request.body);
+    if (E.isLeft(patch)) return sendError(ctx, patch.left);
+    const condition = readConditions(ctx.req);
+    if (E.isLeft(condition)) return sendError(ctx, condition.left);
+    const { id: _never, ...changes } = patch.right;
+    const updated = await service.update(id.right, changes, condition.right)();
+    if (E.isLeft(updated)) return sendError(ctx, updated.left);
+    answerPlant(ctx, updated.right);
   });
 
   router.delete('/plants/:id', canWrite, async (ctx) => {
     const id = decodeId(ctx.params.id);
     if (E.isLeft(id)) return sendError(ctx, id.left);
-    const removed = await service.remove(id.right)();
+    const condition = readConditions(ctx.req);
+    if (E.isLeft(condition)) return sendError(ctx, condition.left);
+    const removed = await service.remove(id.right, condition.right)();
     if (E.isLeft(removed)) return sendError(ctx, removed.left);
     ctx.status = 204;
   });

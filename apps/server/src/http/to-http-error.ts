@@ -31,6 +31,8 @@ export const toHttpError = (error: AppError): HttpError => {
       return { status: 404, message: describePlantError(error) };
     case 'IdTaken':
       return { status: 409, message: describePlantError(error) };
+    case 'PreconditionFailed':
+      return { status: 412, message: describePlantError(error) };
     case 'StoreUnavailable':
       return { status: 503, message: 'the store is unavailable; try again' };
     case 'MissingCredentials':

@@ -19,8 +19,8 @@ afterEach(() => store.close());
 
 describe('createPlantService', () => {
   it('creates, reads and removes a plant', async () => {
-    expect(await service.create({ id: id(7), name: name('Fern') })()).toEqual(E.right({ id: 7, name: 'Fern' }));
-    expect(await service.get(id(7))()).toEqual(E.right({ id: 7, name: 'Fern' }));
+    expect(await service.create({ id: id(7), name: name('Fern') })()).toEqual(E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }));
+    expect(await service.get(id(7))()).toEqual(E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }));
     expect(await service.remove(id(7))()).toEqual(E.right(undefined));
     expect(await service.get(id(7))()).toEqual(E.left(plantNotFound(id(7))));
     expect(await service.remove(id(7))()).toEqual(E.left(plantNotFound(id(7))));

@@ -1,7 +1,15 @@
-import type { CreatePlantRequest, IdTaken, ListQuery, Plant, PlantId, PlantNotFound } from '@plant-store/domain';
+import type { CreatePlantRequest, IdTaken, ListQuery, Plant, PlantId, PlantNotFound, PreconditionFailed, UpdatePlantRequest } from '@plant-store/domain';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import type { IdempotencyClaim, IdempotencyKeyReused, KeyedCreate, PlantStore, StoreError } from '../ports/plant-store.js';
+import type {
+  IdempotencyClaim,
+  IdempotencyKeyReused,
+  KeyedCreate,
+  PlantStore,
+  StoreError,
+  VersionedPlant,
+  WriteCondition,
+} from '../ports/plant-store.js';
 
 /** One page of plants and, when the page is full, the cursor of the next one. */
 export interface PlantListPage {
@@ -12,11 +20,13 @@ export interface PlantListPage {
 
 /** The plant use cases. They see only the storage port; HTTP and SQL stay outside. */
 export interface PlantService {
-  create(request: CreatePlantRequest): TE.TaskEither<IdTaken | StoreError, Plant>;
+  create(request: CreatePlantRequest): TE.TaskEither<IdTaken | StoreError, VersionedPlant>;
   /** A create with an idempotency key: its outcome saved with the key, or the key's saved outcome replayed. */
   createOnce(request: CreatePlantRequest, claim: IdempotencyClaim): TE.TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
-  get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, Plant>;
-  remove(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, void>;
+  get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, VersionedPlant>;
+  /** A merge patch, applied only when `condition` holds, atomically (see PlantStore.update). */
+  update(id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
+  remove(id: PlantId, condition?: WriteCondition): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, void>;
   list(query: ListQuery): TE.TaskEither<StoreError, PlantListPage>;
 }
 
@@ -24,7 +34,8 @@ export const createPlantService = (store: PlantStore): PlantService => ({
   create: (request) => store.create(request),
   createOnce: (request, claim) => store.createOnce(request, claim),
   get: (id) => store.get(id),
-  remove: (id) => store.delete(id),
+  update: (id, patch, condition) => store.update(id, patch, condition),
+  remove: (id, condition) => store.delete(id, condition),
   list: (query) =>
     pipe(
       store.list(query),

@@ -1,4 +1,15 @@
-import type { IdempotencyKey, IdTaken, Plant, PlantId, PlantName, PlantNotFound, PlantTag, ListQuery } from '@plant-store/domain';
+import type {
+  IdempotencyKey,
+  IdTaken,
+  ListQuery,
+  Plant,
+  PlantId,
+  PlantName,
+  PlantNotFound,
+  PlantTag,
+  PreconditionFailed,
+  UpdatePlantRequest,
+} from '@plant-store/domain';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 
@@ -18,6 +29,49 @@ export interface NewPlant {
   readonly tag?: PlantTag;
 }
 
+/**
+ * What an ETag is made of: a store-wide counter value, given to a plant when it is created and
+ * whenever a change alters it, in the change's own transaction. Never given twice, so never twice
+ * to one id, deletes and re-creates included. Plants stored before versions existed have 0.
+ */
+export type PlantVersion = number;
+
+/** A plant and its version. */
+export interface VersionedPlant {
+  readonly plant: Plant;
+  readonly version: PlantVersion;
+}
+
+/**
+ * The preconditions of a conditional write (RFC 9110 §13.1.1–2), as versions: `'any'` for `*`,
+ * else the versions the header names (an entity tag that names none of ours is simply left out,
+ * so `[]` never matches). If-Match is compared strongly (the caller leaves weak tags out),
+ * If-None-Match weakly. Absent: no such header.
+ */
+export interface WriteCondition {
+  readonly ifMatch?: 'any' | readonly PlantVersion[];
+  readonly ifNoneMatch?: 'any' | readonly PlantVersion[];
+}
+
+/** Whether `condition` says anything (a write without one need not read the version first). */
+export const isConditional = (condition: WriteCondition | undefined): boolean =>
+  condition !== undefined && (condition.ifMatch !== undefined || condition.ifNoneMatch !== undefined);
+
+/** Which precondition `condition` fails for a plant at `version`, or undefined when both hold. */
+export const failedPrecondition = (condition: WriteCondition, version: PlantVersion): PreconditionFailed['header'] | undefined => {
+  const { ifMatch, ifNoneMatch } = condition;
+  if (ifMatch !== undefined && ifMatch !== 'any' && !ifMatch.includes(version)) return 'If-Match';
+  if (ifNoneMatch !== undefined && (ifNoneMatch === 'any' || ifNoneMatch.includes(version))) return 'If-None-Match';
+  return undefined;
+};
+
+/** The plant `patch` makes of `plant` (JSON Merge Patch: absent keeps, `tag: null` removes). */
+export const patched = (plant: Plant, patch: UpdatePlantRequest): Plant => {
+  const name = patch.name ?? plant.name;
+  const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
+  return tag === undefined ? { id: plant.id, name } : { id: plant.id, name, tag };
+};
+
 /** What makes a create idempotent: whose key it is, the key, and what the request was. */
 export interface IdempotencyClaim {
   /** The principal the key belongs to (see ownerOf in tokens/principal.ts). */
@@ -31,7 +85,7 @@ export interface IdempotencyClaim {
 }
 
 /** The outcome of a create that reached the store: what a key saves, and replays. */
-export type CreateResult = Either<IdTaken, Plant>;
+export type CreateResult = Either<IdTaken, VersionedPlant>;
 
 /** A keyed create's answer: its own outcome, or the one saved with the key by an earlier request. */
 export interface KeyedCreate {
@@ -58,7 +112,7 @@ export const idempotencyKeyReused = (key: IdempotencyKey): IdempotencyKeyReused 
  */
 export interface PlantStore {
   /** Adds a plant. A server-assigned id never collides with any existing id, client-chosen ones included. */
-  create(plant: NewPlant): TaskEither<IdTaken | StoreError, Plant>;
+  create(plant: NewPlant): TaskEither<IdTaken | StoreError, VersionedPlant>;
   /**
    * A create with an idempotency key, in ONE transaction with the key: when the owner's key holds
    * an unexpired saved outcome, that outcome (replayed, nothing changed) or, for another request,
@@ -73,10 +127,23 @@ export interface PlantStore {
    * once every key has been looked at; the next call starts over).
    */
   purgeExpiredKeys(limit: number): TaskEither<StoreError, PurgeStep>;
-  get(id: PlantId): TaskEither<PlantNotFound | StoreError, Plant>;
-  /** Of concurrent deletes of one plant exactly one succeeds; the others get PlantNotFound. */
-  delete(id: PlantId): TaskEither<PlantNotFound | StoreError, void>;
-  /** Plants with id > query.after, ascending, at most query.limit; cost independent of store size. */
+  get(id: PlantId): TaskEither<PlantNotFound | StoreError, VersionedPlant>;
+  /**
+   * Applies a merge patch, when `condition` holds for the plant as it is, in one atomic step (the
+   * check and the write in one transaction, after every earlier write). A patch that changes
+   * nothing keeps the version and writes nothing; one that changes something gives a new version
+   * and emits `plant.updated`. Absent plant: PlantNotFound (before any precondition).
+   */
+  update(id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
+  /**
+   * Of concurrent deletes of one plant exactly one succeeds; the others get PlantNotFound. With a
+   * condition, the check and the delete are one atomic step, as for update.
+   */
+  delete(id: PlantId, condition?: WriteCondition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void>;
+  /**
+   * Plants with id > query.after (and the tag query.tag, when given), ascending, at most
+   * query.limit; cost independent of store size and of how many plants carry other tags.
+   */
   list(query: ListQuery): TaskEither<StoreError, readonly Plant[]>;
   /** Succeeds when the store answers (for /readyz). */
   ping(): TaskEither<StoreError, void>;

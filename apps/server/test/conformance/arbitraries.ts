@@ -51,6 +51,14 @@ const longestRuns = (pattern: RegExp, maxLength: number): string[] => {
   return runs;
 };
 
+const shortMatches = (pattern: RegExp): fc.Arbitrary<string> | undefined => {
+  try {
+    return fc.stringMatching(pattern, { maxLength: 4 });
+  } catch {
+    return undefined;
+  }
+};
+
 /** Strings of the schema: proposals from several generators, kept when the schema admits them. */
 const strings = (schema: Schema, admits: (u: unknown) => boolean): fc.Arbitrary<string> => {
   const minLength = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
@@ -66,10 +74,16 @@ const strings = (schema: Schema, admits: (u: unknown) => boolean): fc.Arbitrary<
     // Matches of every length the pattern allows, and runs of one match repeated up to the
     // longest: the long end (`99999…`) is where a pattern and a range disagree.
     const matches = fc.stringMatching(pattern, { size: 'max', maxLength });
-    const repeated = fc
-      .tuple(fc.stringMatching(pattern, { maxLength: 4 }).filter((s) => s !== ''), fc.integer({ min: 1, max: Math.min(maxLength, 256) }))
-      .map(([s, n]) => s.repeat(Math.ceil(n / s.length)).slice(0, n));
-    proposals.push(matches, repeated);
+    proposals.push(matches);
+    // fast-check cannot bound every pattern to 4 characters (a list of quoted entity tags has
+    // nested runs): such a pattern gets no repeated runs, only the matches above.
+    const short = shortMatches(pattern);
+    if (short !== undefined) {
+      const repeated = fc
+        .tuple(short.filter((s) => s !== ''), fc.integer({ min: 1, max: Math.min(maxLength, 256) }))
+        .map(([s, n]) => s.repeat(Math.ceil(n / s.length)).slice(0, n));
+      proposals.push(repeated);
+    }
     const longest = longestRuns(pattern, maxLength);
     if (longest.length > 0) proposals.push(fc.constantFrom(...longest));
   }
@@ -81,7 +95,10 @@ export const valid = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<unknown>
   const schema = doc.resolveSchema(schemaOrRef);
   const admits = doc.validator(schemaOrRef);
   if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
+  if (Array.isArray(schema['anyOf'])) return fc.oneof(...(schema['anyOf'] as Schema[]).map((alternative) => valid(doc, alternative)));
   switch (schema['type']) {
+    case 'null':
+      return fc.constant(null);
     case 'integer':
       return integers(schema);
     case 'string':
@@ -150,6 +167,11 @@ const crossedBounds = (doc: Document, schema: Schema): Array<Broken<unknown>> =>
 /** Every single-rule break of a value of `schemaOrRef`, as a list to draw from. */
 export const brokenValues = (doc: Document, schemaOrRef: Schema): Array<Broken<unknown>> => {
   const schema = doc.resolveSchema(schemaOrRef);
+  if (Array.isArray(schema['anyOf'])) {
+    // What breaks one alternative and no other admits (null is a tag's alternative, not a break).
+    const admits = doc.validator(schemaOrRef);
+    return (schema['anyOf'] as Schema[]).flatMap((alternative) => brokenValues(doc, alternative)).filter(({ value }) => !admits(value));
+  }
   return [...otherTypes(schema), ...crossedBounds(doc, schema)];
 };
 

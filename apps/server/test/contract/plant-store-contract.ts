@@ -1,13 +1,13 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { ListCursor, MAX_PLANT_ID, PageLimit, PlantId, type Plant } from '@plant-store/domain';
+import { ListCursor, MAX_PLANT_ID, PageLimit, PlantId, type Plant, type UpdatePlantRequest } from '@plant-store/domain';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
-import type { IdempotencyClaim, NewPlant } from '../../src/ports/plant-store.js';
+import { patched, type IdempotencyClaim, type NewPlant, type VersionedPlant, type WriteCondition } from '../../src/ports/plant-store.js';
 import type { Store } from '../../src/ports/store.js';
 import type { NewToken, Scope } from '../../src/ports/token-store.js';
-import { decodeOrThrow, idempotencyKey, plantId, plantName, plantTag, rightOf } from './values.js';
+import { decodeOrThrow, idempotencyKey, plainPlant, plantId, plantName, plantTag, rightOf } from './values.js';
 
 /**
  * The one contract every Store adapter passes (STYLE.md §6), run on a real database.
@@ -47,7 +47,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
       tokenCounter += 1;
       return { id: `tok_${runId}_${tokenCounter}`, name: `contract-${runId}-${tokenCounter}`, scopes, hash: randomBytes(32), expiresAt };
     };
-    const create = (plant: NewPlant) => store.plants.create(plant)();
+    const create = (plant: NewPlant) => store.plants.create(plant)().then(plainPlant);
 
     beforeAll(async () => {
       store = await open();
@@ -61,20 +61,20 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         const plant = rightOf(await create({ name: plantName('Monstera'), tag: plantTag('tropical') }));
         expect(PlantId.is(plant.id)).toBe(true);
         expect(plant).toEqual({ id: plant.id, name: 'Monstera', tag: 'tropical' });
-        expect(rightOf(await store.plants.get(plant.id)())).toEqual(plant);
+        expect(rightOf(await store.plants.get(plant.id)().then(plainPlant))).toEqual(plant);
       });
 
       it('keeps a client-chosen id and stores the name exactly as sent', async () => {
         const id = plantId(freshBase() + 1);
         const name = plantName('  Ficus lyrata \u{1F331} ünïcödé  ');
         expect(rightOf(await create({ id, name, tag: plantTag('tag with spaces') }))).toEqual({ id, name, tag: 'tag with spaces' });
-        expect(rightOf(await store.plants.get(id)())).toEqual({ id, name, tag: 'tag with spaces' });
+        expect(rightOf(await store.plants.get(id)().then(plainPlant))).toEqual({ id, name, tag: 'tag with spaces' });
       });
 
       it('omits an absent tag (no member, never null) in create, get and list', async () => {
         const id = plantId(freshBase() + 1);
         const created = rightOf(await create({ id, name: plantName('Pothos') }));
-        const got = rightOf(await store.plants.get(id)());
+        const got = rightOf(await store.plants.get(id)().then(plainPlant));
         const listed = rightOf(await store.plants.list(page(1, id - 1))());
         for (const plant of [created, got, listed[0]]) {
           expect(plant).toEqual({ id, name: 'Pothos' });
@@ -86,7 +86,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         const id = plantId(freshBase() + 1);
         rightOf(await create({ id, name: plantName('first'), tag: plantTag('a') }));
         expect(await create({ id, name: plantName('second') })).toEqual({ _tag: 'Left', left: { _tag: 'IdTaken', id } });
-        expect(rightOf(await store.plants.get(id)())).toEqual({ id, name: 'first', tag: 'a' });
+        expect(rightOf(await store.plants.get(id)().then(plainPlant))).toEqual({ id, name: 'first', tag: 'a' });
       });
 
       it('never assigns an id that a client chose', async () => {
@@ -97,7 +97,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         for (let i = 0; i < 6; i += 1) assigned.push(rightOf(await create({ name: plantName(`server ${i}`) })).id);
         expect(new Set(assigned).size).toBe(assigned.length);
         for (const id of [first.id, ...chosen]) expect(assigned).not.toContain(id);
-        for (const id of chosen) expect(rightOf(await store.plants.get(id)()).name).toBe('client');
+        for (const id of chosen) expect(rightOf(await store.plants.get(id)().then(plainPlant)).name).toBe('client');
       });
 
       it('never reuses a deleted id, server-assigned or client-chosen', async () => {
@@ -141,21 +141,21 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ name: plantName(`bulk ${i}`) })));
         const ids = results.map((r) => rightOf(r).id);
         expect(new Set(ids).size).toBe(50);
-        for (const [i, id] of ids.entries()) expect(rightOf(await store.plants.get(id)()).name).toBe(`bulk ${i}`);
+        for (const [i, id] of ids.entries()) expect(rightOf(await store.plants.get(id)().then(plainPlant)).name).toBe(`bulk ${i}`);
       });
     });
 
     describe('get and delete', () => {
       it('returns PlantNotFound for an unknown id', async () => {
         const id = plantId(freshBase() + 1);
-        expect(await store.plants.get(id)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+        expect(await store.plants.get(id)().then(plainPlant)).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
       });
 
       it('deletes a plant once; afterwards get and delete return PlantNotFound', async () => {
         const id = plantId(freshBase() + 1);
         rightOf(await create({ id, name: plantName('short-lived') }));
         expect(await store.plants.delete(id)()).toEqual({ _tag: 'Right', right: undefined });
-        expect(tagOf(await store.plants.get(id)())).toBe('PlantNotFound');
+        expect(tagOf(await store.plants.get(id)().then(plainPlant))).toBe('PlantNotFound');
         expect(await store.plants.delete(id)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
       });
 
@@ -199,6 +199,162 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
       });
     });
 
+    describe('update and versions', () => {
+      const update = (id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition = {}) => store.plants.update(id, patch, condition)();
+      const versionOf = async (id: PlantId): Promise<number> => rightOf(await store.plants.get(id)()).version;
+
+      it('applies a merge patch: a name replaces, a tag replaces, null removes, absent keeps', async () => {
+        const id = plantId(freshBase() + 1);
+        const created = rightOf(await store.plants.create({ id, name: plantName('Fern'), tag: plantTag('green') })());
+        const renamed = rightOf(await update(id, { name: plantName('Fern II') }));
+        expect(renamed.plant).toEqual({ id, name: 'Fern II', tag: 'green' });
+        expect(renamed.version).not.toBe(created.version);
+        expect(rightOf(await update(id, { tag: plantTag('blue') })).plant).toEqual({ id, name: 'Fern II', tag: 'blue' });
+        const untagged = rightOf(await update(id, { tag: null }));
+        expect(untagged.plant).toEqual({ id, name: 'Fern II' });
+        expect(Object.hasOwn(untagged.plant, 'tag')).toBe(false);
+        expect(rightOf(await store.plants.get(id)())).toEqual(untagged);
+      });
+
+      it('keeps the version when a patch changes nothing, and changes it when it does', async () => {
+        const id = plantId(freshBase() + 1);
+        const created = rightOf(await store.plants.create({ id, name: plantName('Same'), tag: plantTag('t') })());
+        for (const patch of [{}, { name: plantName('Same') }, { tag: plantTag('t') }, { name: plantName('Same'), tag: plantTag('t') }] as const) {
+          expect(rightOf(await update(id, patch))).toEqual(created);
+        }
+        const changed = rightOf(await update(id, { tag: plantTag('u') }));
+        expect(changed.version).not.toBe(created.version);
+        // Back to the old values: still a change, so a new version, never the old one again.
+        const back = rightOf(await update(id, { tag: plantTag('t') }));
+        expect(new Set([created.version, changed.version, back.version]).size).toBe(3);
+      });
+
+      it('never gives a version twice to one id, across a delete and re-create', async () => {
+        const id = plantId(freshBase() + 1);
+        const seen = new Set<number>();
+        for (let round = 0; round < 3; round += 1) {
+          seen.add(rightOf(await store.plants.create({ id, name: plantName('again') })()).version);
+          seen.add(rightOf(await update(id, { name: plantName(`changed ${round}`) })).version);
+          rightOf(await store.plants.delete(id)());
+        }
+        expect(seen.size).toBe(6);
+      });
+
+      it('returns PlantNotFound for an absent plant, whatever the condition', async () => {
+        const id = plantId(freshBase() + 1);
+        for (const condition of [{}, { ifMatch: 'any' }, { ifMatch: [1] }, { ifNoneMatch: 'any' }] as const) {
+          expect(await update(id, { name: plantName('x') }, condition)).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+          expect(await store.plants.delete(id, condition)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+        }
+      });
+
+      it('writes only when If-Match names the current version (or is any) and If-None-Match does not', async () => {
+        const id = plantId(freshBase() + 1);
+        const { version } = rightOf(await store.plants.create({ id, name: plantName('guarded') })());
+        const failed = (header: string) => ({ _tag: 'Left', left: { _tag: 'PreconditionFailed', id, header } });
+        expect(await update(id, { name: plantName('no') }, { ifMatch: [version + 1000] })).toEqual(failed('If-Match'));
+        expect(await update(id, { name: plantName('no') }, { ifMatch: [] })).toEqual(failed('If-Match'));
+        expect(await update(id, { name: plantName('no') }, { ifNoneMatch: 'any' })).toEqual(failed('If-None-Match'));
+        expect(await update(id, { name: plantName('no') }, { ifNoneMatch: [version] })).toEqual(failed('If-None-Match'));
+        expect(await update(id, {}, { ifMatch: [version + 1000] })).toEqual(failed('If-Match'));
+        expect(await store.plants.delete(id, { ifMatch: [version + 1000] })()).toEqual(failed('If-Match'));
+        expect(rightOf(await store.plants.get(id)())).toEqual({ plant: { id, name: 'guarded' }, version });
+        const next = rightOf(await update(id, { name: plantName('yes') }, { ifMatch: [version + 1000, version], ifNoneMatch: [version + 1] }));
+        expect(next.plant.name).toBe('yes');
+        expect(rightOf(await update(id, { name: plantName('any') }, { ifMatch: 'any' })).plant.name).toBe('any');
+        expect(await store.plants.delete(id, { ifMatch: [version] })()).toEqual(failed('If-Match'));
+        expect(await store.plants.delete(id, { ifMatch: [await versionOf(id)] })()).toEqual({ _tag: 'Right', right: undefined });
+      });
+
+      it('lets exactly one of concurrent patches with the same If-Match win', async () => {
+        const id = plantId(freshBase() + 1);
+        const { version } = rightOf(await store.plants.create({ id, name: plantName('contested') })());
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => update(id, { name: plantName(`writer ${i}`) }, { ifMatch: [version] })));
+        const winners = results.flatMap((r, i) => (r._tag === 'Right' ? [i] : []));
+        expect(winners).toHaveLength(1);
+        for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'PreconditionFailed', id, header: 'If-Match' });
+        expect(rightOf(await store.plants.get(id)()).plant.name).toBe(`writer ${winners[0]}`);
+      });
+
+      it('serialises concurrent unconditional patches: each answer is a state the plant really had', async () => {
+        const id = plantId(freshBase() + 1);
+        rightOf(await store.plants.create({ id, name: plantName('start'), tag: plantTag('t0') })());
+        const start = rightOf(await store.plants.get(id)());
+        const patches: UpdatePlantRequest[] = Array.from({ length: 20 }, (_, i) =>
+          i % 2 === 0 ? { name: plantName(`name ${i}`) } : { tag: plantTag(`tag ${i}`) },
+        );
+        const answers = (await Promise.all(patches.map((patch) => update(id, patch)))).map((r, i) => ({ i, ...rightOf(r) }));
+        expect(new Set(answers.map((a) => a.version)).size).toBe(20);
+        // Ordered by version, each answer is the one before it with its own patch applied.
+        const ordered = [...answers].sort((a, b) => a.version - b.version);
+        let before = start.plant;
+        for (const answer of ordered) {
+          expect(answer.version).toBeGreaterThan(start.version);
+          expect(answer.plant).toEqual(patched(before, patches[answer.i] ?? {}));
+          before = answer.plant;
+        }
+        const last = ordered[ordered.length - 1];
+        expect(rightOf(await store.plants.get(id)())).toEqual({ plant: last?.plant, version: last?.version });
+      });
+
+      it('applies a create, patches and a delete of one id in the order they were made', async () => {
+        const id = plantId(freshBase() + 1);
+        const results = await Promise.all([
+          store.plants.create({ id, name: plantName('first') })(),
+          update(id, { tag: plantTag('one') }),
+          update(id, { name: plantName('second') }),
+          store.plants.delete(id)(),
+          update(id, { name: plantName('too late') }),
+        ]);
+        expect(results.map(tagOf)).toEqual(['Right', 'Right', 'Right', 'Right', 'PlantNotFound']);
+        expect(rightOf(results[2] as Either<unknown, VersionedPlant>).plant).toEqual({ id, name: 'second', tag: 'one' });
+      });
+
+      it.runIf(persistent)('lets exactly one patch with the same If-Match win across two store instances', async () => {
+        const other = await open();
+        try {
+          const id = plantId(freshBase() + 1);
+          const { version } = rightOf(await store.plants.create({ id, name: plantName('shared') })());
+          const results = await Promise.all(
+            Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : other).plants.update(id, { name: plantName(`writer ${i}`) }, { ifMatch: [version] })()),
+          );
+          expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
+          expect(results.map(tagOf).filter((tag) => tag !== 'Right').every((tag) => tag === 'PreconditionFailed')).toBe(true);
+        } finally {
+          await other.close();
+        }
+      });
+    });
+
+    describe('list by tag', () => {
+      it('keeps only plants whose tag equals the tag exactly, in id order, with limit and after', async () => {
+        const base = freshBase();
+        const tag = plantTag(`Tag ${base} é+&%`);
+        const near = [plantTag(`tag ${base} é+&%`), plantTag(`Tag ${base} e\u0301+&%`), plantTag(`Tag ${base} é+&% `)];
+        const mine: number[] = [];
+        for (let i = 1; i <= 9; i += 1) {
+          const id = plantId(base + i);
+          if (i % 3 === 0) {
+            rightOf(await store.plants.create({ id, name: plantName(`other ${i}`), tag: near[(i / 3 - 1) % near.length] ?? tag })());
+          } else if (i === 4) {
+            rightOf(await store.plants.create({ id, name: plantName('untagged') })());
+          } else {
+            rightOf(await store.plants.create({ id, name: plantName(`mine ${i}`), tag })());
+            mine.push(base + i);
+          }
+        }
+        const list = async (limit: number, after: number) => rightOf(await store.plants.list({ ...page(limit, after), tag })());
+        expect((await list(1000, 0)).map((p) => p.id)).toEqual(mine);
+        expect((await list(2, 0)).map((p) => p.id)).toEqual(mine.slice(0, 2));
+        expect((await list(2, mine[1] ?? 0)).map((p) => p.id)).toEqual(mine.slice(2, 4));
+        for (const plant of await list(1000, 0)) expect(plant.tag).toBe(tag);
+        // A patch moves a plant in and out of the filter.
+        rightOf(await store.plants.update(plantId(base + 4), { tag }, {})());
+        rightOf(await store.plants.update(plantId(base + 1), { tag: null }, {})());
+        expect((await list(1000, 0)).map((p) => p.id)).toEqual([base + 2, base + 4, ...mine.slice(2)]);
+      });
+    });
+
     describe('concurrency', () => {
       it('lets exactly one of 50 concurrent creates of one id succeed', async () => {
         const id = plantId(freshBase() + 1);
@@ -206,7 +362,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         const winners = results.flatMap((r, i) => (r._tag === 'Right' ? [i] : []));
         expect(winners).toHaveLength(1);
         for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'IdTaken', id });
-        expect(rightOf(await store.plants.get(id)()).name).toBe(`racer ${winners[0]}`);
+        expect(rightOf(await store.plants.get(id)().then(plainPlant)).name).toBe(`racer ${winners[0]}`);
       });
 
       it('lets exactly one of 20 concurrent deletes of one plant succeed', async () => {
@@ -230,9 +386,9 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
           create({ name: plantName('good, assigned') }),
         ]);
         expect(results.map(tagOf)).toEqual(['Right', 'IdTaken', 'Right', 'Right', 'Right']);
-        expect(rightOf(await store.plants.get(taken)()).name).toBe('original');
-        expect(rightOf(await store.plants.get(plantId(base + 2))()).name).toBe('good 2');
-        expect(rightOf(await store.plants.get(plantId(base + 3))()).name).toBe('good 3');
+        expect(rightOf(await store.plants.get(taken)().then(plainPlant)).name).toBe('original');
+        expect(rightOf(await store.plants.get(plantId(base + 2))().then(plainPlant)).name).toBe('good 2');
+        expect(rightOf(await store.plants.get(plantId(base + 3))().then(plainPlant)).name).toBe('good 3');
       });
 
       it('applies concurrent writes of one id in the order they were made', async () => {
@@ -247,7 +403,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
           create({ id: absent, name: plantName('after the failed delete') }),
         ]);
         expect(results.map(tagOf)).toEqual(['Right', 'Right', 'Right', 'PlantNotFound', 'Right']);
-        expect(rightOf(await store.plants.get(id)()).name).toBe('second');
+        expect(rightOf(await store.plants.get(id)().then(plainPlant)).name).toBe('second');
       });
 
       it.runIf(persistent)('lets exactly one create win across two store instances over one database', async () => {
@@ -259,7 +415,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
           );
           expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
           expect(results.map(tagOf).filter((tag) => tag !== 'Right').every((tag) => tag === 'IdTaken')).toBe(true);
-          expect(tagOf(await other.plants.get(id)())).toBe('Right');
+          expect(tagOf(await other.plants.get(id)().then(plainPlant))).toBe('Right');
         } finally {
           await other.close();
         }
@@ -282,10 +438,12 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         const c = claim(plant);
         const first = rightOf(await createOnce(plant, c));
         expect(first.replayed).toBe(false);
-        const created = rightOf(first.result);
+        const stored = rightOf(first.result);
+        const created = stored.plant;
         expect(created).toEqual({ id: created.id, name: 'keyed', tag: 't' });
+        // The replay carries the version the 201 had: the same ETag.
         const again = rightOf(await createOnce(plant, c));
-        expect(again).toEqual({ result: { _tag: 'Right', right: created }, replayed: true });
+        expect(again).toEqual({ result: { _tag: 'Right', right: stored }, replayed: true });
         // Nothing was created by the replay: the next assigned id follows the first plant's directly.
         const next = rightOf(await create({ name: plantName('after') }));
         expect(rightOf(await store.plants.list(page(10, created.id))()).filter((p) => p.id < next.id)).toEqual([]);
@@ -314,16 +472,16 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         expect(rightOf(await createOnce(late, c))).toEqual({ result: { _tag: 'Left', left: { _tag: 'IdTaken', id } }, replayed: false });
         rightOf(await store.plants.delete(id)());
         expect(rightOf(await createOnce(late, c))).toEqual({ result: { _tag: 'Left', left: { _tag: 'IdTaken', id } }, replayed: true });
-        expect(tagOf(await store.plants.get(id)())).toBe('PlantNotFound');
+        expect(tagOf(await store.plants.get(id)().then(plainPlant))).toBe('PlantNotFound');
       });
 
       it('keeps keys apart by owner', async () => {
         const mine = claim({ name: plantName('mine') });
         const theirs = { ...mine, owner: `${mine.owner}-other` };
-        const a = rightOf(rightOf(await createOnce({ name: plantName('mine') }, mine)).result);
+        const a = rightOf(rightOf(await createOnce({ name: plantName('mine') }, mine)).result).plant;
         const b = rightOf(await createOnce({ name: plantName('theirs') }, theirs));
         expect(b.replayed).toBe(false);
-        expect(rightOf(b.result).id).not.toBe(a.id);
+        expect(rightOf(b.result).plant.id).not.toBe(a.id);
       });
 
       it('gives each keyed create of one group its own outcome, a failing neighbour included', async () => {
@@ -341,7 +499,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
           const { result, replayed } = rightOf(outcome);
           expect(replayed).toBe(false);
           if (i % 3 === 0) expect(result).toEqual({ _tag: 'Left', left: { _tag: 'IdTaken', id: taken } });
-          else expect(rightOf(result).name).toBe(i % 3 === 1 ? `chosen ${i}` : `assigned ${i}`);
+          else expect(rightOf(result).plant.name).toBe(i % 3 === 1 ? `chosen ${i}` : `assigned ${i}`);
           expect(rightOf(replays[i] ?? expect.fail('no replay'))).toEqual({ result, replayed: true });
         });
       });
@@ -350,7 +508,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         const plant: NewPlant = { name: plantName('once') };
         const c = claim(plant);
         const outcomes = await Promise.all(Array.from({ length: 20 }, () => createOnce(plant, c)));
-        const plants = outcomes.map((o) => rightOf(rightOf(o).result));
+        const plants = outcomes.map((o) => rightOf(rightOf(o).result).plant);
         expect(new Set(plants.map((p) => p.id)).size).toBe(1);
         expect(outcomes.filter((o) => !rightOf(o).replayed)).toHaveLength(1);
       });
@@ -361,10 +519,10 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
           const plant: NewPlant = { name: plantName('across') };
           const c = claim(plant);
           const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => createOnce(plant, c, i % 2 === 0 ? store : other)));
-          const plants = outcomes.map((o) => rightOf(rightOf(o).result));
+          const plants = outcomes.map((o) => rightOf(rightOf(o).result).plant);
           expect(new Set(plants.map((p) => p.id)).size).toBe(1);
           expect(outcomes.filter((o) => !rightOf(o).replayed)).toHaveLength(1);
-          expect(rightOf(await other.plants.get(plants[0]?.id ?? plantId(1))()).name).toBe('across');
+          expect(rightOf(await other.plants.get(plants[0]?.id ?? plantId(1))().then(plainPlant)).name).toBe('across');
         } finally {
           await other.close();
         }
@@ -445,7 +603,7 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         ]);
         expect(tagOf(duplicate)).toBe('StoreUnavailable');
         expect(tagOf(neighbour)).toBe('Right');
-        expect(tagOf(await store.plants.get(plantIdNow)())).toBe('Right');
+        expect(tagOf(await store.plants.get(plantIdNow)().then(plainPlant))).toBe('Right');
       });
     });
 
@@ -460,8 +618,8 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
         await other.close();
         const id = plantId(1);
         const outcomes = await Promise.all([
-          other.plants.create({ name: plantName('late') })(),
-          other.plants.get(id)(),
+          other.plants.create({ name: plantName('late') })().then(plainPlant),
+          other.plants.get(id)().then(plainPlant),
           other.plants.delete(id)(),
           other.plants.list(page(1, 0))(),
           other.plants.ping()(),
@@ -474,27 +632,27 @@ export function plantStoreContract(name: string, open: () => Promise<Store>, opt
       it('flushes writes still pending when close is called', async () => {
         const other = await open();
         const id = plantId(freshBase() + 1);
-        const pending = other.plants.create({ id, name: plantName('pending at close') })();
+        const pending = other.plants.create({ id, name: plantName('pending at close') })().then(plainPlant);
         await other.close();
         expect(tagOf(await pending)).toBe('Right');
-        if (persistent) expect(tagOf(await store.plants.get(id)())).toBe('Right');
+        if (persistent) expect(tagOf(await store.plants.get(id)().then(plainPlant))).toBe('Right');
       });
 
       it.runIf(persistent)('sees committed data after reopening, ids included', async () => {
         const first = await open();
         const id = plantId(freshBase() + 1);
         const token = newToken(['plants:write']);
-        rightOf(await first.plants.create({ id, name: plantName('durable'), tag: plantTag('kept') })());
+        rightOf(await first.plants.create({ id, name: plantName('durable'), tag: plantTag('kept') })().then(plainPlant));
         rightOf(await first.tokens.insert(token)());
-        const deleted = rightOf(await first.plants.create({ name: plantName('deleted before reopen') })());
+        const deleted = rightOf(await first.plants.create({ name: plantName('deleted before reopen') })().then(plainPlant));
         rightOf(await first.plants.delete(deleted.id)());
         await first.close();
 
         const second = await open();
         try {
-          expect(rightOf(await second.plants.get(id)())).toEqual({ id, name: 'durable', tag: 'kept' });
+          expect(rightOf(await second.plants.get(id)().then(plainPlant))).toEqual({ id, name: 'durable', tag: 'kept' });
           expect(rightOf(await second.tokens.findByHash(token.hash)())?.id).toBe(token.id);
-          const next = rightOf(await second.plants.create({ name: plantName('after reopen') })());
+          const next = rightOf(await second.plants.create({ name: plantName('after reopen') })().then(plainPlant));
           expect(next.id).not.toBe(deleted.id);
         } finally {
           await second.close();

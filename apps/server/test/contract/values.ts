@@ -1,4 +1,4 @@
-import { IdempotencyKey, PlantId, PlantName, PlantTag } from '@plant-store/domain';
+import { IdempotencyKey, PlantId, PlantName, PlantTag, type Plant } from '@plant-store/domain';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { expect } from 'vitest';
@@ -26,3 +26,7 @@ export const rightOf = <E, A>(result: Either<E, A>): A => {
   }
   return result.right;
 };
+
+/** A store result without the version: the plant alone, for tests about what was stored. */
+export const plainPlant = <E>(result: Either<E, { readonly plant: Plant }>): Either<E, Plant> =>
+  result._tag === 'Left' ? result : { _tag: 'Right', right: result.right.plant };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
 import type { Store } from '../../src/ports/store.js';
 import type { AttemptRecord, ClaimedDelivery, EventType } from '../../src/ports/webhook-store.js';
-import { idempotencyKey, plantId, plantName, plantTag, rightOf } from './values.js';
+import { idempotencyKey, plainPlant, plantId, plantName, plantTag, rightOf } from './values.js';
 
 /**
  * The contract of the outbox and the WebhookStore port, run on both adapters: the plant writes
@@ -49,7 +49,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
     });
 
     it('writes nothing to the outbox while no endpoint is registered', async () => {
-      const plant = rightOf(await store.plants.create({ name: plantName('quiet') })());
+      const plant = rightOf(await store.plants.create({ name: plantName('quiet') })().then(plainPlant));
       rightOf(await store.plants.delete(plant.id)());
       expect(rightOf(await store.webhooks.backlog()())).toEqual({ pending: 0, oldestAgeSeconds: 0 });
       expect(await claimAll()).toEqual([]);
@@ -60,7 +60,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
       const second = await add();
       const id = freshId();
       const before = Date.now();
-      const plant = rightOf(await store.plants.create({ id, name: plantName('Fern "Ada" \\ é'), tag: plantTag('ü') })());
+      const plant = rightOf(await store.plants.create({ id, name: plantName('Fern "Ada" \\ é'), tag: plantTag('ü') })().then(plainPlant));
       rightOf(await store.plants.delete(plant.id)());
       const claimed = await claimAll();
       expect(claimed).toHaveLength(4);
@@ -84,10 +84,10 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
 
     it('writes a plant without a tag without one, and only the types an endpoint subscribed to', async () => {
       const deletesOnly = await add(['plant.deleted']);
-      const plant = rightOf(await store.plants.create({ name: plantName('untagged') })());
+      const plant = rightOf(await store.plants.create({ name: plantName('untagged') })().then(plainPlant));
       expect(await claimAll()).toEqual([]);
       const all = await add();
-      const other = rightOf(await store.plants.create({ name: plantName('untagged') })());
+      const other = rightOf(await store.plants.create({ name: plantName('untagged') })().then(plainPlant));
       rightOf(await store.plants.delete(plant.id)());
       const claimed = await claimAll();
       expect(claimed.map((d) => [d.endpointId, JSON.parse(d.body).type as string]).sort()).toEqual(
@@ -103,9 +103,9 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
     it('emits nothing for writes that change nothing: 409, 404, a replayed key', async () => {
       await add();
       const id = freshId();
-      rightOf(await store.plants.create({ id, name: plantName('once') })());
+      rightOf(await store.plants.create({ id, name: plantName('once') })().then(plainPlant));
       expect((await claimAll()).length).toBe(1);
-      expect((await store.plants.create({ id, name: plantName('again') })())._tag).toBe('Left');
+      expect((await store.plants.create({ id, name: plantName('again') })().then(plainPlant))._tag).toBe('Left');
       expect((await store.plants.delete(freshId())())._tag).toBe('Left');
       const claim = { owner: 'tok_contract', key: idempotencyKey(`wh-${Date.now()}-${n}`), request: canonicalRequest({ name: plantName('keyed') }) };
       const firstKeyed = rightOf(await store.plants.createOnce({ name: plantName('keyed') }, claim)());
@@ -120,11 +120,11 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
     it('emits exactly the events of the successful writes of one concurrent batch', async () => {
       await add();
       const taken = freshId();
-      rightOf(await store.plants.create({ id: taken, name: plantName('taken') })());
+      rightOf(await store.plants.create({ id: taken, name: plantName('taken') })().then(plainPlant));
       await claimAll();
       const outcomes = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
-          i % 3 === 0 ? store.plants.create({ id: taken, name: plantName('dup') })() : store.plants.create({ name: plantName(`batch ${i}`) })(),
+          i % 3 === 0 ? store.plants.create({ id: taken, name: plantName('dup') })().then(plainPlant) : store.plants.create({ name: plantName(`batch ${i}`) })().then(plainPlant),
         ),
       );
       const created = outcomes.filter((o) => o._tag === 'Right').map((o) => rightOf(o).id);
@@ -135,7 +135,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
 
     it('leases a claim: no one else gets it until the lease ends, then another holder takes it over', async () => {
       await add();
-      rightOf(await store.plants.create({ name: plantName('leased') })());
+      rightOf(await store.plants.create({ name: plantName('leased') })().then(plainPlant));
       const [held] = await claimAll('a', 300);
       expect(held).toBeDefined();
       expect(await claimAll('b')).toEqual([]);
@@ -154,7 +154,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
 
     it('records a retry as pending again after its delay, then a final failure; replay makes it pending with a fresh schedule', async () => {
       await add();
-      rightOf(await store.plants.create({ name: plantName('flaky') })());
+      rightOf(await store.plants.create({ name: plantName('flaky') })().then(plainPlant));
       const [first] = await claimAll();
       rightOf(await store.webhooks.recordAttempts('test', [record(first as ClaimedDelivery, 'retry', { status: 500, error: 'HTTP 500', retryInMs: 250 })])());
       expect(await claimAll()).toEqual([]);
@@ -177,8 +177,8 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
     it('disables an endpoint on 410: that delivery and its pending ones fail, and it gets no new ones until enabled', async () => {
       const gone = await add();
       const other = await add();
-      rightOf(await store.plants.create({ name: plantName('one') })());
-      rightOf(await store.plants.create({ name: plantName('two') })());
+      rightOf(await store.plants.create({ name: plantName('one') })().then(plainPlant));
+      rightOf(await store.plants.create({ name: plantName('two') })().then(plainPlant));
       const claimed = await claimAll();
       const [target] = claimed.filter((d) => d.endpointId === gone.id);
       rightOf(await store.webhooks.recordAttempts('test', [record(target as ClaimedDelivery, 'gone', { status: 410, error: 'HTTP 410' })])());
@@ -190,11 +190,11 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
       expect(endpoints.find((e) => e.id === gone.id)?.disabledReason).toMatch(/410/);
       expect(rightOf(await store.webhooks.replay(target?.id ?? 0)())).toEqual({ _tag: 'EndpointDisabled', endpointId: gone.id });
       expect(rightOf(await store.webhooks.replayFailed(gone.id)())).toBe(0);
-      rightOf(await store.plants.create({ name: plantName('three') })());
+      rightOf(await store.plants.create({ name: plantName('three') })().then(plainPlant));
       expect((await claimAll()).map((d) => d.endpointId)).toEqual([other.id]);
       expect(rightOf(await store.webhooks.enableEndpoint(gone.id)())).toBe(true);
       expect(rightOf(await store.webhooks.replayFailed(gone.id)())).toBe(2);
-      rightOf(await store.plants.create({ name: plantName('four') })());
+      rightOf(await store.plants.create({ name: plantName('four') })().then(plainPlant));
       const after = await claimAll();
       expect(after.filter((d) => d.endpointId === gone.id)).toHaveLength(3);
       // --failed replays in event order.
@@ -205,7 +205,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
     it('signs with the new secret first and the previous one second after a rotation', async () => {
       const endpoint = await add(null, SECRET_A);
       expect(rightOf(await store.webhooks.rotateSecret(endpoint.id, SECRET_B)())).toBe(true);
-      rightOf(await store.plants.create({ name: plantName('rotated') })());
+      rightOf(await store.plants.create({ name: plantName('rotated') })().then(plainPlant));
       const [claimed] = await claimAll();
       expect(claimed?.secrets).toEqual([SECRET_B, SECRET_A]);
       const listed = rightOf(await store.webhooks.listEndpoints()()).find((e) => e.id === endpoint.id);
@@ -216,7 +216,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
 
     it('hands released deliveries back at once, and drops every delivery of a removed endpoint', async () => {
       const endpoint = await add();
-      rightOf(await store.plants.create({ name: plantName('released') })());
+      rightOf(await store.plants.create({ name: plantName('released') })().then(plainPlant));
       const held = await claimAll('a');
       expect(await claimAll('b')).toEqual([]);
       rightOf(await store.webhooks.release('a', held.map((d) => d.id))());
@@ -232,8 +232,8 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
 
     it('purges ended deliveries past the retention, never pending ones', async () => {
       await add();
-      rightOf(await store.plants.create({ name: plantName('old') })());
-      rightOf(await store.plants.create({ name: plantName('waiting') })());
+      rightOf(await store.plants.create({ name: plantName('old') })().then(plainPlant));
+      rightOf(await store.plants.create({ name: plantName('waiting') })().then(plainPlant));
       const [done, waiting] = await claimAll();
       rightOf(await store.webhooks.recordAttempts('test', [record(done as ClaimedDelivery, 'delivered', { status: 200 })])());
       rightOf(await store.webhooks.release('test', [waiting?.id ?? 0])());

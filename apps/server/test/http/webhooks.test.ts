@@ -140,6 +140,36 @@ describe('webhooks', () => {
     });
   });
 
+  it('delivers plant.updated with the plant after the change, only when a patch changed something', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(receiver.close);
+    const { server, subscribe, create } = await start();
+    await subscribe(receiver.url, ['plant.updated']);
+    const plant = await create('Pothos');
+    const patch = (body: unknown, headers: Record<string, string> = {}) =>
+      request(server, `/plants/${plant.id}`, {
+        method: 'PATCH',
+        headers: { ...bearer(server.tokens.all), 'content-type': 'application/merge-patch+json', ...headers },
+        body: JSON.stringify(body),
+      });
+    expect((await patch({ name: 'Pothos' })).status).toBe(200); // no change: no event
+    expect((await patch({})).status).toBe(200);
+    expect((await patch({ tag: 'hanging' }, { 'if-match': '"zzz"' })).status).toBe(412); // refused: no event
+    expect((await patch({ tag: 'hanging' })).status).toBe(200);
+    expect((await patch({ name: 'Golden pothos', tag: null })).status).toBe(200);
+    await until('two deliveries', () => receiver.received.length >= 2);
+    // Give a wrongly written third event the time to arrive before counting.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const events = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: unknown });
+    expect(events.map((e) => e.type)).toEqual(['plant.updated', 'plant.updated']);
+    expect(events.map((e) => e.data)).toEqual(
+      expect.arrayContaining([
+        { id: plant.id, name: 'Pothos', tag: 'hanging' },
+        { id: plant.id, name: 'Golden pothos' },
+      ]),
+    );
+  });
+
   it('sends nothing for a 409, a 404 or an idempotent replay', async () => {
     const receiver = await startReceiver();
     cleanups.push(receiver.close);

@@ -5,7 +5,7 @@ import * as t from 'io-ts';
 import type { StoreUnavailable } from '../../ports/plant-store.js';
 import type { Scope } from '../../ports/token-store.js';
 import type { SavedCreate } from '../../idempotency/replay.js';
-import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders } from '../store-rows.js';
+import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, VersionFromText, versionedPlantDecoder } from '../store-rows.js';
 
 /**
  * Codecs for what the `postgres` driver hands back. Every row goes through one of these before
@@ -30,6 +30,9 @@ export const plantFromRow = (row: unknown): E.Either<StoreUnavailable, Plant> =>
 
 /** Decodes every row of a page; the first bad row fails the page. */
 export const plantsFromRows = decodeEach(plantFromRow);
+
+/** A `plants` row with its `version` (int8, selected as text) to a VersionedPlant. */
+export const versionedPlantFromRow = versionedPlantDecoder(plantFromRow, VersionFromText);
 
 const Scopes = t.readonlyArray(ScopeCodec);
 
@@ -84,10 +87,10 @@ export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);
 
 /**
  * A saved idempotency key as plant_store_write returns it (`saved_request`, `saved_status`,
- * `saved_id` as int8 text) to the saved outcome.
+ * `saved_id` and `saved_version` as int8 text) to the saved outcome.
  */
 export const savedCreateFromRow = (row: unknown): E.Either<StoreUnavailable, SavedCreate> => {
   const r = (typeof row === 'object' && row !== null ? row : {}) as Record<string, unknown>;
-  return decodeSaved({ request: r['saved_request'], status: r['saved_status'], plant_id: r['saved_id'] });
+  return decodeSaved({ request: r['saved_request'], status: r['saved_status'], plant_id: r['saved_id'], version: r['saved_version'] });
 };
-const decodeSaved = savedCreateDecoder(PlantIdFromPath);
+const decodeSaved = savedCreateDecoder(PlantIdFromPath, VersionFromText);

@@ -2,10 +2,13 @@ import { MAX_PLANT_ID } from '@plant-store/domain';
 import { afterAll, expect, it } from 'vitest';
 import { describePostgres, freshPostgresUrl, openAdminSql, pgTestUrl, type FreshPostgres } from '@plant-store/testkit';
 import { id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
+import { plainPlant } from '../../../test/contract/values.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
 import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
-import { POSTGRES_MIGRATIONS } from './migrations.js';
+import postgres from 'postgres';
+import { canonicalRequest } from '../../idempotency/canonical-request.js';
+import { migratePostgres, POSTGRES_MIGRATIONS } from './migrations.js';
 import { openPostgresStore } from './store.js';
 
 // The contract, migrations and the id and type traps. Pool exhaustion, timeouts and lost
@@ -47,10 +50,51 @@ describePostgres('openPostgresStore migrations', () => {
     expect(applied).toHaveLength(1);
     // All four work over the same tables.
     const [a, b, c, d] = stores as [Store, Store, Store, Store];
-    const plant = rightOf(await a.plants.create({ name: name('shared') })());
-    expect(rightOf(await b.plants.get(plant.id)())).toEqual(plant);
+    const plant = rightOf(await a.plants.create({ name: name('shared') })().then(plainPlant));
+    expect(rightOf(await b.plants.get(plant.id)().then(plainPlant))).toEqual(plant);
     rightOf(await c.plants.delete(plant.id)());
-    expect(tagOf(await d.plants.get(plant.id)())).toBe('PlantNotFound');
+    expect(tagOf(await d.plants.get(plant.id)().then(plainPlant))).toBe('PlantNotFound');
+  });
+
+  // A schema as the release before plant versions left it (migrations 1–4), with plants, a saved
+  // idempotency key and a tag, upgraded in place by opening it with this release.
+  it('upgrades a store of the previous release in place: nothing lost, versions and the tag filter work', async () => {
+    const { url, schema } = await fresh.db();
+    const previous = postgres(url, { onnotice: () => undefined });
+    const request = canonicalRequest({ name: name('Moss'), tag: 'green' as never });
+    try {
+      expect(await migratePostgres(previous, undefined, POSTGRES_MIGRATIONS.filter((m) => m.version <= 4))).toEqual([1, 2, 3, 4]);
+      await previous`SELECT * FROM plant_store_write(${previous.json([
+        { i: 0, op: 'create', id: 1, name: 'Fern', tag: 'green' },
+        { i: 1, op: 'create', id: 2, name: 'Cactus', tag: null },
+        { i: 2, op: 'create', id: 3, name: 'Moss', tag: 'green', owner: 'tok_old', key: 'old-key', request },
+      ])}, 3, 0, 3600)`;
+    } finally {
+      await previous.end();
+    }
+    const store = await fresh.open();
+    expect(rightOf(await store.plants.list(page(10, 0))())).toEqual([
+      { id: 1, name: 'Fern', tag: 'green' },
+      { id: 2, name: 'Cactus' },
+      { id: 3, name: 'Moss', tag: 'green' },
+    ]);
+    expect(rightOf(await store.plants.get(id(1))())).toEqual({ plant: { id: 1, name: 'Fern', tag: 'green' }, version: 0 });
+    expect(rightOf(await store.plants.list({ ...page(10, 0), tag: 'green' as never })()).map((p) => p.id)).toEqual([1, 3]);
+    const replay = rightOf(await store.plants.createOnce({ name: name('Moss'), tag: 'green' as never }, { owner: 'tok_old', key: 'old-key' as never, request })());
+    expect(replay).toEqual({ result: { _tag: 'Right', right: { plant: { id: 3, name: 'Moss', tag: 'green' }, version: 0 } }, replayed: true });
+    const changed = rightOf(await store.plants.update(id(1), { tag: 'blue' as never }, { ifMatch: [0] })());
+    expect(changed.version).toBeGreaterThan(0);
+    // Above the ids stored before (a replayed server-assigned create may have used one up).
+    const next = rightOf(await store.plants.create({ name: name('New') })());
+    expect(next.plant.id).toBeGreaterThan(3);
+    expect(next.version).toBeGreaterThan(changed.version);
+    const admin = openAdminSql();
+    try {
+      const [index] = await admin`SELECT indexdef FROM pg_indexes WHERE schemaname = ${schema} AND indexname = 'plants_tag'`;
+      expect(String(index?.['indexdef'])).toContain('(tag, id) WHERE (tag IS NOT NULL)');
+    } finally {
+      await admin.end();
+    }
   });
 
   it('creates the schema named by the schema option, also when several instances race', async () => {
@@ -61,7 +105,7 @@ describePostgres('openPostgresStore migrations', () => {
     );
     const admin = openAdminSql();
     try {
-      const plant = rightOf(await stores[0]!.plants.create({ name: name('in its own schema') })());
+      const plant = rightOf(await stores[0]!.plants.create({ name: name('in its own schema') })()).plant;
       const [row] = await admin`SELECT name FROM ${admin(schema)}.plants WHERE id = ${plant.id}`;
       expect(row?.['name']).toBe('in its own schema');
       await Promise.all(stores.splice(0).map((s) => s.close()));
@@ -84,8 +128,8 @@ describePostgres('PostgreSQL store traps', () => {
   it('returns ids as JSON numbers, up to 2^53-1, although int8 arrives as a string', async () => {
     const store = await fresh.open();
     const max = id(MAX_PLANT_ID);
-    rightOf(await store.plants.create({ id: max, name: name('the last id') })());
-    const got = rightOf(await store.plants.get(max)());
+    rightOf(await store.plants.create({ id: max, name: name('the last id') })().then(plainPlant));
+    const got = rightOf(await store.plants.get(max)().then(plainPlant));
     expect(got).toEqual({ id: MAX_PLANT_ID, name: 'the last id' });
     expect(typeof got.id).toBe('number');
     const listed = rightOf(await store.plants.list(page(10, MAX_PLANT_ID - 1))());
@@ -95,17 +139,17 @@ describePostgres('PostgreSQL store traps', () => {
 
   it('assigns the smallest free ids above a moving cursor once a client took 2^53-1', async () => {
     const store = await fresh.open();
-    for (const n of [MAX_PLANT_ID, 1, 2, 4]) rightOf(await store.plants.create({ id: id(n), name: name(`chosen ${n}`) })());
+    for (const n of [MAX_PLANT_ID, 1, 2, 4]) rightOf(await store.plants.create({ id: id(n), name: name(`chosen ${n}`) })().then(plainPlant));
     const assigned: number[] = [];
-    for (let i = 0; i < 3; i += 1) assigned.push(rightOf(await store.plants.create({ name: name(`assigned ${i}`) })()).id);
+    for (let i = 0; i < 3; i += 1) assigned.push(rightOf(await store.plants.create({ name: name(`assigned ${i}`) })().then(plainPlant)).id);
     expect(assigned).toEqual([3, 5, 6]);
     // The cursor does not go back to a freed id while there are free ids above it.
     rightOf(await store.plants.delete(id(1))());
-    expect(rightOf(await store.plants.create({ name: name('after delete') })()).id).toBe(7);
+    expect(rightOf(await store.plants.create({ name: name('after delete') })().then(plainPlant)).id).toBe(7);
     // Client-chosen ids still work, also in the same batch as assigned ones.
     const [chosen, more] = await Promise.all([
-      store.plants.create({ id: id(100), name: name('chosen 100') })(),
-      store.plants.create({ name: name('more') })(),
+      store.plants.create({ id: id(100), name: name('chosen 100') })().then(plainPlant),
+      store.plants.create({ name: name('more') })().then(plainPlant),
     ]);
     expect(rightOf(chosen).id).toBe(100);
     expect(rightOf(more).id).toBe(8);
@@ -113,18 +157,18 @@ describePostgres('PostgreSQL store traps', () => {
 
   it('gives concurrent creates through two instances distinct free ids once 2^53-1 is taken', async () => {
     const [one, two] = [await fresh.open(), await fresh.open()];
-    rightOf(await one.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })());
+    rightOf(await one.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })().then(plainPlant));
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? one : two).plants.create({ name: name(`racer ${i}`) })()),
     );
-    const ids = results.map((r) => rightOf(r).id);
+    const ids = results.map((r) => rightOf(r).plant.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const [i, n] of ids.entries()) expect(rightOf(await two.plants.get(id(n))()).name).toBe(`racer ${i}`);
+    for (const [i, n] of ids.entries()) expect(rightOf(await two.plants.get(id(n))().then(plainPlant)).name).toBe(`racer ${i}`);
   });
 
   it('keeps assigned ids clear of explicit ids made concurrently through two instances', async () => {
     const [one, two] = [await fresh.open(), await fresh.open()];
-    const first = rightOf(await one.plants.create({ name: name('start') })()).id;
+    const first = rightOf(await one.plants.create({ name: name('start') })().then(plainPlant)).id;
     // Explicit ids just above the mark, where a sequence would hand them out again.
     const explicit = Array.from({ length: 40 }, (_, i) => first + 1 + i * 3);
     const writes = [
@@ -137,14 +181,14 @@ describePostgres('PostgreSQL store traps', () => {
     const explicitResults = results.slice(0, explicit.length);
     const assignedResults = results.slice(explicit.length);
     for (const r of explicitResults) expect(['Right', 'IdTaken']).toContain(tagOf(r));
-    const ids = [...explicitResults.flatMap((r) => (r._tag === 'Right' ? [r.right.id] : [])), ...assignedResults.map((r) => rightOf(r).id)];
+    const ids = [...explicitResults.flatMap((r) => (r._tag === 'Right' ? [r.right.plant.id] : [])), ...assignedResults.map((r) => rightOf(r).plant.id)];
     expect(new Set(ids).size).toBe(ids.length);
     for (const [i, r] of explicitResults.entries()) {
-      if (r._tag === 'Right') expect(rightOf(await one.plants.get(id(explicit[i]!))()).name).toBe(`explicit ${explicit[i]}`);
+      if (r._tag === 'Right') expect(rightOf(await one.plants.get(id(explicit[i]!))().then(plainPlant)).name).toBe(`explicit ${explicit[i]}`);
     }
-    for (const [i, r] of assignedResults.entries()) expect(rightOf(await two.plants.get(rightOf(r).id)()).name).toBe(`assigned ${i}`);
+    for (const [i, r] of assignedResults.entries()) expect(rightOf(await two.plants.get(rightOf(r).plant.id)().then(plainPlant)).name).toBe(`assigned ${i}`);
     // A later assigned id is above every id ever stored.
-    const later = rightOf(await two.plants.create({ name: name('later') })()).id;
+    const later = rightOf(await two.plants.create({ name: name('later') })().then(plainPlant)).id;
     expect(later).toBeGreaterThan(Math.max(...ids, ...explicit));
   });
 
@@ -152,11 +196,11 @@ describePostgres('PostgreSQL store traps', () => {
     const store = await fresh.open({ poolSize: 2, maxBatchSize: 7 });
     const contested = id(5_000_000);
     const writes = Array.from({ length: 600 }, (_, i) => {
-      if (i % 10 === 0) return store.plants.create({ id: contested, name: name(`racer ${i}`) })();
+      if (i % 10 === 0) return store.plants.create({ id: contested, name: name(`racer ${i}`) })().then(plainPlant);
       if (i % 10 === 5) return store.plants.delete(contested)();
-      return store.plants.create({ name: name(`bulk ${i}`) })();
+      return store.plants.create({ name: name(`bulk ${i}`) })().then(plainPlant);
     });
-    const reads = Array.from({ length: 600 }, () => store.plants.get(contested)());
+    const reads = Array.from({ length: 600 }, () => store.plants.get(contested)().then(plainPlant));
     const [written, read] = await Promise.all([Promise.all(writes), Promise.all(reads)]);
     // Writes apply in order: each create of the contested id follows a delete of it (or comes
     // first), so every one succeeds; each delete follows a create, so every one succeeds too.

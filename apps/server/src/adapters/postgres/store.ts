@@ -1,4 +1,4 @@
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, plantNotFound, type IdTaken, type Plant, type PlantNotFound } from '@plant-store/domain';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, plantNotFound, type IdTaken, type PlantNotFound } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
@@ -10,12 +10,12 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 // fetch_types when connections die, a replayed FATAL) are worked around here and in
 // gate.ts / write-queue.ts; see POSTGRES.md.
 import postgres from 'postgres';
-import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailable } from '../../ports/plant-store.js';
+import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailable, type VersionedPlant } from '../../ports/plant-store.js';
 import type { Store } from '../../ports/store.js';
 import type { NewToken, TokenRecord, TokenStore } from '../../ports/token-store.js';
 import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
 import { migratePostgres } from './migrations.js';
-import { plantFromRow, plantsFromRows, tokenFromRow, tokenRecordFromRow } from './rows.js';
+import { plantsFromRows, tokenFromRow, tokenRecordFromRow, versionedPlantFromRow } from './rows.js';
 import { countFromRow } from '../store-rows.js';
 import { PostgresWriteQueue } from './write-queue.js';
 import { createPostgresWebhookStore } from './webhook-store.js';
@@ -181,7 +181,7 @@ const createPostgresPlantStore = (
   writes: PostgresWriteQueue,
   logger: PostgresStoreLogger | undefined,
 ): PlantStore => ({
-  create: (plant) => async (): Promise<E.Either<IdTaken | StoreError, Plant>> => {
+  create: (plant) => async (): Promise<E.Either<IdTaken | StoreError, VersionedPlant>> => {
     const outcome = await writes.create(plant);
     if (E.isRight(outcome)) return outcome.right.result;
     // Without a key no key can be reused; should the queue say otherwise, that is a defect.
@@ -200,18 +200,24 @@ const createPostgresPlantStore = (
       ),
       E.map((rows) => ({ forgotten: rows.count, more: rows.count === limit })),
     ),
-  delete: (id) => () => writes.delete(id),
-  get: (id): TaskEither<PlantNotFound | StoreError, Plant> => async () =>
+  update: (id, patch, condition) => () => writes.update(id, patch, condition),
+  delete: (id, condition) => () => writes.delete(id, condition),
+  get: (id): TaskEither<PlantNotFound | StoreError, VersionedPlant> => async () =>
     pipe(
-      await gate.run('get plant', () => sql`SELECT id, name, tag FROM plants WHERE id = ${id}::int8`),
-      E.chainW((rows): E.Either<PlantNotFound | StoreError, Plant> =>
-        rows[0] === undefined ? E.left(plantNotFound(id)) : logDecodeFailure(logger, 'get plant')(plantFromRow(rows[0])),
+      await gate.run('get plant', () => sql`SELECT id, name, tag, version::text AS version FROM plants WHERE id = ${id}::int8`),
+      E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant> =>
+        rows[0] === undefined ? E.left(plantNotFound(id)) : logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(rows[0])),
       ),
     ),
-  // `id > $1 ORDER BY id LIMIT $2` is one seek into the primary key, whatever the table size.
-  list: ({ limit, after }) => async () =>
+  // `id > $1 ORDER BY id LIMIT $2` is one seek into the primary key, whatever the table size;
+  // with a tag, one seek into the partial index plants_tag (tag, id).
+  list: ({ limit, after, tag }) => async () =>
     pipe(
-      await gate.run('list plants', () => sql`SELECT id, name, tag FROM plants WHERE id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`),
+      await gate.run('list plants', () =>
+        tag === undefined
+          ? sql`SELECT id, name, tag FROM plants WHERE id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`
+          : sql`SELECT id, name, tag FROM plants WHERE tag = ${tag} AND id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`,
+      ),
       E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
     ),
   ping: () => async () =>

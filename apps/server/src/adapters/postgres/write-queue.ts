@@ -1,22 +1,38 @@
-import { idTaken, MAX_PLANT_ID, PlantIdFromPath, plantNotFound, type Plant, type PlantId, type PlantNotFound } from '@plant-store/domain';
+import {
+  idTaken,
+  MAX_PLANT_ID,
+  Plant,
+  PlantIdFromPath,
+  plantNotFound,
+  preconditionFailed,
+  type PlantId,
+  type PlantNotFound,
+  type PreconditionFailed,
+  type UpdatePlantRequest,
+} from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type postgres from 'postgres';
 import {
+  failedPrecondition,
   storeUnavailable,
   type IdempotencyClaim,
   type IdempotencyKeyReused,
   type KeyedCreate,
   type NewPlant,
   type StoreError,
+  type VersionedPlant,
+  type WriteCondition,
 } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
 import { savedCreateFromRow } from './rows.js';
+import { VersionFromText } from '../store-rows.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 
 /** A create's outcome; `replayed` only for a keyed create that found its key saved. */
 export type CreateOutcome = E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;
-type DeleteOutcome = E.Either<PlantNotFound | StoreError, void>;
+type UpdateOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
+type DeleteOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, void>;
 
 type Write =
   | {
@@ -25,7 +41,19 @@ type Write =
       readonly claim: IdempotencyClaim | undefined;
       readonly resolve: (outcome: CreateOutcome) => void;
     }
-  | { readonly kind: 'delete'; readonly id: PlantId; readonly resolve: (outcome: DeleteOutcome) => void };
+  | {
+      readonly kind: 'update';
+      readonly id: PlantId;
+      readonly patch: UpdatePlantRequest;
+      readonly condition: WriteCondition;
+      readonly resolve: (outcome: UpdateOutcome) => void;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly id: PlantId;
+      readonly condition: WriteCondition | undefined;
+      readonly resolve: (outcome: DeleteOutcome) => void;
+    };
 
 interface Queued {
   readonly write: Write;
@@ -84,8 +112,13 @@ export class PostgresWriteQueue {
     return new Promise((resolve) => this.submit({ kind: 'create', plant, claim, resolve }));
   }
 
-  delete(id: PlantId): Promise<DeleteOutcome> {
-    return new Promise((resolve) => this.submit({ kind: 'delete', id, resolve }));
+  /** A merge patch under `condition`, checked and written in one statement (see plant_store_write_v2). */
+  update(id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition): Promise<UpdateOutcome> {
+    return new Promise((resolve) => this.submit({ kind: 'update', id, patch, condition, resolve }));
+  }
+
+  delete(id: PlantId, condition?: WriteCondition): Promise<DeleteOutcome> {
+    return new Promise((resolve) => this.submit({ kind: 'delete', id, condition, resolve }));
   }
 
   /** Refuses new writes, then resolves once the queued ones are committed (or failed). */
@@ -133,10 +166,7 @@ export class PostgresWriteQueue {
         // A defect (commit itself never rejects on database errors): fail whatever is still
         // waiting rather than leave it hanging; resolving an already resolved write is a no-op.
         const failed = E.left(unavailable(`the write batch failed: ${error instanceof Error ? error.message : String(error)}`, 'DEFECT'));
-        for (const write of writes) {
-          if (write.kind === 'create') write.resolve(failed);
-          else write.resolve(failed);
-        }
+        for (const write of writes) fail(write, failed);
       })
       .finally(() => {
         this.running = undefined;
@@ -151,10 +181,7 @@ export class PostgresWriteQueue {
       if (E.isLeft(outcome)) {
         // This segment rolled back (or its outcome is unknown); the later ones never ran.
         const failed = E.left(outcome.left);
-        for (const write of segments.slice(index).flat()) {
-          if (write.kind === 'create') write.resolve(failed);
-          else write.resolve(failed);
-        }
+        for (const write of segments.slice(index).flat()) fail(write, failed);
         return;
       }
       // The statement has returned, so it has committed: hand out the outcomes.
@@ -197,32 +224,34 @@ export class PostgresWriteQueue {
           ), inserted AS (
             INSERT INTO plants (id, name, tag) SELECT id, ${plant.name}, ${plant.tag ?? null} FROM moved
             ON CONFLICT (id) DO NOTHING
-            RETURNING id
+            RETURNING id, version
           ), keyed AS (
             -- The key of a keyed create, with the plant. No key can be saved meanwhile: the
             -- batch that sent this create here found none, and this process holds it in flight.
-            INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at)
-            SELECT ${claim?.owner ?? null}, ${claim?.key ?? null}, ${claim?.request ?? null}, 201, id,
+            INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at)
+            SELECT ${claim?.owner ?? null}, ${claim?.key ?? null}, ${claim?.request ?? null}, 201, id, version,
                    now() + make_interval(secs => ${this.options.idempotencyTtlSeconds}::int4)
               FROM inserted WHERE ${claim !== undefined}
             ON CONFLICT (owner, key) DO UPDATE SET
-              request = EXCLUDED.request, status = EXCLUDED.status, plant_id = EXCLUDED.plant_id, expires_at = EXCLUDED.expires_at
+              request = EXCLUDED.request, status = EXCLUDED.status, plant_id = EXCLUDED.plant_id,
+              version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
           )
-          SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id`;
+          SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id,
+                 (SELECT version::text FROM inserted) AS version`;
         return GapRow.decode(row);
       });
       if (E.isLeft(outcome)) return outcome;
       const decoded = outcome.right;
       if (decoded._tag === 'Left') return E.left(unavailable('the id gap statement returned an unexpected row', 'BAD_RESULT'));
-      const { candidate, id } = decoded.right;
+      const { candidate, id, version } = decoded.right;
       if (candidate === null) return E.left(unavailable(`every plant id from 1 to ${MAX_PLANT_ID} is in use`, 'IDS_EXHAUSTED'));
-      if (id !== null) return E.right({ result: E.right(stored(id, plant)), replayed: false });
+      if (id !== null && version !== null) return E.right({ result: E.right({ plant: stored(id, plant), version }), replayed: false });
     }
     return E.left(unavailable('could not claim a free plant id; other writers took each one first', 'ID_CONTENTION'));
   }
 
   /**
-   * One transaction for writes that name distinct ids and keys: plant_store_write (see
+   * One transaction for writes that name distinct ids and keys: plant_store_write_v2 (see
    * migrations.ts), one statement on a pooled connection. Resolves to one row per write, in order.
    */
   private async runSegment(writes: readonly Write[]): Promise<readonly SegmentRow[]> {
@@ -230,9 +259,13 @@ export class PostgresWriteQueue {
     let autos = 0;
     let maxExplicit = 0;
     const input = writes.map((write, i) => {
-      // A delete never raises the mark: it stores nothing, and a 404 delete of 2^53−1 would
-      // otherwise send every later server-assigned create to the gap search for good.
-      if (write.kind === 'delete') return { i, op: 'delete', id: write.id };
+      // A delete or update never raises the mark: it stores no new id, and a 404 delete of
+      // 2^53−1 would otherwise send every later server-assigned create to the gap search for good.
+      if (write.kind === 'delete') return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition) };
+      if (write.kind === 'update') {
+        const { name, tag } = write.patch;
+        return { i, op: 'update', id: write.id, name: name ?? null, tag: tag ?? null, set_tag: tag !== undefined, ...conditionColumns(write.condition) };
+      }
       const { plant, claim } = write;
       const { id, name, tag } = plant;
       if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
@@ -247,7 +280,7 @@ export class PostgresWriteQueue {
       };
     });
     const rows = await sql`
-      SELECT * FROM plant_store_write(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
+      SELECT * FROM plant_store_write_v2(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
     const decoded = SegmentRows.decode(rows);
     if (decoded._tag === 'Left' || decoded.right.length !== writes.length) {
       throw new PostgresStoreError(`the write statement returned ${rows.length} unexpected rows for ${writes.length} writes`, undefined);
@@ -256,8 +289,18 @@ export class PostgresWriteQueue {
   }
 }
 
+const TextOrNull = t.union([t.string, t.null]);
 const SegmentRow = t.type(
-  { i: t.Int, id: t.union([t.string, t.null]), done: t.boolean, saved_status: t.union([t.number, t.null]) },
+  {
+    i: t.Int,
+    id: TextOrNull,
+    done: t.boolean,
+    found: t.boolean,
+    version: t.union([VersionFromText, t.null]),
+    name: TextOrNull,
+    tag: TextOrNull,
+    saved_status: t.union([t.number, t.null]),
+  },
   'SegmentRow',
 );
 type SegmentRow = t.TypeOf<typeof SegmentRow>;
@@ -278,7 +321,7 @@ const segment = (writes: readonly Write[]): Write[][] => {
   let ids = new Set<number>();
   let keys = new Set<string>();
   for (const write of writes) {
-    const id = write.kind === 'delete' ? write.id : write.plant.id;
+    const id = write.kind === 'create' ? write.plant.id : write.id;
     const key = write.kind === 'create' && write.claim !== undefined ? `${write.claim.owner}\n${write.claim.key}` : undefined;
     if ((id !== undefined && ids.has(id)) || (key !== undefined && keys.has(key))) {
       segments.push(current);
@@ -312,7 +355,11 @@ const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): CreateWr
       return;
     }
     if (write.kind === 'delete') {
-      write.resolve(row.done ? E.right(undefined) : E.left(plantNotFound(write.id)));
+      write.resolve(row.done ? E.right(undefined) : E.left(notDone(write.id, row, write.condition)));
+      return;
+    }
+    if (write.kind === 'update') {
+      write.resolve(row.done ? updatedPlant(write.id, row) : E.left(notDone(write.id, row, write.condition)));
       return;
     }
     const { plant, claim } = write;
@@ -324,7 +371,11 @@ const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): CreateWr
         write.resolve(E.left(unavailable(`the stored plant id ${String(row.id)} is out of range`, 'BAD_RESULT')));
         return;
       }
-      write.resolve(E.right({ result: E.right(stored(id.right, plant)), replayed: false }));
+      if (row.version === null) {
+        write.resolve(E.left(unavailable('the write statement returned no version for a stored plant', 'BAD_RESULT')));
+        return;
+      }
+      write.resolve(E.right({ result: E.right({ plant: stored(id.right, plant), version: row.version }), replayed: false }));
     } else if (plant.id !== undefined) {
       write.resolve(E.right({ result: E.left(idTaken(plant.id)), replayed: false }));
     } else if (Number(row.id) > MAX_PLANT_ID) {
@@ -338,6 +389,33 @@ const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): CreateWr
 };
 
 const GapRow = t.type(
-  { candidate: t.union([t.string, t.null]), id: t.union([PlantIdFromPath, t.null]) },
+  { candidate: t.union([t.string, t.null]), id: t.union([PlantIdFromPath, t.null]), version: t.union([VersionFromText, t.null]) },
   'GapRow',
 );
+
+/** Every write's resolve takes a StoreError. */
+const fail = (write: Write, failed: E.Either<StoreError, never>): void => {
+  if (write.kind === 'create') write.resolve(failed);
+  else if (write.kind === 'update') write.resolve(failed);
+  else write.resolve(failed);
+};
+
+/** `condition` as plant_store_write_v2 reads it: NULL, the JSON string "*", or an array of versions. */
+const conditionColumns = (condition: WriteCondition | undefined): { if_match: string | readonly number[] | null; if_none_match: string | readonly number[] | null } => ({
+  if_match: condition?.ifMatch === 'any' ? '*' : (condition?.ifMatch ?? null),
+  if_none_match: condition?.ifNoneMatch === 'any' ? '*' : (condition?.ifNoneMatch ?? null),
+});
+
+/** Why an update or delete did nothing: no plant, or (found) a precondition that failed. */
+const notDone = (id: PlantId, row: SegmentRow, condition: WriteCondition | undefined): PlantNotFound | PreconditionFailed | StoreError => {
+  if (!row.found) return plantNotFound(id);
+  const header = condition === undefined || row.version === null ? undefined : failedPrecondition(condition, row.version);
+  return header === undefined ? unavailable('the write statement refused a write whose conditions hold', 'BAD_RESULT') : preconditionFailed(id, header);
+};
+
+/** The plant an update left (changed or not), decoded like every row. */
+const updatedPlant = (id: PlantId, row: SegmentRow): UpdateOutcome => {
+  const plant = Plant.decode(row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag });
+  if (plant._tag === 'Left' || row.version === null) return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
+  return E.right({ plant: plant.right, version: row.version });
+};

@@ -156,7 +156,7 @@ describe('SQLite store in a real process', () => {
       // id is deleted; a delete whose acknowledgement the kill cut off may or may not be kept).
       for (const id of created) {
         if (id % 5 === 0) continue;
-        expect(await store.plants.get(id as PlantId)()).toEqual({ _tag: 'Right', right: { id, name: `plant ${id}` } });
+        expect(await store.plants.get(id as PlantId)()).toEqual({ _tag: 'Right', right: { plant: { id, name: `plant ${id}` }, version: expect.any(Number) } });
       }
       for (const id of deleted) {
         expect(await store.plants.get(id as PlantId)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });

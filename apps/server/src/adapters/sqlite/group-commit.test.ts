@@ -2,6 +2,7 @@ import type { PlantId, PlantName } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from './store.js';
+import { plainPlant } from '../../../test/contract/values.js';
 
 type Op = { readonly kind: 'create'; readonly id: number | undefined } | { readonly kind: 'delete'; readonly id: number };
 
@@ -35,7 +36,7 @@ describe('group commit', () => {
           const results = await Promise.all(
             ops.map((o) =>
               o.kind === 'create'
-                ? store.plants.create({ ...(o.id === undefined ? {} : { id: o.id as PlantId }), name: 'p' as PlantName })()
+                ? store.plants.create({ ...(o.id === undefined ? {} : { id: o.id as PlantId }), name: 'p' as PlantName })().then(plainPlant)
                 : store.plants.delete(o.id as PlantId)(),
             ),
           );

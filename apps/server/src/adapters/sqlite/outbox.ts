@@ -80,6 +80,10 @@ export class OutboxBatch {
     this.emit('plant.created', plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag });
   }
 
+  updated(plant: Plant): void {
+    this.emit('plant.updated', plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag });
+  }
+
   deleted(id: PlantId): void {
     this.emit('plant.deleted', { id });
   }

@@ -2,22 +2,22 @@ import { MAX_PLANT_ID } from '@plant-store/domain';
 import type BetterSqlite3 from 'better-sqlite3';
 import * as t from 'io-ts';
 
-const IdsRow = t.type({ high_water: t.number, gap_cursor: t.number, max_id: t.union([t.number, t.null]) }, 'IdsRow');
+const IdsRow = t.type({ high_water: t.number, gap_cursor: t.number, revision: t.number, max_id: t.union([t.number, t.null]) }, 'IdsRow');
 const IdRow = t.type({ id: t.number }, 'IdRow');
 
 /** The statements id allocation needs, prepared once per connection. */
 export interface PlantIdStatements {
   readonly load: BetterSqlite3.Statement<[]>;
-  readonly save: BetterSqlite3.Statement<[number, number]>;
+  readonly save: BetterSqlite3.Statement<[number, number, number]>;
   readonly exists: BetterSqlite3.Statement<[number]>;
   readonly nextGap: BetterSqlite3.Statement<[number, number]>;
 }
 
 export const preparePlantIdStatements = (db: BetterSqlite3.Database): PlantIdStatements => ({
   load: db.prepare(
-    'SELECT high_water, gap_cursor, (SELECT max(id) FROM plants) AS max_id FROM plant_ids WHERE singleton = 1',
+    'SELECT high_water, gap_cursor, revision, (SELECT max(id) FROM plants) AS max_id FROM plant_ids WHERE singleton = 1',
   ),
-  save: db.prepare('UPDATE plant_ids SET high_water = ?, gap_cursor = ? WHERE singleton = 1'),
+  save: db.prepare('UPDATE plant_ids SET high_water = ?, gap_cursor = ?, revision = ? WHERE singleton = 1'),
   exists: db.prepare('SELECT 1 FROM plants WHERE id = ?').pluck(),
   // The first id after a stored one that is itself free, walking the primary key from `from`.
   nextGap: db.prepare(
@@ -28,7 +28,11 @@ export const preparePlantIdStatements = (db: BetterSqlite3.Database): PlantIdSta
 });
 
 /**
- * Server-assigned ids for one write transaction.
+ * Server-assigned ids, and plant versions, for one write transaction.
+ *
+ * Versions: `revision` counts up, one per create and per update that changes a plant; each takes
+ * the next value, so no value is given twice (see migration 4). Like the mark, it is read once
+ * per batch and written back in the same transaction.
  *
  * The rule: a server-assigned id is one more than the largest id ever stored (the high-water
  * mark in `plant_ids`, also raised by client-chosen ids, and never lowered by deletes), so it
@@ -45,6 +49,7 @@ export const preparePlantIdStatements = (db: BetterSqlite3.Database): PlantIdSta
 export class PlantIdAllocator {
   private highWater = 0;
   private gapCursor = 0;
+  private revision = 0;
   private loaded = false;
   private dirty = false;
 
@@ -62,6 +67,14 @@ export class PlantIdAllocator {
     return id;
   }
 
+  /** The version for a plant this transaction creates or changes. */
+  nextVersion(): number {
+    this.load();
+    this.revision += 1;
+    this.dirty = true;
+    return this.revision;
+  }
+
   /** Records that `id` is now stored (client-chosen or assigned). */
   stored(id: number): void {
     this.load();
@@ -73,7 +86,7 @@ export class PlantIdAllocator {
 
   /** Writes the mark back; call inside the transaction, after the batch's writes. */
   finish(): void {
-    if (this.dirty) this.statements.save.run(this.highWater, this.gapCursor);
+    if (this.dirty) this.statements.save.run(this.highWater, this.gapCursor, this.revision);
     this.dirty = false;
   }
 
@@ -81,9 +94,10 @@ export class PlantIdAllocator {
     if (this.loaded) return;
     const row = IdsRow.decode(this.statements.load.get());
     if (row._tag === 'Left') throw new TypeError('plant_ids holds no valid high-water row');
-    const { high_water, gap_cursor, max_id } = row.right;
+    const { high_water, gap_cursor, revision, max_id } = row.right;
     this.highWater = Math.max(high_water, max_id ?? 0);
     this.gapCursor = gap_cursor;
+    this.revision = revision;
     this.dirty = this.highWater !== high_water;
     this.loaded = true;
   }

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../../ports/plant-store.js';
 import type { Scope } from '../../ports/token-store.js';
-import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders } from '../store-rows.js';
+import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, VersionFromNumber, versionedPlantDecoder } from '../store-rows.js';
 
 /**
  * Codecs for what SQLite hands back. Every row goes through one of these before it leaves the
@@ -56,6 +56,9 @@ export const plantFromRow = (row: unknown): E.Either<StoreUnavailable, Plant> =>
 /** Decodes every row of a page; the first bad row fails the page. */
 export const plantsFromRows = decodeEach(plantFromRow);
 
+/** A `plants` row with its `version` (an INTEGER) to a VersionedPlant. */
+export const versionedPlantFromRow = versionedPlantDecoder(plantFromRow, VersionFromNumber);
+
 /** `scopes` column: scope names separated by single spaces (possibly none). */
 const ScopesFromColumn = new t.Type<readonly Scope[], string, unknown>(
   'ScopesFromColumn',
@@ -103,5 +106,5 @@ const TokenRow = t.type(
 /** A `tokens` row to a TokenRecord, with its stored hash (`tokenFromRow`) or without it. */
 export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);
 
-/** An `idempotency_keys` row (plant_id an INTEGER) to the saved outcome. */
-export const savedCreateFromRow = savedCreateDecoder(PlantId);
+/** An `idempotency_keys` row (plant_id and version INTEGERs) to the saved outcome. */
+export const savedCreateFromRow = savedCreateDecoder(PlantId, VersionFromNumber);

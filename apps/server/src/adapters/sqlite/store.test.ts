@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { MAX_PLANT_ID, type IdempotencyKey, type PlantId, type PlantName } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import type { Either } from 'fp-ts/lib/Either.js';
@@ -9,6 +9,7 @@ import { canonicalRequest } from '../../idempotency/canonical-request.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
 import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
+import { plainPlant, rightOf } from '../../../test/contract/values.js';
 import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
 import { openSqliteStore, type SqliteStoreOptions } from './store.js';
 
@@ -63,6 +64,46 @@ describe('openSqliteStore', () => {
       expect(tables).toEqual(['idempotency_keys', 'plant_ids', 'plants', 'schema_migrations', 'tokens', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']);
     });
 
+    // A store as the release before plant versions left it (migrations 1–3), with plants, a
+    // saved idempotency key and a tag, upgraded in place by opening it with this release.
+    it('upgrades a store of the previous release in place: nothing lost, versions and the tag filter work', async () => {
+      const file = freshFile();
+      mkdirSync(dirname(file), { recursive: true });
+      const before = connect(file);
+      before.pragma('journal_mode = WAL');
+      expect(migrateSqlite(before, SQLITE_MIGRATIONS.filter((m) => m.version <= 3))).toEqual([1, 2, 3]);
+      before.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(1, 'Fern', 'green');
+      before.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(2, 'Cactus', null);
+      before.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(3, 'Moss', 'green');
+      before.prepare('UPDATE plant_ids SET high_water = 3').run();
+      const request = canonicalRequest({ name: 'Moss' as PlantName, tag: 'green' as never });
+      before
+        .prepare('INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at) VALUES (?, ?, ?, 201, 3, ?)')
+        .run('tok_old', 'old-key', request, Date.now() + 60_000);
+      before.close();
+
+      const store = await open({ file });
+      expect(rightOf(await store.plants.list({ limit: 10, after: 0 } as never)())).toEqual([
+        { id: 1, name: 'Fern', tag: 'green' },
+        { id: 2, name: 'Cactus' },
+        { id: 3, name: 'Moss', tag: 'green' },
+      ]);
+      expect(rightOf(await store.plants.get(1 as PlantId)())).toEqual({ plant: { id: 1, name: 'Fern', tag: 'green' }, version: 0 });
+      expect(rightOf(await store.plants.list({ limit: 10, after: 0, tag: 'green' } as never)()).map((p) => p.id)).toEqual([1, 3]);
+      const replay = rightOf(await store.plants.createOnce({ name: 'Moss' as PlantName, tag: 'green' as never }, { owner: 'tok_old', key: 'old-key' as IdempotencyKey, request })());
+      expect(replay).toEqual({ result: { _tag: 'Right', right: { plant: { id: 3, name: 'Moss', tag: 'green' }, version: 0 } }, replayed: true });
+      const changed = rightOf(await store.plants.update(1 as PlantId, { tag: 'blue' as never }, { ifMatch: [0] })());
+      expect(changed.version).toBeGreaterThan(0);
+      const next = rightOf(await store.plants.create({ name: 'New' as PlantName })());
+      expect(next.plant.id).toBe(4);
+      expect(next.version).toBeGreaterThan(changed.version);
+      await store.close();
+      const db = connect(file);
+      expect(db.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+      expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'plants_tag'").pluck().get()).toBe(1);
+      db.close();
+    });
+
     it('applies a new migration to an existing file in its own transaction', async () => {
       const file = freshFile();
       await (await open({ file })).close();
@@ -78,7 +119,7 @@ describe('openSqliteStore', () => {
     it('puts the file in WAL mode and creates missing parent folders', async () => {
       const file = join(dir, 'deep', 'er', 'plants.db');
       const store = await open({ file });
-      expect(tagOf(await store.plants.create({ name: name('x') })())).toBe('Right');
+      expect(tagOf(await store.plants.create({ name: name('x') })().then(plainPlant))).toBe('Right');
       expect(connect(file).pragma('journal_mode', { simple: true })).toBe('wal');
     });
 
@@ -95,12 +136,12 @@ describe('openSqliteStore', () => {
       const errors: { obj: object; msg: string }[] = [];
       const logger = { warn: () => undefined, error: (obj: object, msg: string) => errors.push({ obj, msg }) };
       const store = await open({ file, busyTimeoutMs: 20, logger });
-      await store.plants.create({ id: id(7), name: name('kept') })();
+      await store.plants.create({ id: id(7), name: name('kept') })().then(plainPlant);
       const locker = connect(file, 0);
       locker.exec('BEGIN IMMEDIATE');
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('a') })(),
-        store.plants.create({ name: name('b') })(),
+        store.plants.create({ id: id(1), name: name('a') })().then(plainPlant),
+        store.plants.create({ name: name('b') })().then(plainPlant),
         store.plants.delete(id(7))(),
         store.tokens.revoke('nobody', new Date())(),
       ]);
@@ -108,9 +149,9 @@ describe('openSqliteStore', () => {
       expect(results.map(causeCode)).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY']);
       expect(errors).toEqual([{ obj: expect.objectContaining({ writes: 4 }), msg: expect.stringMatching(/not applied/) }]);
       locker.exec('ROLLBACK');
-      expect(tagOf(await store.plants.get(id(1))())).toBe('PlantNotFound');
-      expect(tagOf(await store.plants.get(id(7))())).toBe('Right');
-      expect(tagOf(await store.plants.create({ id: id(1), name: name('a again') })())).toBe('Right');
+      expect(tagOf(await store.plants.get(id(1))().then(plainPlant))).toBe('PlantNotFound');
+      expect(tagOf(await store.plants.get(id(7))().then(plainPlant))).toBe('Right');
+      expect(tagOf(await store.plants.create({ id: id(1), name: name('a again') })().then(plainPlant))).toBe('Right');
     });
 
     it('fails every write of a batch whose COMMIT fails, and applies none', async () => {
@@ -124,9 +165,9 @@ describe('openSqliteStore', () => {
         BEGIN INSERT INTO test_guard VALUES (-1); END;
       `);
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('good') })(),
-        store.plants.create({ id: id(2), name: name('fails at commit') })(),
-        store.plants.create({ name: name('good too') })(),
+        store.plants.create({ id: id(1), name: name('good') })().then(plainPlant),
+        store.plants.create({ id: id(2), name: name('fails at commit') })().then(plainPlant),
+        store.plants.create({ name: name('good too') })().then(plainPlant),
         store.tokens.insert({ id: 'tok_x', name: 'x', scopes: [], hash: new Uint8Array(32), expiresAt: null })(),
       ]);
       expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
@@ -134,7 +175,7 @@ describe('openSqliteStore', () => {
       expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
       expect(await store.tokens.count()()).toEqual({ _tag: 'Right', right: 0 });
       // The next batch commits normally.
-      expect(tagOf(await store.plants.create({ id: id(1), name: name('good') })())).toBe('Right');
+      expect(tagOf(await store.plants.create({ id: id(1), name: name('good') })().then(plainPlant))).toBe('Right');
     });
 
     it('fails every write of a batch that SQLite rolls back midway', async () => {
@@ -143,13 +184,13 @@ describe('openSqliteStore', () => {
       connect(file).exec(`CREATE TRIGGER test_rollback BEFORE INSERT ON plants WHEN NEW.name = 'rollback'
         BEGIN SELECT RAISE(ROLLBACK, 'rolled back by a test trigger'); END;`);
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('before') })(),
-        store.plants.create({ id: id(2), name: name('rollback') })(),
-        store.plants.create({ id: id(3), name: name('after') })(),
+        store.plants.create({ id: id(1), name: name('before') })().then(plainPlant),
+        store.plants.create({ id: id(2), name: name('rollback') })().then(plainPlant),
+        store.plants.create({ id: id(3), name: name('after') })().then(plainPlant),
       ]);
       expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
       expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
-      expect(tagOf(await store.plants.create({ id: id(3), name: name('after') })())).toBe('Right');
+      expect(tagOf(await store.plants.create({ id: id(3), name: name('after') })().then(plainPlant))).toBe('Right');
     });
 
     it('fails only the write whose statement fails, and commits its neighbours', async () => {
@@ -158,9 +199,9 @@ describe('openSqliteStore', () => {
       connect(file).exec(`CREATE TRIGGER test_abort BEFORE INSERT ON plants WHEN NEW.name = 'abort'
         BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;`);
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('before') })(),
-        store.plants.create({ id: id(2), name: name('abort') })(),
-        store.plants.create({ id: id(3), name: name('after') })(),
+        store.plants.create({ id: id(1), name: name('before') })().then(plainPlant),
+        store.plants.create({ id: id(2), name: name('abort') })().then(plainPlant),
+        store.plants.create({ id: id(3), name: name('after') })().then(plainPlant),
       ]);
       expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
       const listed = await store.plants.list({ limit: 10, after: 0 } as never)();
@@ -191,18 +232,18 @@ describe('openSqliteStore', () => {
     it('keeps assigning fresh ids in range once a client took 2^53−1', async () => {
       const file = freshFile();
       const store = await open({ file });
-      expect(tagOf(await store.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })())).toBe('Right');
-      expect(await store.plants.get(id(MAX_PLANT_ID))()).toEqual({ _tag: 'Right', right: { id: MAX_PLANT_ID, name: 'last' } });
-      await store.plants.create({ id: id(2), name: name('client') })();
+      expect(tagOf(await store.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })().then(plainPlant))).toBe('Right');
+      expect(await store.plants.get(id(MAX_PLANT_ID))().then(plainPlant)).toEqual({ _tag: 'Right', right: { id: MAX_PLANT_ID, name: 'last' } });
+      await store.plants.create({ id: id(2), name: name('client') })().then(plainPlant);
       const assigned: number[] = [];
       for (let i = 0; i < 4; i += 1) {
-        const result = await store.plants.create({ name: name(`assigned ${i}`) })();
+        const result = await store.plants.create({ name: name(`assigned ${i}`) })().then(plainPlant);
         if (result._tag === 'Right') assigned.push(result.right.id);
       }
       expect(assigned).toEqual([1, 3, 4, 5]);
       await store.close();
       const reopened = await open({ file });
-      const next = await reopened.plants.create({ name: name('after reopen') })();
+      const next = await reopened.plants.create({ name: name('after reopen') })().then(plainPlant);
       expect(next._tag === 'Right' && next.right.id).toBe(6);
     });
 
@@ -210,7 +251,7 @@ describe('openSqliteStore', () => {
       const file = freshFile();
       const store = await open({ file });
       connect(file).prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(5, 'bad\u0001name', null);
-      expect(tagOf(await store.plants.get(id(5))())).toBe('StoreUnavailable');
+      expect(tagOf(await store.plants.get(id(5))().then(plainPlant))).toBe('StoreUnavailable');
       expect(tagOf(await store.plants.list({ limit: 10, after: 0 } as never)())).toBe('StoreUnavailable');
     });
   });
@@ -220,7 +261,7 @@ describe('openSqliteStore', () => {
       const file = freshFile();
       const store = await open({ file, maxBatchSize: 50 });
       const writes = Array.from({ length: 600 }, (_, i) =>
-        i % 3 === 2 ? store.plants.delete(id(i - 1))() : store.plants.create({ id: id(i + 1), name: name(`plant ${i}`) })(),
+        i % 3 === 2 ? store.plants.delete(id(i - 1))() : store.plants.create({ id: id(i + 1), name: name(`plant ${i}`) })().then(plainPlant),
       );
       expect((await Promise.all(writes)).every((r) => r._tag === 'Right')).toBe(true);
       await store.close();

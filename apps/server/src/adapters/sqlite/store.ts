@@ -1,10 +1,24 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, idTaken, plantNotFound, type IdTaken, type Plant, type PlantId, type PlantNotFound } from '@plant-store/domain';
+import {
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  idTaken,
+  plantNotFound,
+  preconditionFailed,
+  type IdTaken,
+  type Plant,
+  type PlantId,
+  type PlantNotFound,
+  type PreconditionFailed,
+  type UpdatePlantRequest,
+} from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import {
+  failedPrecondition,
+  isConditional,
+  patched,
   storeUnavailable,
   type IdempotencyClaim,
   type IdempotencyKeyReused,
@@ -12,6 +26,8 @@ import {
   type NewPlant,
   type PlantStore,
   type StoreError,
+  type VersionedPlant,
+  type WriteCondition,
 } from '../../ports/plant-store.js';
 import type { Store } from '../../ports/store.js';
 import type { NewToken, TokenRecord, TokenStore } from '../../ports/token-store.js';
@@ -31,7 +47,7 @@ import { SqliteBatch } from './batch.js';
 import { SqliteOutbox } from './outbox.js';
 import { createSqliteWebhookStore } from './webhook-store.js';
 import { TokenCache, tokenCacheKey, type FoundToken } from '../token-cache.js';
-import { plantFromRow, plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './rows.js';
+import { plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, tokenRecordFromRow, versionedPlantFromRow } from './rows.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 import { countFromRow } from '../store-rows.js';
 import type { StoreObserver } from '../../ports/store-observer.js';
@@ -189,20 +205,25 @@ const createSqlitePlantStore = (
   wal: WalSync | undefined,
   ttlMs: number,
 ): PlantStore => {
-  const insert = db.prepare<[number, string, string | null]>(
-    'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+  const insert = db.prepare<[number, string, string | null, number]>(
+    'INSERT INTO plants (id, name, tag, version) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
   );
+  const change = db.prepare<[string, string | null, number, number]>('UPDATE plants SET name = ?, tag = ?, version = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
-  const byId = db.prepare<[number]>('SELECT id, name, tag FROM plants WHERE id = ?');
+  const versionOf = db.prepare<[number]>('SELECT version FROM plants WHERE id = ?').pluck();
+  const byId = db.prepare<[number]>('SELECT id, name, tag, version FROM plants WHERE id = ?');
   const page = db.prepare<[number, number]>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?');
+  // Served by the partial index plants_tag (tag, id): one seek, whatever the store holds.
+  const tagPage = db.prepare<[string, number, number]>('SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?');
   const ping = db.prepare('SELECT 1').pluck();
-  const savedKey = db.prepare<[string, string]>('SELECT request, status, plant_id FROM idempotency_keys WHERE owner = ? AND key = ?');
+  const savedKey = db.prepare<[string, string]>('SELECT request, status, plant_id, version FROM idempotency_keys WHERE owner = ? AND key = ?');
   // Claims a key for a create, as its 201: a new key, or one whose saved outcome has expired
   // (overwritten). No change: the key holds an unexpired outcome, to be replayed.
-  const claimKey = db.prepare<[string, string, string, number, number, number]>(
-    `INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at) VALUES (?, ?, ?, 201, ?, ?)
+  const claimKey = db.prepare<[string, string, string, number, number, number, number]>(
+    `INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at) VALUES (?, ?, ?, 201, ?, ?, ?)
      ON CONFLICT (owner, key) DO UPDATE SET
-       request = excluded.request, status = 201, plant_id = excluded.plant_id, expires_at = excluded.expires_at
+       request = excluded.request, status = 201, plant_id = excluded.plant_id, version = excluded.version,
+       expires_at = excluded.expires_at
      WHERE idempotency_keys.expires_at <= ?`,
   );
   const keyGotConflict = db.prepare<[string, string]>('UPDATE idempotency_keys SET status = 409 WHERE owner = ? AND key = ?');
@@ -222,20 +243,62 @@ const createSqlitePlantStore = (
   // What was just stored, built from the already-decoded request rather than read back: the
   // name and tag are the caller's branded values and the id is in range (checked or assigned).
   // The plant.created event commits with it (the outbox writes nothing without subscribers).
-  const insertAt = (id: PlantId, plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, Plant> => {
-    if (insert.run(id, plant.name, plant.tag ?? null).changes === 0) {
+  const insertAt = (id: PlantId, version: number, plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, VersionedPlant> => {
+    if (insert.run(id, plant.name, plant.tag ?? null, version).changes === 0) {
       // A server-assigned id cannot be taken while the high-water mark holds; refuse rather than guess.
       return E.left(plant.id !== undefined ? idTaken(id) : storeUnavailable(new Error(`assigned plant id ${id} is already taken`)));
     }
     batch.ids.stored(id);
     const stored: Plant = plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
     batch.outbox.created(stored);
-    return E.right(stored);
+    return E.right({ plant: stored, version });
   };
 
-  const create = (plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, Plant> => {
+  const create = (plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, VersionedPlant> => {
     const id = idFor(plant, batch.ids);
-    return id === undefined ? E.left(idsExhausted()) : insertAt(id, plant, batch);
+    return id === undefined ? E.left(idsExhausted()) : insertAt(id, batch.ids.nextVersion(), plant, batch);
+  };
+
+  /** The plant as this transaction sees it, or PlantNotFound. */
+  const current = (id: PlantId): E.Either<PlantNotFound | StoreError, VersionedPlant> => {
+    const row = byId.get(id);
+    return row === undefined ? E.left(plantNotFound(id)) : versionedPlantFromRow(row);
+  };
+
+  /**
+   * A patch inside its batch's transaction, after every earlier write (BEGIN IMMEDIATE): the
+   * precondition is checked against the committed version and the plant written in the same
+   * transaction, so no other write can come between. Nothing changes: no write, same version.
+   */
+  const update = (
+    id: PlantId,
+    patch: UpdatePlantRequest,
+    condition: WriteCondition,
+    batch: SqliteBatch,
+  ): E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant> => {
+    const found = current(id);
+    if (E.isLeft(found)) return found;
+    const failed = failedPrecondition(condition, found.right.version);
+    if (failed !== undefined) return E.left(preconditionFailed(id, failed));
+    const before = found.right.plant;
+    const after = patched(before, patch);
+    if (after.name === before.name && after.tag === before.tag) return found;
+    const version = batch.ids.nextVersion();
+    change.run(after.name, after.tag ?? null, version, id);
+    batch.outbox.updated(after);
+    return E.right({ plant: after, version });
+  };
+
+  const removeAt = (id: PlantId, condition: WriteCondition | undefined, batch: SqliteBatch): E.Either<PlantNotFound | PreconditionFailed | StoreError, void> => {
+    if (condition !== undefined && isConditional(condition)) {
+      const version = versionOf.get(id) as number | undefined;
+      if (version === undefined) return E.left(plantNotFound(id));
+      const failed = failedPrecondition(condition, version);
+      if (failed !== undefined) return E.left(preconditionFailed(id, failed));
+    }
+    if (remove.run(id).changes === 0) return E.left(plantNotFound(id));
+    batch.outbox.deleted(id);
+    return E.right(undefined);
   };
 
   /**
@@ -253,11 +316,12 @@ const createSqlitePlantStore = (
     const id = idFor(plant, batch.ids);
     if (id === undefined) return E.left(idsExhausted());
     const now = Date.now();
-    if (claimKey.run(owner, key, request, id, now + ttlMs, now).changes === 0) {
+    const version = batch.ids.nextVersion();
+    if (claimKey.run(owner, key, request, id, version, now + ttlMs, now).changes === 0) {
       return E.chainW((saved: SavedCreate) => replayOf(saved, claim))(savedCreateFromRow(savedKey.get(owner, key)));
     }
     try {
-      const result = insertAt(id, plant, batch);
+      const result = insertAt(id, version, plant, batch);
       if (E.isRight(result)) return E.right({ result, replayed: false });
       if (result.left._tag === 'IdTaken') {
         keyGotConflict.run(owner, key);
@@ -274,7 +338,7 @@ const createSqlitePlantStore = (
   };
 
   return {
-    create: (plant): TaskEither<IdTaken | StoreError, Plant> => () => commits.submit((batch) => create(plant, batch)),
+    create: (plant): TaskEither<IdTaken | StoreError, VersionedPlant> => () => commits.submit((batch) => create(plant, batch)),
     createOnce: (plant, claim) => () => commits.submit((batch) => createOnce(plant, claim, batch)),
     purgeExpiredKeys: (limit) => () =>
       commits.submit(() => {
@@ -287,21 +351,12 @@ const createSqlitePlantStore = (
         sweptTo = more ? [last.owner, last.key] : ['', ''];
         return E.right({ forgotten, more });
       }),
-    delete: (id): TaskEither<PlantNotFound | StoreError, void> => () =>
-      commits.submit((batch) => {
-        if (remove.run(id).changes === 0) return E.left(plantNotFound(id));
-        batch.outbox.deleted(id);
-        return E.right(undefined);
-      }),
-    get: (id) => async () =>
-      whenDurable(
-        wal,
-        attempt(isClosed, (): E.Either<PlantNotFound | StoreError, Plant> => {
-          const row = byId.get(id);
-          return row === undefined ? E.left(plantNotFound(id)) : plantFromRow(row);
-        }),
-      ),
-    list: ({ limit, after }) => async () => whenDurable(wal, attempt(isClosed, () => plantsFromRows(page.all(after, limit)))),
+    update: (id, patch, condition) => () => commits.submit((batch) => update(id, patch, condition, batch)),
+    delete: (id, condition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void> => () =>
+      commits.submit((batch) => removeAt(id, condition, batch)),
+    get: (id) => async () => whenDurable(wal, attempt(isClosed, () => current(id))),
+    list: ({ limit, after, tag }) => async () =>
+      whenDurable(wal, attempt(isClosed, () => plantsFromRows(tag === undefined ? page.all(after, limit) : tagPage.all(tag, after, limit)))),
     ping: () => async () =>
       attempt(isClosed, () => {
         if (wal?.failure !== undefined) return E.left(storeUnavailable(wal.failure));
