@@ -1,4 +1,4 @@
-import { createPlantStoreClient, NotFoundError, ConflictError } from '@plant-store/client';
+import { createPlantStoreClient, NotFoundError, ConflictError, PreconditionFailedError } from '@plant-store/client';
 import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from './support/processes.js';
@@ -55,6 +55,27 @@ describePostgres('two server processes over one PostgreSQL database', () => {
     for (const a of lost) expect((a as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
     const stored = await clientOf(1).get(8_000_001);
     expect(stored).toEqual((won[0] as PromiseFulfilledResult<unknown>).value);
+  });
+
+  it('concurrent patches of one plant with the same ETag across both → exactly one 200, the rest 412', async () => {
+    const created = await clientOf(0).create({ id: 8_000_003, name: 'Contested', tag: 'v1' });
+    const etag = created.etag as string;
+    expect(etag).toMatch(/^"[0-9a-z]+"$/);
+    // The ETag of the 201 is the one the other instance shows.
+    expect((await clientOf(1).get(8_000_003)).etag).toBe(etag);
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => clientOf(i % 2).update(8_000_003, { name: `writer ${i}` }, { ifMatch: etag })),
+    );
+    const won = attempts.filter((a) => a.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const a of attempts.filter((a) => a.status === 'rejected')) {
+      expect((a as PromiseRejectedResult).reason).toBeInstanceOf(PreconditionFailedError);
+    }
+    const winner = (won[0] as PromiseFulfilledResult<{ name: string; etag: string }>).value;
+    const stored = await clientOf(1).get(8_000_003);
+    expect(stored).toEqual({ id: 8_000_003, name: winner.name, tag: 'v1' });
+    expect(stored.etag).toBe(winner.etag);
+    expect(winner.etag).not.toBe(etag);
   });
 
   it('concurrent deletes of one plant across both → exactly one 204, the rest 404', async () => {

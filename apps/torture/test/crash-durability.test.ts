@@ -11,7 +11,8 @@ import { createToken } from './support/token.js';
 /**
  * Crash durability (issue 7, item 1): rounds of mixed load from many concurrent requests, SIGKILL
  * at a random moment, restart on the same store. After each round every acknowledged create (201)
- * is there with its exact name and tag, every acknowledged delete (204) is gone, nothing is there
+ * is there with its exact name and tag, every acknowledged patch (200) too (issue 18: a stream of
+ * patches under the kill), every acknowledged delete (204) is gone, nothing is there
  * that no request asked for (requests without an answer are "unknown": either outcome is allowed),
  * and on SQLite `PRAGMA integrity_check` says ok.
  */
@@ -40,7 +41,8 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
   const token = await createToken(target.databaseUrl, `torture-${target.label}`);
   const rand = seeded(seed);
   // chosen ids count up from 1 below a fence plant at 10^9; server-assigned ids go above the fence
-  const ledger = new Ledger(1);
+  // A fifth of the steps patch a present plant (JSON Merge Patch of its name and tag).
+  const ledger = new Ledger(1, { patchShare: 0.2 });
   let server: ServerProcess = await startServer({ DATABASE_URL: target.databaseUrl, LOG_LEVEL: 'warn' });
   try {
     const setup = new http.Agent({ keepAlive: false });
@@ -89,7 +91,7 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
 
 const summary = (label: string, rounds: number, ledger: Ledger): string =>
   `crash-durability ${label}: ${rounds}/${rounds} rounds survived SIGKILL, ${ledger.tally.requests} requests, ` +
-  `acknowledged ${ledger.tally.creates} creates + ${ledger.tally.deletes} deletes, ${ledger.tally.unknown} unknown, ` +
+  `acknowledged ${ledger.tally.creates} creates + ${ledger.tally.patches} patches + ${ledger.tally.deletes} deletes, ${ledger.tally.unknown} unknown, ` +
   `${ledger.tally.conflicts} conflicts, ${ledger.present.size} plants at the end, lost ${ledger.tally.lost}`;
 
 const seedOf = (): number => Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
@@ -118,6 +120,7 @@ describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
     // the rounds really exercised the store: acknowledged writes and unknown outcomes both happened
     expect(ledger.tally.creates).toBeGreaterThan(knobs.rounds * 10);
     expect(ledger.tally.deletes).toBeGreaterThan(0);
+    expect(ledger.tally.patches).toBeGreaterThan(0);
   });
 });
 

@@ -37,21 +37,25 @@ export class Ledger {
   private readonly maybeCreated = new Map<number, Expected>();
   private readonly maybeAuto = new Map<string, Expected>();
   private readonly maybeDeleted = new Set<number>();
-  private readonly deleting = new Set<number>();
+  /** A patch of the id got no answer: the plant is as acknowledged, or as that patch made it. */
+  private readonly maybePatched = new Map<number, Expected>();
+  /** Ids with a delete or a patch in flight: no other request of the load touches them meanwhile. */
+  private readonly busy = new Set<number>();
   private nextChosenId: number;
   private seq = 0;
 
-  readonly tally = { creates: 0, deletes: 0, unknown: 0, conflicts: 0, refused: 0, lost: 0, requests: 0 };
+  readonly tally = { creates: 0, patches: 0, deletes: 0, unknown: 0, conflicts: 0, refused: 0, lost: 0, requests: 0 };
   /** Every contract violation seen, in words. */
   readonly violations: string[] = [];
 
   /**
-   * `deleteShare`: the fraction of steps that delete (when there is something to delete);
-   * `allowUnavailable`: a 503 with the contract's body is a legitimate refusal (while shutting down).
+   * `deleteShare` / `patchShare`: the fractions of steps that delete / patch (when there is
+   * something to act on; default 0.25 / 0); `allowUnavailable`: a 503 with the contract's body is
+   * a legitimate refusal (while shutting down).
    */
   constructor(
     firstChosenId: number,
-    private readonly options: { readonly deleteShare?: number; readonly allowUnavailable?: boolean } = {},
+    private readonly options: { readonly deleteShare?: number; readonly patchShare?: number; readonly allowUnavailable?: boolean } = {},
   ) {
     this.nextChosenId = firstChosenId;
   }
@@ -68,15 +72,55 @@ export class Ledger {
   async step(agent: http.Agent, port: number, token: string, label: string, rand: () => number): Promise<void> {
     const r = rand();
     const deleteShare = this.options.deleteShare ?? 0.25;
-    const deletable = r < deleteShare ? this.pickDeletable(rand) : undefined;
+    const patchShare = this.options.patchShare ?? 0;
+    const deletable = r < deleteShare ? this.pickIdle(rand) : undefined;
     if (deletable !== undefined) return this.remove(agent, port, token, deletable);
+    const patchable = r >= deleteShare && r < deleteShare + patchShare ? this.pickIdle(rand) : undefined;
+    if (patchable !== undefined) return this.patch(agent, port, token, patchable, this.newPlant(label));
     const plant = this.newPlant(label);
-    const id = r < deleteShare + (1 - deleteShare) / 2 ? this.nextChosenId++ : undefined;
+    const createShare = 1 - deleteShare - patchShare;
+    const id = (r - deleteShare - patchShare) / createShare < 0.5 ? this.nextChosenId++ : undefined;
     return this.create(agent, port, token, plant, id);
   }
 
-  private pickDeletable(rand: () => number): number | undefined {
-    return pickPresent(this.present, this.deleting, rand);
+  private pickIdle(rand: () => number): number | undefined {
+    return pickPresent(this.present, this.busy, rand);
+  }
+
+  /** A merge patch setting the name and the tag (`null` when the new plant has none). */
+  private async patch(agent: http.Agent, port: number, token: string, id: number, plant: Expected): Promise<void> {
+    const body = JSON.stringify({ name: plant.name, tag: plant.tag ?? null });
+    this.busy.add(id);
+    this.tally.requests++;
+    try {
+      const res = await send({
+        agent,
+        port,
+        method: 'PATCH',
+        path: `/plants/${id}`,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json' },
+        body,
+      });
+      if (res.status === 200) {
+        const expected = plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
+        if (JSON.stringify(safeJson(res.body)) !== JSON.stringify(expected)) this.violate(`PATCH ${id} ${body} → 200 ${res.body}`);
+        if (!/^"[0-9a-z]+"$/.test(String(res.headers.etag))) this.violate(`PATCH ${id} → 200 without a strong ETag: ${String(res.headers.etag)}`);
+        this.present.set(id, plant);
+        this.tally.patches++;
+      } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
+        this.tally.refused++;
+      } else {
+        // 404 here means an acknowledged create was lost: nobody else deletes it
+        this.violate(`PATCH /plants/${id} of a present plant → ${res.status} ${res.body}`);
+      }
+    } catch (err) {
+      if (!(err instanceof RequestFailed)) throw err;
+      if (err.phase === 'truncated') this.violate(`PATCH /plants/${id}: truncated response (${err.code})`);
+      this.tally.unknown++;
+      this.maybePatched.set(id, plant);
+    } finally {
+      this.busy.delete(id);
+    }
   }
 
   private async create(agent: http.Agent, port: number, token: string, plant: Expected, id: number | undefined): Promise<void> {
@@ -119,7 +163,7 @@ export class Ledger {
   }
 
   private async remove(agent: http.Agent, port: number, token: string, id: number): Promise<void> {
-    this.deleting.add(id);
+    this.busy.add(id);
     this.tally.requests++;
     try {
       const res = await send({ agent, port, method: 'DELETE', path: `/plants/${id}`, headers: { authorization: `Bearer ${token}` } });
@@ -140,7 +184,7 @@ export class Ledger {
       this.tally.unknown++;
       this.maybeDeleted.add(id);
     } finally {
-      this.deleting.delete(id);
+      this.busy.delete(id);
     }
   }
 
@@ -172,8 +216,10 @@ export class Ledger {
     const same = (p: StoredPlant, e: Expected) => p.name === e.name && p.tag === e.tag;
     for (const [id, plant] of stored) {
       const known = this.present.get(id);
+      const patched = this.maybePatched.get(id);
       if (known !== undefined) {
-        if (!same(plant, known)) found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
+        if (patched !== undefined && same(plant, patched)) this.present.set(id, patched);
+        else if (!same(plant, known)) found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
       } else if (this.maybeCreated.has(id) && same(plant, this.maybeCreated.get(id) as Expected)) {
         this.landed(id, plant);
       } else if (this.maybeAuto.has(plant.name) && same(plant, this.maybeAuto.get(plant.name) as Expected)) {
@@ -198,6 +244,7 @@ export class Ledger {
     this.maybeCreated.clear();
     this.maybeAuto.clear();
     this.maybeDeleted.clear();
+    this.maybePatched.clear();
     this.tally.lost += found.length;
     return found;
   }
