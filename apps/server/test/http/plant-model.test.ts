@@ -56,6 +56,14 @@ const headerValue = (model: Model, id: number, kind: Precondition): string | und
   }
 };
 
+/** The If-Match / If-None-Match values a command sends for `id`, and the headers that carry them. */
+const preconditions = (model: Model, id: number, match: Precondition, noneMatch: Precondition = 'none') => {
+  const ifMatch = headerValue(model, id, match);
+  const ifNoneMatch = headerValue(model, id, noneMatch);
+  const headers = { ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }), ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }) };
+  return { ifMatch, ifNoneMatch, headers };
+};
+
 /** Whether `value` (If-Match, strong comparison) holds for the plant as the model has it. */
 const ifMatchHolds = (value: string, plant: ModelPlant): boolean => value === '*' || value === plant.etag;
 /** Whether `value` (If-None-Match, weak comparison) matches the plant. */
@@ -115,11 +123,8 @@ class Get implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, { server }: Real): Promise<void> {
     const id = idOf(model, this.pick);
     const plant = model.plants.get(id);
-    const ifMatch = headerValue(model, id, this.ifMatch);
-    const ifNoneMatch = headerValue(model, id, this.ifNoneMatch);
-    const reply = await request(server, `/plants/${id}`, {
-      headers: { ...bearer(server.tokens.all), ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }), ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }) },
-    });
+    const { ifMatch, ifNoneMatch, headers } = preconditions(model, id, this.ifMatch, this.ifNoneMatch);
+    const reply = await request(server, `/plants/${id}`, { headers: { ...bearer(server.tokens.all), ...headers } });
     if (plant === undefined) return expectStatus(reply, 404, this.toString());
     if (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) return expectStatus(reply, 412, this.toString());
     if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, plant)) {
@@ -149,16 +154,10 @@ class Patch implements fc.AsyncCommand<Model, Real> {
     const plant = model.plants.get(id);
     const tag = this.tag === undefined || this.tag === null ? this.tag : model.tags[this.tag % model.tags.length];
     const body = { ...(this.name === undefined ? {} : { name: this.name }), ...(tag === undefined ? {} : { tag }) };
-    const ifMatch = headerValue(model, id, this.ifMatch);
-    const ifNoneMatch = headerValue(model, id, this.ifNoneMatch);
+    const { ifMatch, ifNoneMatch, headers } = preconditions(model, id, this.ifMatch, this.ifNoneMatch);
     const reply = await request(server, `/plants/${id}`, {
       method: 'PATCH',
-      headers: {
-        ...bearer(server.tokens.all),
-        'content-type': 'application/merge-patch+json',
-        ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }),
-        ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }),
-      },
+      headers: { ...bearer(server.tokens.all), 'content-type': 'application/merge-patch+json', ...headers },
       body: JSON.stringify(body),
     });
     if (plant === undefined) return expectStatus(reply, 404, this.toString());
@@ -188,11 +187,8 @@ class Delete implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, { server }: Real): Promise<void> {
     const id = idOf(model, this.pick);
     const plant = model.plants.get(id);
-    const ifMatch = headerValue(model, id, this.ifMatch);
-    const reply = await request(server, `/plants/${id}`, {
-      method: 'DELETE',
-      headers: { ...bearer(server.tokens.all), ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) },
-    });
+    const { ifMatch, headers } = preconditions(model, id, this.ifMatch);
+    const reply = await request(server, `/plants/${id}`, { method: 'DELETE', headers: { ...bearer(server.tokens.all), ...headers } });
     if (plant === undefined) return expectStatus(reply, 404, this.toString());
     if (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) return expectStatus(reply, 412, this.toString());
     expectStatus(reply, 204, this.toString());
