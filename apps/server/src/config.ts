@@ -10,7 +10,7 @@ import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './webhooks/retry-
 
 /**
  * The server's configuration, decoded from the environment. Every variable, its default and its
- * meaning are listed in apps/server/README.md; keep the two in step.
+ * meaning are listed in the root README and in .env.example; test/configuration-docs.test.ts keeps the three in step.
  */
 export interface Config {
   readonly host: string;

@@ -1,0 +1,101 @@
+/**
+ * The configuration is documented exactly (issue 20). What the server reads is found mechanically:
+ * decodeConfig and configWarnings run over an environment that records every name looked up, and
+ * no source file reads `process.env` except through them. The README's Configuration table and
+ * the root `.env.example` must name exactly those variables, and `.env.example` must hold only
+ * defaults, so that copying it to `.env` (even uncommented) changes nothing.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { CLIENT_TOKEN_VARIABLE, configWarnings, decodeConfig } from '../src/config.js';
+
+const root = new URL('../../../', import.meta.url);
+const src = new URL('../src/', import.meta.url);
+const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
+
+/** Every name decodeConfig and configWarnings look up in the environment. */
+const namesLookedUp = (): string[] => {
+  const names = new Set<string>();
+  const recorder = new Proxy<Record<string, string | undefined>>(
+    {},
+    {
+      get: (_, name) => {
+        if (typeof name === 'string') names.add(name);
+        return undefined;
+      },
+    },
+  );
+  decodeConfig(recorder);
+  configWarnings(recorder);
+  return [...names];
+};
+
+// PLANT_STORE_TOKEN is looked up only to warn that the server ignores it (the client CLI's token).
+const serverVariables = namesLookedUp().filter((name) => name !== CLIENT_TOKEN_VARIABLE);
+
+/** The README's Configuration table: variable → its default cell, in table order. */
+const readmeTable = (): Map<string, string> => {
+  const readme = read('README.md');
+  const start = readme.indexOf('\n## Configuration\n');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return new Map([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+};
+
+/** `.env.example`: variable → value, in file order, from `# NAME=value` (or `NAME=value`) lines. */
+const envExample = (): Map<string, string> =>
+  new Map([...read('.env.example').matchAll(/^(?:# )?([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+
+const sourceFiles = (dir: URL): URL[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(new URL(`${entry.name}/`, dir)) : entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [new URL(entry.name, dir)] : [],
+  );
+
+describe('the configuration the server reads', () => {
+  it('comes from process.env only through decodeConfig and configWarnings', () => {
+    const strays = sourceFiles(src).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (line.replace(/(?:decodeConfig|configWarnings)\(process\.env\)/g, '').includes('process.env') ? [`${file.pathname.slice(src.pathname.length)}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(strays, 'read variables in src/config.ts, so that they are decoded, checked and documented').toEqual([]);
+    expect(serverVariables).toContain('DATABASE_URL');
+  });
+
+  it('is exactly the README Configuration table', () => {
+    expect([...readmeTable().keys()].sort()).toEqual([...serverVariables].sort());
+  });
+
+  it('is exactly .env.example, in the order of the README table', () => {
+    expect([...envExample().keys()]).toEqual([...readmeTable().keys()]);
+  });
+
+  it('reaches the server under `pnpm start` and `pnpm dev` (turbo passes only passThroughEnv)', () => {
+    const tasks = (JSON.parse(read('turbo.json')) as { tasks: Record<string, { passThroughEnv?: string[] }> }).tasks;
+    for (const task of ['start', 'dev']) {
+      const passed = tasks[task]?.passThroughEnv ?? [];
+      const covered = (name: string) => passed.some((p) => p === name || (p.endsWith('*') && name.startsWith(p.slice(0, -1))));
+      expect(serverVariables.filter((name) => !covered(name)), `turbo.json tasks.${task}.passThroughEnv`).toEqual([]);
+    }
+  });
+});
+
+describe('.env.example', () => {
+  it('comments out every variable', () => {
+    expect(read('.env.example').match(/^[A-Z][A-Z0-9_]*=.*$/gm) ?? []).toEqual([]);
+  });
+
+  it('holds only defaults: uncommented, it decodes to the configuration of an empty environment', () => {
+    const uncommented = Object.fromEntries(envExample());
+    expect(decodeConfig(uncommented)).toEqual(decodeConfig({}));
+    expect(E.isRight(decodeConfig({}))).toBe(true);
+  });
+
+  it('agrees with the README on every default it spells out', () => {
+    const table = readmeTable();
+    const disagreements = [...envExample()]
+      .filter(([name, value]) => value !== '' && !(table.get(name) ?? '').includes(`\`${value}\``))
+      .map(([name, value]) => `${name}=${value} but the README's default is ${table.get(name) ?? '(missing)'}`);
+    expect(disagreements).toEqual([]);
+  });
+});

@@ -1,0 +1,2687 @@
+// Generated from the Plant Store's GET /openapi.json by openapi-typescript: do not edit.
+// Make it again with `pnpm -C examples generate` against a running server.
+export interface paths {
+    "/plants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List plants, one page at a time
+         * @description Needs scope `plants:read`. Plants in ascending id order, starting after `after`, only those whose tag is `tag` when it is given. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page (with `&tag=…` when filtered); a shorter page has none. The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space, as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`, an unknown or repeated parameter → 400. The cost of a page does not depend on how many plants the store holds, nor on how many carry other tags.
+         */
+        get: operations["listPlants"];
+        put?: never;
+        /**
+         * Create a plant
+         * @description Needs scope `plants:write`. `Content-Type` must be `application/json` (a `charset=utf-8` parameter is fine); any other media type, or a `Content-Encoding` other than `identity`, → 415. The body may be at most 16 KiB as sent (configurable) → else 413; it must be valid UTF-8 → else 400. When `id` is absent the server assigns one that never collides with an existing plant.
+         */
+        post: operations["createPlant"];
+        delete?: never;
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, POST, OPTIONS`.
+         */
+        options: operations["optionsPlants"];
+        /**
+         * List plants, one page at a time (headers only)
+         * @description As `GET`, with the same status and headers and no body. Needs scope `plants:read`. Plants in ascending id order, starting after `after`, only those whose tag is `tag` when it is given. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page (with `&tag=…` when filtered); a shorter page has none. The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space, as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`, an unknown or repeated parameter → 400. The cost of a page does not depend on how many plants the store holds, nor on how many carry other tags.
+         */
+        head: operations["headPlants"];
+        patch?: never;
+        trace?: never;
+    };
+    "/plants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The plant's id, an integer 1 … 9007199254740991 (2^53−1), written in the path as decimal digits with no sign and no leading zero (`7`, never `07`, `+7` or `7.0`); anything else → 400.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one plant
+         * @description Needs scope `plants:read`. With `If-None-Match` naming the current ETag (or `*`): 304 without a body, so a client can check a copy it has cheaply. With `If-Match` not naming it: 412.
+         */
+        get: operations["getPlant"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a plant
+         * @description Needs scope `plants:write`. Of concurrent deletes of one plant exactly one gets 204, the others 404. With `If-Match`, only if the plant still has that ETag (else 412; one atomic step); an `If-None-Match` that matches → 412.
+         */
+        delete: operations["deletePlant"];
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, PATCH, DELETE, OPTIONS`.
+         */
+        options: operations["optionsPlant"];
+        /**
+         * Read one plant (headers only)
+         * @description As `GET`, with the same status and headers and no body. Needs scope `plants:read`. With `If-None-Match` naming the current ETag (or `*`): 304 without a body, so a client can check a copy it has cheaply. With `If-Match` not naming it: 412.
+         */
+        head: operations["headPlant"];
+        /**
+         * Change a plant (JSON Merge Patch)
+         * @description Needs scope `plants:write`. A JSON Merge Patch (RFC 7396): `name` replaces the name, `tag` replaces the tag and `null` removes it, an absent member keeps its value; `{}` changes nothing and answers 200 with the plant as it is. `Content-Type` must be `application/merge-patch+json` or `application/json` (a `charset=utf-8` parameter is fine), the other body rules are those of create (16 KiB as sent → else 413, `Content-Encoding` → 415, valid UTF-8 → else 400). Send `If-Match` with the ETag you read to change the plant only if nobody else has since (else 412): of two clients that patch with the same ETag exactly one gets 200. The 200 is sent after the commit. A patch that sets the values the plant already has keeps its ETag and sends no event; one that changes it gives a new ETag and sends `plant.updated`. Order: authentication, then the request itself (400, 413, 415), then existence (404), then the preconditions (412). Concurrent patches of one plant are serialised: every answer is a state the plant really had. `PUT` is not offered (405).
+         */
+        patch: operations["updatePlant"];
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, OPTIONS`.
+         */
+        options: operations["optionsOpenApiDocument"];
+        /**
+         * This document (headers only)
+         * @description As `GET`, with the same status and headers and no body.
+         */
+        head: operations["headOpenApiDocument"];
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This reference, as a web page
+         * @description Swagger UI rendering `/openapi.json`, served with its script, style sheet and icon (`/docs/init.js`, `/docs/swagger-ui-bundle.js`, `/docs/swagger-ui.css`, `/docs/favicon-32x32.png`) from this server alone: it works offline, and its `Content-Security-Policy` allows nothing from elsewhere.
+         */
+        get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, OPTIONS`.
+         */
+        options: operations["optionsDocs"];
+        /**
+         * This reference, as a web page (headers only)
+         * @description As `GET`, with the same status and headers and no body. Swagger UI rendering `/openapi.json`, served with its script, style sheet and icon (`/docs/init.js`, `/docs/swagger-ui-bundle.js`, `/docs/swagger-ui.css`, `/docs/favicon-32x32.png`) from this server alone: it works offline, and its `Content-Security-Policy` allows nothing from elsewhere.
+         */
+        head: operations["headDocs"];
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, OPTIONS`.
+         */
+        options: operations["optionsLiveness"];
+        /**
+         * Liveness: the process answers (headers only)
+         * @description As `GET`, with the same status and headers and no body.
+         */
+        head: operations["headLiveness"];
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the store answers and the server is not shutting down */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, OPTIONS`.
+         */
+        options: operations["optionsReadiness"];
+        /**
+         * Readiness: the store answers and the server is not shutting down (headers only)
+         * @description As `GET`, with the same status and headers and no body.
+         */
+        head: operations["headReadiness"];
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "plant.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant was created
+         * @description Sent after a `POST /plants` that created a plant (a 201 that was not an idempotent replay) has committed. `data` is the plant as committed. One delivery per endpoint enabled and subscribed to `plant.created` when the change commits; endpoints added later get no earlier events. The body is UTF-8 JSON of at most 16 KiB, serialised once at the commit — compact, members in the order `type`, `timestamp`, `data` — and sent byte for byte on every attempt, to every endpoint, and on replays. Verify the signature over the raw body before parsing it.
+         */
+        post: operations["plantCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plant.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant was changed
+         * @description Sent after a `PATCH /plants/{id}` that changed the plant (a 200 whose patch set at least one value the plant did not have) has committed. `data` is the plant after the change. One delivery per endpoint enabled and subscribed to `plant.updated` when the change commits; endpoints added later get no earlier events. The body is UTF-8 JSON of at most 16 KiB, serialised once at the commit — compact, members in the order `type`, `timestamp`, `data` — and sent byte for byte on every attempt, to every endpoint, and on replays. Verify the signature over the raw body before parsing it.
+         */
+        post: operations["plantUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plant.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant was deleted
+         * @description Sent after a `DELETE /plants/{id}` that answered 204 has committed. `data` holds only the id of the plant that is gone. One delivery per endpoint enabled and subscribed to `plant.deleted` when the change commits; endpoints added later get no earlier events. The body is UTF-8 JSON of at most 16 KiB, serialised once at the commit — compact, members in the order `type`, `timestamp`, `data` — and sent byte for byte on every attempt, to every endpoint, and on replays. Verify the signature over the raw body before parsing it.
+         */
+        post: operations["plantDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        /** @description A safe integer 1 … 2^53−1. */
+        PlantId: number;
+        /** @description The plant's name: 1–200 Unicode code points; at least one non-whitespace character (whitespace: U+0009–U+000D, U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF — so U+0085 is not whitespace); no control characters (U+0000–U+001F, U+007F); well-formed Unicode (no lone surrogates), which a pattern cannot say. Stored exactly as sent. */
+        PlantName: string;
+        /** @description A free-text label: 1–100 Unicode code points; at least one non-whitespace character (whitespace: U+0009–U+000D, U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF — so U+0085 is not whitespace); no control characters (U+0000–U+001F, U+007F); well-formed Unicode (no lone surrogates), which a pattern cannot say. Stored exactly as sent. */
+        PlantTag: string;
+        /** @description Any other member → 400 naming it. When `id` is present and taken → 409. */
+        CreatePlantRequest: {
+            name: components["schemas"]["PlantName"];
+            tag?: components["schemas"]["PlantTag"];
+            id?: components["schemas"]["PlantId"];
+        };
+        /** @description A JSON Merge Patch (RFC 7396) of a plant: an absent member keeps its value, `tag: null` removes the tag. `id` (a plant keeps its id), any other member, or `"name": null` → 400 naming it. `{}` changes nothing. */
+        UpdatePlantRequest: {
+            name?: components["schemas"]["PlantName"];
+            tag?: components["schemas"]["PlantTag"] | null;
+        };
+        /** @description Name and tag, never the id. An absent tag is omitted (never null). */
+        CreatePlantResponse: {
+            name: components["schemas"]["PlantName"];
+            tag?: components["schemas"]["PlantTag"];
+        };
+        /** @description An absent tag is omitted (never null). */
+        Plant: {
+            id: components["schemas"]["PlantId"];
+            name: components["schemas"]["PlantName"];
+            tag?: components["schemas"]["PlantTag"];
+        };
+        Error: {
+            /**
+             * Format: int32
+             * @description The HTTP status.
+             */
+            error: number;
+            /** @description For humans; free of stack traces, SQL and paths. */
+            message: string;
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        /**
+         * @description The commit time of the change: RFC 3339 in UTC with exactly three fractional digits and `Z`, as JavaScript's `Date#toISOString` writes it.
+         * @example 2026-11-24T10:00:00.123Z
+         */
+        WebhookTimestamp: string;
+        /** @description The payload of `plant.created`: the plant as committed (an absent tag is omitted). A newer server may add members; ignore those you do not know. */
+        PlantCreatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "plant.created";
+            timestamp: components["schemas"]["WebhookTimestamp"];
+            data: components["schemas"]["Plant"];
+        };
+        /** @description The payload of `plant.updated`: the plant after the change (an absent tag is omitted). A newer server may add members; ignore those you do not know. */
+        PlantUpdatedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "plant.updated";
+            timestamp: components["schemas"]["WebhookTimestamp"];
+            data: components["schemas"]["Plant"];
+        };
+        /** @description The payload of `plant.deleted`: the id of the plant that is gone. A newer server may add members; ignore those you do not know. */
+        PlantDeletedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "plant.deleted";
+            timestamp: components["schemas"]["WebhookTimestamp"];
+            data: {
+                id: components["schemas"]["PlantId"];
+            };
+        };
+        /** @description Any webhook payload, told apart by `type`. */
+        WebhookEvent: components["schemas"]["PlantCreatedEvent"] | components["schemas"]["PlantUpdatedEvent"] | components["schemas"]["PlantDeletedEvent"];
+    };
+    responses: never;
+    parameters: {
+        /**
+         * @description The event's id: `msg_` and 1–64 characters from `A–Z a–z 0–9`. Never reused; the same on every attempt of the event, at every endpoint, and on replays, so it is the key to drop duplicates by.
+         * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+         */
+        WebhookId: string;
+        /**
+         * @description When this attempt was sent, in integer Unix seconds. Every attempt has its own, and its own signature, so a receiver can refuse messages more than 5 minutes from its clock (replayed captures) and still accept late retries and replays.
+         * @example 1795514401
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description Standard Webhooks v1: a space-separated list of `v1,<signature>`, where `<signature>` is the base64 (standard alphabet, padded) of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` — the body exactly as received, byte for byte — keyed with the endpoint's secret decoded: the secret is `whsec_` followed by the base64 of 32 random bytes, and the key is those bytes. Computed for each attempt. Usually one signature; for 24 hours after `rotate-secret` two, the new secret's first and the previous one's second (in the first 5 seconds an attempt may still carry only the previous one's); never more than two. Accept the message when any `v1` signature equals one computed with a secret you hold (compare in constant time); ignore other versions. Example: with the secret `whsec_cGxhbnQtc3RvcmU6IGV4YW1wbGUgc2VjcmV0LCAzMkI=`, `webhook-id: msg_2KWPBgLlAfxdpx2AI54pPJ85f4W`, `webhook-timestamp: 1795514401` and the body `{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":42,"name":"Ficus lyrata","tag":"indoor"}}` the signature is `v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=`.
+         * @example v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=
+         */
+        WebhookSignature: string;
+        /**
+         * @description `plant-store-webhooks/<version>`, the version of the server that sent the attempt.
+         * @example plant-store-webhooks/1.0.0
+         */
+        WebhookUserAgent: string;
+    };
+    requestBodies: never;
+    headers: {
+        /** @description On every answer: browsers must not guess another media type. */
+        "X-Content-Type-Options": "nosniff";
+        /** @description On every answer of the API: nothing in it is a page to render, load from or frame. */
+        "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'";
+        /** @description On every answer under `/plants`: per-caller data, never stored by a cache. */
+        "Cache-Control": "no-store";
+        /**
+         * @description The plant's strong entity tag (RFC 9110 §8.8.3), on a 201, on a `GET`/`HEAD` 200 or 304, and on a `PATCH` 200: the ETag of the plant as `GET /plants/{id}` shows it. Opaque: compare it, send it back in `If-Match` or `If-None-Match`, never parse it. It changes exactly when the plant's representation changes (a patch that sets the values it already has keeps it), and a plant is never given an ETag it or an earlier plant with its id had.
+         * @example "1k3"
+         */
+        ETag: string;
+        /** @description The caller's `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. The server's log line for the request carries the same id. */
+        "X-Request-Id": string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listPlants: {
+        parameters: {
+            query?: {
+                /** @description Page size, decimal digits 1 … 1000. */
+                limit?: number;
+                /** @description Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … 9007199254740991. */
+                after?: number;
+                /**
+                 * @description Only plants whose tag equals this exactly, code point for code point (no case folding or normalisation); plants without a tag never match. Percent-encoded UTF-8; the tag rules apply.
+                 * @example indoor
+                 */
+                tag?: components["schemas"]["PlantTag"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of plants. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always and `tag` when the page is filtered, encoded as `URLSearchParams` writes it. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "Monstera deliciosa",
+                     *         "tag": "tropical"
+                     *       },
+                     *       {
+                     *         "id": 2,
+                     *         "name": "Ficus lyrata"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Plant"][];
+                };
+            };
+            /** @description Invalid `limit`, `after` or `tag`, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "limit: expected an integer from 1 to 1000, got a string \"0\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the create safe to retry (draft-ietf-httpapi-idempotency-key-header). One field line: 1–255 characters from `A–Z a–z 0–9 . _ : ~ + / = -`, bare or as an RFC 8941 string (`k` and `"k"` are one key; the 255 count what is inside the quotes). The draft allows any printable ASCII inside the quotes; this narrower set is deliberate. Anything else (a space, an escape, parameters, a list, an empty value, a second line) → 400 naming the header, checked after the 415s and before the 413. A key belongs to the principal that sent it (an operator token's id, or the JWT's `iss` + `sub`): another principal's equal key is another key, so a retry must use the same token. The outcome of a create with a new key — 201, or 409 for a taken id — is saved with the key in the transaction of the plant, and kept for 86400 seconds from its commit (`IDEMPOTENCY_TTL_SECONDS`, by the store's clock); after that the key is new again. Other outcomes (400, 401, 403, 413, 415, 429, 5xx) save nothing. The same key with the same request (equal JSON values: member order, whitespace, escapes and number spelling do not count; neither do the query string and other headers) → the saved status, `Location` and body again with `Idempotent-Replayed: true`; nothing changes, even if the plant has since been deleted. The same key with a different request → 422 (the saved outcome stays). While a request with the key is being processed by this server process → 409 with `Retry-After: 1`, never saved; on PostgreSQL, a request with the key on another instance or worker waits for the first one's commit instead and then gets its saved outcome (a replay, or 422). A replay counts as a request for rate limits.
+                 * @example 5f0c6c1e-3b1a-4be4-9f5c-2a6f1f0a9d3e
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePlantRequest"];
+            };
+        };
+        responses: {
+            /** @description Created, after the commit. The body is name and tag only; the id travels in `Location`. */
+            201: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `/plants/{id}` of the new plant. */
+                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description `true` when this is the saved answer of an earlier request with the same `Idempotency-Key` (absent otherwise). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Monstera deliciosa",
+                     *       "tag": "tropical"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatePlantResponse"];
+                };
+            };
+            /** @description Invalid body (the message names every failing field), a malformed `Idempotency-Key`, or a malformed bearer credential (`WWW-Authenticate: … error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name: expected 1–200 characters, got 0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The id is taken; nothing was changed (with an `Idempotency-Key`, saved and replayed with `Idempotent-Replayed: true`). Or, with `Retry-After: 1`: a request with the same `Idempotency-Key` is still being processed; nothing was done or saved, retry. */
+            409: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Only on the in-flight answer: retry the same request with the same key after this many seconds. */
+                    "Retry-After"?: 1;
+                    /** @description `true` when this is the saved answer of an earlier request with the same `Idempotency-Key` (absent otherwise). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 409,
+                     *       "message": "a plant with id 42 already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit. */
+            413: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 413,
+                     *       "message": "request body larger than 16384 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not `application/json`, or a compressed body. */
+            415: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 415,
+                     *       "message": "expected Content-Type application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was already used, within its time to live, with a different request. The saved outcome stays; send a new key for a new request. */
+            422: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 422,
+                     *       "message": "Idempotency-Key \"order-17\" was already used with a different request; send a new key for a new request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsPlants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "GET, HEAD, POST, OPTIONS";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headPlants: {
+        parameters: {
+            query?: {
+                /** @description Page size, decimal digits 1 … 1000. */
+                limit?: number;
+                /** @description Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … 9007199254740991. */
+                after?: number;
+                /**
+                 * @description Only plants whose tag equals this exactly, code point for code point (no case folding or normalisation); plants without a tag never match. Percent-encoded UTF-8; the tag rules apply.
+                 * @example indoor
+                 */
+                tag?: components["schemas"]["PlantTag"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of plants. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always and `tag` when the page is filtered, encoded as `URLSearchParams` writes it. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid `limit`, `after` or `tag`, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The store is unreachable, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getPlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @example "1k3"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @example "1k3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The plant's id, an integer 1 … 9007199254740991 (2^53−1), written in the path as decimal digits with no sign and no leading zero (`7`, never `07`, `+7` or `7.0`); anything else → 400.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant, with its `ETag`. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Ficus lyrata",
+                     *       "tag": "indoor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the plant's current ETag (or is `*`). No body; the `ETag` again. */
+            304: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not canonical decimal digits in range, a malformed `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string \"07\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such plant. */
+            404: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "no plant with id 42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A precondition failed: `If-Match` names no current ETag of the plant, or `If-None-Match` matches it (on `GET`/`HEAD`, only `If-Match`). Nothing was changed. Checked after 400 and 404. */
+            412: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "plant 42 has changed: If-Match does not name its current ETag"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @example "1k3"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @example "1k3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The plant's id, an integer 1 … 9007199254740991 (2^53−1), written in the path as decimal digits with no sign and no leading zero (`7`, never `07`, `+7` or `7.0`); anything else → 400.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, after the commit. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not canonical decimal digits in range, a malformed `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string \"-1\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such plant. */
+            404: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "no plant with id 42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A precondition failed: `If-Match` names no current ETag of the plant, or `If-None-Match` matches it (on `GET`/`HEAD`, only `If-Match`). Nothing was changed. Checked after 400 and 404. */
+            412: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "plant 42 has changed: If-Match does not name its current ETag"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsPlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any path segment: `OPTIONS` does not read the id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "GET, HEAD, PATCH, DELETE, OPTIONS";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headPlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @example "1k3"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @example "1k3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The plant's id, an integer 1 … 9007199254740991 (2^53−1), written in the path as decimal digits with no sign and no leading zero (`7`, never `07`, `+7` or `7.0`); anything else → 400.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant, with its `ETag`. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: `If-None-Match` names the plant's current ETag (or is `*`). No body; the `ETag` again. */
+            304: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not canonical decimal digits in range, a malformed `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such plant. */
+            404: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A precondition failed: `If-Match` names no current ETag of the plant, or `If-None-Match` matches it (on `GET`/`HEAD`, only `If-Match`). Nothing was changed. Checked after 400 and 404. */
+            412: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The store is unreachable, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updatePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @example "1k3"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @example "1k3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The plant's id, an integer 1 … 9007199254740991 (2^53−1), written in the path as decimal digits with no sign and no leading zero (`7`, never `07`, `+7` or `7.0`); anything else → 400.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["UpdatePlantRequest"];
+                "application/json": components["schemas"]["UpdatePlantRequest"];
+            };
+        };
+        responses: {
+            /** @description The plant after the change (or as it is, when nothing changed), with its `ETag`. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Ficus lyrata",
+                     *       "tag": "living room"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /** @description An invalid id, body (the message names every failing member: `id`, an unknown member, `"name": null`, a name or tag breaking the rules), `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "id: cannot be changed: a plant keeps its id (the one in the path)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such plant. */
+            404: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "no plant with id 42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A precondition failed: `If-Match` names no current ETag of the plant, or `If-None-Match` matches it (on `GET`/`HEAD`, only `If-Match`). Nothing was changed. Checked after 400 and 404. */
+            412: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "plant 42 has changed: If-Match does not name its current ETag"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit. */
+            413: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 413,
+                     *       "message": "request body larger than 16384 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not `application/merge-patch+json` or `application/json`, or a compressed body. */
+            415: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 415,
+                     *       "message": "expected Content-Type application/merge-patch+json or application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "GET, HEAD, OPTIONS";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Scripts, styles, images and fetches from this origin only; never framed. */
+                    "Content-Security-Policy": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "GET, HEAD, OPTIONS";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Scripts, styles, images and fetches from this origin only; never framed. */
+                    "Content-Security-Policy": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "GET, HEAD, OPTIONS";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store does not answer, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "not ready: shutting down"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "GET, HEAD, OPTIONS";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The store does not answer, or the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plantCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id: `msg_` and 1–64 characters from `A–Z a–z 0–9`. Never reused; the same on every attempt of the event, at every endpoint, and on replays, so it is the key to drop duplicates by.
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in integer Unix seconds. Every attempt has its own, and its own signature, so a receiver can refuse messages more than 5 minutes from its clock (replayed captures) and still accept late retries and replays.
+                 * @example 1795514401
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Standard Webhooks v1: a space-separated list of `v1,<signature>`, where `<signature>` is the base64 (standard alphabet, padded) of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` — the body exactly as received, byte for byte — keyed with the endpoint's secret decoded: the secret is `whsec_` followed by the base64 of 32 random bytes, and the key is those bytes. Computed for each attempt. Usually one signature; for 24 hours after `rotate-secret` two, the new secret's first and the previous one's second (in the first 5 seconds an attempt may still carry only the previous one's); never more than two. Accept the message when any `v1` signature equals one computed with a secret you hold (compare in constant time); ignore other versions. Example: with the secret `whsec_cGxhbnQtc3RvcmU6IGV4YW1wbGUgc2VjcmV0LCAzMkI=`, `webhook-id: msg_2KWPBgLlAfxdpx2AI54pPJ85f4W`, `webhook-timestamp: 1795514401` and the body `{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":42,"name":"Ficus lyrata","tag":"indoor"}}` the signature is `v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=`.
+                 * @example v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description `plant-store-webhooks/<version>`, the version of the server that sent the attempt.
+                 * @example plant-store-webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "plant.created",
+                 *       "timestamp": "2026-11-24T10:00:00.123Z",
+                 *       "data": {
+                 *         "id": 42,
+                 *         "name": "Ficus lyrata",
+                 *         "tag": "indoor"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlantCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: disables the endpoint. This delivery and every pending one of the endpoint become `failed` (reason: disabled), and no deliveries are created for it until the operator runs `plant-store-webhooks enable <id>`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx whose status line and headers arrive within `WEBHOOK_TIMEOUT_MS` (default 15 s, counted from the start of DNS and connect). The response body is read up to 64 KiB and ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else is a failed attempt and is retried: a 1xx or 3xx (redirects are not followed), a 4xx other than 410, a 5xx, no answer in time, a connection or TLS error. After the n-th failed attempt the next comes after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each times a random factor in [0.8, 1.2]; the operator may set another schedule): 8 attempts over about 28 hours, then the delivery is `failed` until replayed. A `Retry-After` on a 429 or 503 replaces that step's delay when it is longer (capped at 24 hours). */
+            default: {
+                headers: {
+                    /** @description On a 429 or 503 only: delay-seconds or an HTTP-date, honoured up to 24 hours when longer than the scheduled delay. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plantUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id: `msg_` and 1–64 characters from `A–Z a–z 0–9`. Never reused; the same on every attempt of the event, at every endpoint, and on replays, so it is the key to drop duplicates by.
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in integer Unix seconds. Every attempt has its own, and its own signature, so a receiver can refuse messages more than 5 minutes from its clock (replayed captures) and still accept late retries and replays.
+                 * @example 1795514401
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Standard Webhooks v1: a space-separated list of `v1,<signature>`, where `<signature>` is the base64 (standard alphabet, padded) of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` — the body exactly as received, byte for byte — keyed with the endpoint's secret decoded: the secret is `whsec_` followed by the base64 of 32 random bytes, and the key is those bytes. Computed for each attempt. Usually one signature; for 24 hours after `rotate-secret` two, the new secret's first and the previous one's second (in the first 5 seconds an attempt may still carry only the previous one's); never more than two. Accept the message when any `v1` signature equals one computed with a secret you hold (compare in constant time); ignore other versions. Example: with the secret `whsec_cGxhbnQtc3RvcmU6IGV4YW1wbGUgc2VjcmV0LCAzMkI=`, `webhook-id: msg_2KWPBgLlAfxdpx2AI54pPJ85f4W`, `webhook-timestamp: 1795514401` and the body `{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":42,"name":"Ficus lyrata","tag":"indoor"}}` the signature is `v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=`.
+                 * @example v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description `plant-store-webhooks/<version>`, the version of the server that sent the attempt.
+                 * @example plant-store-webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "plant.updated",
+                 *       "timestamp": "2026-11-24T10:02:00.000Z",
+                 *       "data": {
+                 *         "id": 42,
+                 *         "name": "Ficus lyrata",
+                 *         "tag": "living room"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlantUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: disables the endpoint. This delivery and every pending one of the endpoint become `failed` (reason: disabled), and no deliveries are created for it until the operator runs `plant-store-webhooks enable <id>`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx whose status line and headers arrive within `WEBHOOK_TIMEOUT_MS` (default 15 s, counted from the start of DNS and connect). The response body is read up to 64 KiB and ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else is a failed attempt and is retried: a 1xx or 3xx (redirects are not followed), a 4xx other than 410, a 5xx, no answer in time, a connection or TLS error. After the n-th failed attempt the next comes after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each times a random factor in [0.8, 1.2]; the operator may set another schedule): 8 attempts over about 28 hours, then the delivery is `failed` until replayed. A `Retry-After` on a 429 or 503 replaces that step's delay when it is longer (capped at 24 hours). */
+            default: {
+                headers: {
+                    /** @description On a 429 or 503 only: delay-seconds or an HTTP-date, honoured up to 24 hours when longer than the scheduled delay. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plantDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id: `msg_` and 1–64 characters from `A–Z a–z 0–9`. Never reused; the same on every attempt of the event, at every endpoint, and on replays, so it is the key to drop duplicates by.
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was sent, in integer Unix seconds. Every attempt has its own, and its own signature, so a receiver can refuse messages more than 5 minutes from its clock (replayed captures) and still accept late retries and replays.
+                 * @example 1795514401
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Standard Webhooks v1: a space-separated list of `v1,<signature>`, where `<signature>` is the base64 (standard alphabet, padded) of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` — the body exactly as received, byte for byte — keyed with the endpoint's secret decoded: the secret is `whsec_` followed by the base64 of 32 random bytes, and the key is those bytes. Computed for each attempt. Usually one signature; for 24 hours after `rotate-secret` two, the new secret's first and the previous one's second (in the first 5 seconds an attempt may still carry only the previous one's); never more than two. Accept the message when any `v1` signature equals one computed with a secret you hold (compare in constant time); ignore other versions. Example: with the secret `whsec_cGxhbnQtc3RvcmU6IGV4YW1wbGUgc2VjcmV0LCAzMkI=`, `webhook-id: msg_2KWPBgLlAfxdpx2AI54pPJ85f4W`, `webhook-timestamp: 1795514401` and the body `{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":42,"name":"Ficus lyrata","tag":"indoor"}}` the signature is `v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=`.
+                 * @example v1,4ExwZGQOlaerndCaoVd8GTBDRL4Jzuk7520o7JWunYM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description `plant-store-webhooks/<version>`, the version of the server that sent the attempt.
+                 * @example plant-store-webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "plant.deleted",
+                 *       "timestamp": "2026-11-24T10:05:00.000Z",
+                 *       "data": {
+                 *         "id": 42
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlantDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: disables the endpoint. This delivery and every pending one of the endpoint become `failed` (reason: disabled), and no deliveries are created for it until the operator runs `plant-store-webhooks enable <id>`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: any 2xx whose status line and headers arrive within `WEBHOOK_TIMEOUT_MS` (default 15 s, counted from the start of DNS and connect). The response body is read up to 64 KiB and ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else is a failed attempt and is retried: a 1xx or 3xx (redirects are not followed), a 4xx other than 410, a 5xx, no answer in time, a connection or TLS error. After the n-th failed attempt the next comes after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each times a random factor in [0.8, 1.2]; the operator may set another schedule): 8 attempts over about 28 hours, then the delivery is `failed` until replayed. A `Retry-After` on a 429 or 503 replaces that step's delay when it is longer (capped at 24 hours). */
+            default: {
+                headers: {
+                    /** @description On a 429 or 503 only: delay-seconds or an HTTP-date, honoured up to 24 hours when longer than the scheduled delay. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
