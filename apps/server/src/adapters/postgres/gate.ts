@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import { storeUnavailable, type StoreUnavailable } from '../../ports/plant-store.js';
 
@@ -51,6 +50,14 @@ export const isTransient = (code: string | undefined): boolean =>
   code !== undefined && (CONNECTION_CODES.has(code) || /^(08|53|57|40)[0-9A-Z]{3}$/.test(code));
 
 /**
+ * The errors that say the database cannot be reached now (connection errors, SQLSTATE class 08,
+ * a shutdown 57P01–57P03, too many connections 53300), as opposed to one slow or failing
+ * statement: they put the gate in its outage mode (see PostgresGate).
+ */
+export const isOutage = (code: string | undefined): boolean =>
+  code !== undefined && (CONNECTION_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300');
+
+/**
  * A server-side connection shutdown (SQLSTATE 57P01 admin shutdown, 57P02 crash shutdown,
  * 57P03 cannot connect now) handed to a query. In postgres 3.4.9 such a FATAL reaches a query
  * only before that query was sent: a query that was running when its backend died gets
@@ -83,11 +90,30 @@ export interface GateOptions {
   readonly logger: PostgresStoreLogger | undefined;
   /** Told how long each operation waited for a slot, in seconds (metrics). */
   readonly onWait?: ((seconds: number) => void) | undefined;
+  /**
+   * How long the outage mode lasts after the last outage error: long enough for the driver's
+   * reconnects begun during the outage to end (they can hang up to `connect_timeout`).
+   */
+  readonly outageHoldMs: number;
 }
 
 interface Waiter {
   readonly start: () => void;
   readonly timer: NodeJS.Timeout;
+}
+
+/** An operation with a slot: when it arrived, and how to bring its deadline forward. */
+interface Running {
+  readonly arrivedAt: number;
+  tighten(deadline: number): void;
+}
+
+export interface RunOptions {
+  /**
+   * When the operation's request reached the store (`performance.now()`), if before this call:
+   * a write batch's first write. The outage deadline counts from it. Default: now.
+   */
+  readonly since?: number;
 }
 
 /**
@@ -101,37 +127,69 @@ interface Waiter {
  * a slot is bounded by the server's `statement_timeout` and, as a backstop against a silent
  * network, by `runTimeoutMs`; past that it resolves to StoreUnavailable (its outcome unknown).
  * An operation the driver failed before sending it (see isNeverSent) is tried once more.
+ *
+ * Outage mode: from an operation failing with an outage error (isOutage) until `outageHoldMs`
+ * after the last such error, every operation must end within `acquireTimeoutMs` of its arrival
+ * (the running ones included: their deadlines are brought forward), since the driver would
+ * otherwise hold it for a reconnect that may take `connect_timeout` or longer. A success does not
+ * end it early: while PostgreSQL restarts, some connections answer and others hang connecting. So while PostgreSQL restarts, is stopped,
+ * or has just terminated the connections, every answer is a 503 within the acquire timeout
+ * (CONTRACT.md, issue 14); a write cut off that way may still commit once the connection is back
+ * (a 503 does not say it did not). When the database is healthy, a statement keeps its
+ * `statement_timeout`.
  */
 export class PostgresGate {
   private active = 0;
   private readonly waiting: Waiter[] = [];
+  private readonly running = new Set<Running>();
+  /** `performance.now()` until which the gate is in outage mode. */
+  private outageUntil = -Infinity;
   private closedError: Error | undefined;
   private readonly idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: GateOptions) {}
 
   /** Runs `work` through the gate. Never rejects: failures become StoreUnavailable, logged once. */
-  run<A>(what: string, work: () => Promise<A>): Promise<E.Either<StoreUnavailable, A>> {
+  run<A>(what: string, work: () => Promise<A>, { since }: RunOptions = {}): Promise<E.Either<StoreUnavailable, A>> {
     return new Promise((resolve) => {
       if (this.closedError !== undefined) {
         resolve(E.left(storeUnavailable(this.closedError)));
         return;
       }
-      const asked = this.options.onWait === undefined ? 0 : performance.now();
+      const asked = performance.now();
+      const arrivedAt = since ?? asked;
+      const { acquireTimeoutMs, runTimeoutMs } = this.options;
       const start = (): void => {
-        if (this.options.onWait !== undefined) this.options.onWait((performance.now() - asked) / 1000);
+        const started = performance.now();
+        this.options.onWait?.((started - asked) / 1000);
         this.active += 1;
         let done = false;
+        let deadline = this.inOutage(started) ? arrivedAt + acquireTimeoutMs : started + runTimeoutMs;
+        const expire = (): void => {
+          const message = this.inOutage(performance.now())
+            ? `no answer from PostgreSQL within ${acquireTimeoutMs} ms while it is unreachable`
+            : `no answer from PostgreSQL within ${runTimeoutMs} ms`;
+          finish(this.fail(what, new PostgresStoreError(message, 'QUERY_TIMEOUT')));
+        };
+        let backstop = setTimeout(expire, Math.max(0, deadline - started));
+        const running: Running = {
+          arrivedAt,
+          tighten: (earlier) => {
+            if (done || earlier >= deadline) return;
+            deadline = earlier;
+            clearTimeout(backstop);
+            backstop = setTimeout(expire, Math.max(0, deadline - performance.now()));
+          },
+        };
+        this.running.add(running);
         const finish = (result: E.Either<StoreUnavailable, A>): void => {
           if (done) return;
           done = true;
           clearTimeout(backstop);
+          this.running.delete(running);
           this.release();
           resolve(result);
         };
-        const backstop = setTimeout(() => {
-          finish(this.fail(what, new PostgresStoreError(`no answer from PostgreSQL within ${this.options.runTimeoutMs} ms`, 'QUERY_TIMEOUT')));
-        }, this.options.runTimeoutMs);
         const attempt = (): Promise<A> => {
           try {
             return work();
@@ -149,6 +207,9 @@ export class PostgresGate {
         start();
         return;
       }
+      // In outage mode an operation that arrived earlier (a write batch) waits no longer than
+      // its deadline; otherwise the acquire timeout counts from now.
+      const waitMs = this.inOutage(asked) ? Math.max(0, arrivedAt + acquireTimeoutMs - asked) : acquireTimeoutMs;
       const waiter: Waiter = {
         start,
         timer: setTimeout(() => {
@@ -158,10 +219,10 @@ export class PostgresGate {
           resolve(
             this.fail(
               what,
-              new PostgresStoreError(`no database connection free within ${this.options.acquireTimeoutMs} ms`, 'ACQUIRE_TIMEOUT'),
+              new PostgresStoreError(`no database connection free within ${acquireTimeoutMs} ms`, 'ACQUIRE_TIMEOUT'),
             ),
           );
-        }, this.options.acquireTimeoutMs),
+        }, waitMs),
       };
       this.waiting.push(waiter);
     });
@@ -196,8 +257,19 @@ export class PostgresGate {
     }
   }
 
+  private inOutage(now: number): boolean {
+    return now < this.outageUntil;
+  }
+
+  /** Enters (or prolongs) outage mode: every running operation ends within the acquire timeout of its arrival. */
+  private enterOutage(): void {
+    this.outageUntil = performance.now() + this.options.outageHoldMs;
+    for (const running of this.running) running.tighten(running.arrivedAt + this.options.acquireTimeoutMs);
+  }
+
   private fail(what: string, error: unknown): E.Either<StoreUnavailable, never> {
     const cause = sanitize(error);
+    if (isOutage(cause.code)) this.enterOutage();
     const log = { err: { message: cause.message, code: cause.code }, operation: what };
     if (isTransient(cause.code) || cause.code === 'ACQUIRE_TIMEOUT' || cause.code === 'QUERY_TIMEOUT') {
       this.options.logger?.warn(log, 'PostgreSQL unavailable');

@@ -92,12 +92,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const tokenCacheMs = integerOption('tokenCacheMs', options.tokenCacheMs, 1000, 0, 60_000);
   const idempotencyTtlSeconds = integerOption('idempotencyTtlSeconds', options.idempotencyTtlSeconds, DEFAULT_IDEMPOTENCY_TTL_SECONDS, 1, 2 ** 31 - 1);
 
+  const connectTimeoutSeconds = Math.max(1, Math.ceil(acquireTimeoutMs / 1000));
   let sql: postgres.Sql;
   try {
     sql = postgres(url, {
       max: poolSize,
       // Seconds. Without it a connect to an unreachable host waits for the OS (minutes).
-      connect_timeout: Math.max(1, Math.ceil(acquireTimeoutMs / 1000)),
+      connect_timeout: connectTimeoutSeconds,
       // Off: the driver's array-type lookup runs on every new connection, and when that query
       // fails (a connection killed while starting, or cancelled) its promise rejects unhandled
       // and crashes the process (porsager/postgres#1192, #1223). We pass no array parameters.
@@ -122,6 +123,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     slots: poolSize * PIPELINE_DEPTH,
     acquireTimeoutMs,
     runTimeoutMs: acquireTimeoutMs + 2 * statementTimeoutMs + 1000,
+    // A reconnect begun in an outage ends within connect_timeout; an operation that met it then
+    // within the acquire timeout; a second to spare.
+    outageHoldMs: acquireTimeoutMs + connectTimeoutSeconds * 1000 + 1000,
     logger,
     onWait: options.observer?.poolWait,
   });

@@ -58,6 +58,8 @@ type Write =
 interface Queued {
   readonly write: Write;
   readonly timer: NodeJS.Timeout;
+  /** `performance.now()` when the write was submitted (the gate's outage deadline counts from it). */
+  readonly arrivedAt: number;
 }
 
 export interface WriteQueueOptions {
@@ -137,6 +139,7 @@ export class PostgresWriteQueue {
     }
     const queued: Queued = {
       write,
+      arrivedAt: performance.now(),
       timer: setTimeout(() => {
         const index = this.queue.indexOf(queued);
         if (index < 0) return;
@@ -161,7 +164,8 @@ export class PostgresWriteQueue {
     if (batch.length === 0) return;
     for (const { timer } of batch) clearTimeout(timer);
     const writes = batch.map((queued) => queued.write);
-    this.running = this.commit(writes)
+    const since = Math.min(...batch.map((queued) => queued.arrivedAt));
+    this.running = this.commit(writes, since)
       .catch((error: unknown) => {
         // A defect (commit itself never rejects on database errors): fail whatever is still
         // waiting rather than leave it hanging; resolving an already resolved write is a no-op.
@@ -174,10 +178,10 @@ export class PostgresWriteQueue {
       });
   }
 
-  private async commit(writes: readonly Write[]): Promise<void> {
+  private async commit(writes: readonly Write[], since: number): Promise<void> {
     const segments = segment(writes);
     for (const [index, part] of segments.entries()) {
-      const outcome = await this.options.gate.run(`write batch of ${part.length}`, () => this.runSegment(part));
+      const outcome = await this.options.gate.run(`write batch of ${part.length}`, () => this.runSegment(part), { since });
       if (E.isLeft(outcome)) {
         // This segment rolled back (or its outcome is unknown); the later ones never ran.
         const failed = E.left(outcome.left);
