@@ -53,6 +53,25 @@ describe.runIf(runMetricsTests)('GET /metrics', () => {
     expect(sampleSum(families, 'http_requests_in_flight')).toBe(0);
   });
 
+  it('counts PATCH under /plants/{id}, and a 412 or 304 as no store error', async () => {
+    const created = await createPlant(server, { id: 5151, name: 'patched' });
+    const etag = String(created.headers.etag);
+    const patch = (headers: Record<string, string>) =>
+      request(server, '/plants/5151', {
+        method: 'PATCH',
+        headers: { ...bearer(server.tokens.all), 'content-type': 'application/merge-patch+json', ...headers },
+        body: JSON.stringify({ tag: 'x' }),
+      });
+    expect((await patch({ 'if-match': etag })).status).toBe(200);
+    expect((await patch({ 'if-match': etag })).status).toBe(412);
+    expect((await request(server, '/plants/5151', { headers: { ...bearer(server.tokens.all), 'if-none-match': '*' } })).status).toBe(304);
+    const families = await scrape();
+    expect(sampleSum(families, 'http_requests_total', { method: 'PATCH', route: '/plants/{id}', status: '200' })).toBe(1);
+    expect(sampleSum(families, 'http_requests_total', { method: 'PATCH', route: '/plants/{id}', status: '412' })).toBe(1);
+    expect(sampleSum(families, 'http_requests_total', { method: 'GET', route: '/plants/{id}', status: '304' })).toBe(1);
+    expect(sampleSum(families, 'plant_store_store_errors_total')).toBe(0);
+  });
+
   it('never labels with a raw path, an id, a token or plant data', async () => {
     await createPlant(server, { id: 777_001, name: 'secret-plant-name', tag: 'secret-tag' });
     const text = await (await fetch(metricsUrl)).text();
