@@ -4,6 +4,7 @@ import {
   CreatePlantRequest,
   ListQuery,
   PlantIdFromPath,
+  UpdatePlantRequest,
   formatErrors,
   type Plant,
   type PlantId,
@@ -11,12 +12,15 @@ import {
 
 /**
  * The ceiling of issue 6: a plain node:http server doing the same per-request work as the Plant
- * Store (bearer check by SHA-256 + timingSafeEqual, body decoded with CreatePlantRequest) over an
- * in-memory Map, replying through setImmediate so one event-loop turn reads every ready socket
- * before writing. Our server's figures are shown as ratios to this one's.
+ * Store (bearer check by SHA-256 + timingSafeEqual, body decoded with CreatePlantRequest or
+ * UpdatePlantRequest) over an in-memory Map, replying through setImmediate so one event-loop turn
+ * reads every ready socket before writing. Our server's figures are shown as ratios to this one's.
+ * No ETags and no conditional requests: the bench sends none.
  */
 
 const MAX_BODY_BYTES = 16 * 1024;
+const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
+const MERGE_PATCH_TYPE = /^application\/(merge-patch\+)?json\s*(;\s*charset=utf-8\s*)?$/i;
 const B64TOKEN = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const REALM = 'Bearer realm="plant-store"';
 
@@ -91,6 +95,8 @@ export const createCeilingServer = (token: string): CeilingServer => {
   const expected = createHash('sha256').update(token).digest();
   const plants = new Map<number, Plant>();
   const sorted = new SortedIds();
+  /** The ids of each tag's plants, for `?tag=`. */
+  const byTag = new Map<string, SortedIds>();
 
   const authenticate = (req: IncomingMessage): Reply | undefined => {
     const header = req.headers.authorization;
@@ -105,29 +111,64 @@ export const createCeilingServer = (token: string): CeilingServer => {
       : error(401, 'unknown token', { 'www-authenticate': `${REALM}, error="invalid_token"` });
   };
 
-  const create = (raw: Buffer, contentType: string | undefined): Reply => {
-    if (contentType === undefined || !/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(contentType)) {
-      return error(415, 'expected Content-Type: application/json');
-    }
-    let json: unknown;
+  const ofTag = (tag: string): SortedIds => {
+    const ids = byTag.get(tag) ?? new SortedIds();
+    byTag.set(tag, ids);
+    return ids;
+  };
+  const store = (plant: Plant): void => {
+    plants.set(plant.id, plant);
+    sorted.insert(plant.id);
+    if (plant.tag !== undefined) ofTag(plant.tag).insert(plant.id);
+  };
+  const unstore = (plant: Plant): void => {
+    plants.delete(plant.id);
+    sorted.remove(plant.id);
+    if (plant.tag !== undefined) ofTag(plant.tag).remove(plant.id);
+  };
+
+  const parseJson = (raw: Buffer, contentType: string | undefined, mediaTypes: RegExp, expected: string): Reply | { readonly json: unknown } => {
+    if (contentType === undefined || !mediaTypes.test(contentType)) return error(415, `expected Content-Type: ${expected}`);
     try {
-      json = JSON.parse(raw.toString('utf8'));
+      return { json: JSON.parse(raw.toString('utf8')) as unknown };
     } catch {
       return error(400, 'body is not valid JSON');
     }
-    const decoded = CreatePlantRequest.decode(json);
+  };
+
+  const create = (raw: Buffer, contentType: string | undefined): Reply => {
+    const parsed = parseJson(raw, contentType, JSON_TYPE, 'application/json');
+    if (!('json' in parsed)) return parsed;
+    const decoded = CreatePlantRequest.decode(parsed.json);
     if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'body').join('; '));
     const request = decoded.right;
     const id = request.id ?? ((sorted.max + 1) as PlantId);
     if (plants.has(id)) return error(409, `plant ${id} already exists`);
-    const plant: Plant = request.tag === undefined ? { id, name: request.name } : { id, name: request.name, tag: request.tag };
-    plants.set(id, plant);
-    sorted.insert(id);
+    store(request.tag === undefined ? { id, name: request.name } : { id, name: request.name, tag: request.tag });
     return {
       status: 201,
       headers: { location: `/plants/${id}` },
       body: request.tag === undefined ? { name: request.name } : { name: request.name, tag: request.tag },
     };
+  };
+
+  /** JSON Merge Patch of `name` and `tag` (null removes the tag). */
+  const patch = (plant: Plant, raw: Buffer, contentType: string | undefined): Reply => {
+    const parsed = parseJson(raw, contentType, MERGE_PATCH_TYPE, 'application/merge-patch+json');
+    if (!('json' in parsed)) return parsed;
+    const decoded = UpdatePlantRequest.decode(parsed.json);
+    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'body').join('; '));
+    const { name = plant.name, tag } = decoded.right;
+    const newTag = tag === undefined ? plant.tag : (tag ?? undefined);
+    const changed: Plant = newTag === undefined ? { id: plant.id, name } : { id: plant.id, name, tag: newTag };
+    // The id stays, so the sorted ids do too (a splice there costs O(plants)); only a new tag
+    // moves the plant between tag lists.
+    plants.set(plant.id, changed);
+    if (newTag !== plant.tag) {
+      if (plant.tag !== undefined) ofTag(plant.tag).remove(plant.id);
+      if (newTag !== undefined) ofTag(newTag).insert(plant.id);
+    }
+    return { status: 200, body: changed };
   };
 
   const list = (search: string): Reply => {
@@ -138,23 +179,27 @@ export const createCeilingServer = (token: string): CeilingServer => {
     }
     const decoded = ListQuery.decode(query);
     if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'query').join('; '));
-    const { limit, after } = decoded.right;
-    const page = sorted.slice(sorted.firstAfter(after), limit).map((id) => plants.get(id));
+    const { limit, after, tag } = decoded.right;
+    const ids = tag === undefined ? sorted : (byTag.get(tag) ?? new SortedIds());
+    const page = ids.slice(ids.firstAfter(after), limit).map((id) => plants.get(id));
     const last = page[page.length - 1];
+    const next = new URLSearchParams({ limit: String(limit), after: String(last?.id ?? 0) });
+    if (tag !== undefined) next.set('tag', tag);
     return page.length === limit && last !== undefined
-      ? { status: 200, headers: { link: `</plants?limit=${limit}&after=${last.id}>; rel="next"` }, body: page }
+      ? { status: 200, headers: { link: `</plants?${next.toString()}>; rel="next"` }, body: page }
       : { status: 200, body: page };
   };
 
-  const byId = (method: string, segment: string): Reply => {
+  /** GET, DELETE, or PATCH with its body. */
+  const byId = (method: string, segment: string, body?: { readonly raw: Buffer; readonly contentType: string | undefined }): Reply => {
     const decoded = PlantIdFromPath.decode(segment);
     if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'id').join('; '));
     const id = decoded.right;
     const plant = plants.get(id);
     if (plant === undefined) return error(404, `no plant with id ${id}`);
     if (method === 'GET') return { status: 200, body: plant };
-    plants.delete(id);
-    sorted.remove(id);
+    if (body !== undefined) return patch(plant, body.raw, body.contentType);
+    unstore(plant);
     return { status: 204 };
   };
 
@@ -169,15 +214,14 @@ export const createCeilingServer = (token: string): CeilingServer => {
     const isCollection = path === '/plants';
     const isItem = path.startsWith('/plants/') && path.indexOf('/', 8) === -1;
     if (!isCollection && !isItem) return send(res, error(404, 'no such route'));
-    const allowed = isCollection ? ['GET', 'POST'] : ['GET', 'DELETE'];
+    const allowed = isCollection ? ['GET', 'POST'] : ['GET', 'PATCH', 'DELETE'];
     if (!allowed.includes(method)) return send(res, error(405, `method ${method} not allowed`, { allow: allowed.join(', ') }));
     const denied = authenticate(req);
     if (denied !== undefined) {
       req.resume();
       return send(res, denied);
     }
-    if (isItem) return send(res, byId(method, path.slice(8)));
-    if (method === 'GET') return send(res, list(search));
+    if (method === 'GET' || method === 'DELETE') return send(res, isItem ? byId(method, path.slice(8)) : list(search));
 
     const chunks: Buffer[] = [];
     let size = 0;
@@ -188,7 +232,10 @@ export const createCeilingServer = (token: string): CeilingServer => {
       else chunks.push(chunk);
     });
     req.on('end', () => {
-      send(res, tooLarge ? error(413, `body larger than ${MAX_BODY_BYTES} bytes`) : create(Buffer.concat(chunks), req.headers['content-type']));
+      if (tooLarge) return send(res, error(413, `body larger than ${MAX_BODY_BYTES} bytes`));
+      const raw = Buffer.concat(chunks);
+      const contentType = req.headers['content-type'];
+      send(res, isItem ? byId(method, path.slice(8), { raw, contentType }) : create(raw, contentType));
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig, STORES } from './config.js';
+import { parseConfig } from './config.js';
 
 describe('parseConfig', () => {
   it('has the documented defaults', () => {
@@ -14,9 +14,10 @@ describe('parseConfig', () => {
         connections: 50,
         preload: 5_000_000,
         seed: 1000,
+        tagSizes: [10_000, 1_000_000],
         keys: 'ordered',
-        stores: STORES.filter((s) => s !== 'sqlite-baseline'),
-        scenarios: ['create', 'create-delete', 'get', 'list', 'latency'],
+        stores: ['ceiling', 'sqlite', 'sqlite-preloaded', 'sqlite-normal', 'sqlite-metrics', 'sqlite-keyed', 'sqlite-webhook', 'postgres'],
+        scenarios: ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency'],
         pgAdminUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
         baselineDir: undefined,
         pin: true,
@@ -35,6 +36,23 @@ describe('parseConfig', () => {
   it('runs the baseline row only when asked for, from the folder named', () => {
     const config = parseConfig({ BENCH_STORES: 'sqlite-baseline,sqlite', BENCH_BASELINE_DIR: '/tmp/before/apps/server' });
     expect(config._tag === 'Right' && config.right).toMatchObject({ stores: ['sqlite', 'sqlite-baseline'], baselineDir: '/tmp/before/apps/server' });
+  });
+
+  it('runs the tagged stores when named, at the sizes BENCH_TAG_SIZES gives (issue 18)', () => {
+    const config = parseConfig({ BENCH_STORES: 'postgres-tag-large,sqlite-tag-small,sqlite', BENCH_TAG_SIZES: '20_000, 2000000', BENCH_SCENARIOS: 'list-tag,patch' });
+    expect(config._tag === 'Right' && config.right).toMatchObject({
+      stores: ['sqlite', 'sqlite-tag-small', 'postgres-tag-large'],
+      tagSizes: [20_000, 2_000_000],
+      scenarios: ['patch', 'list-tag'],
+    });
+  });
+
+  it('wants two tag sizes, the smaller first, each large enough for a full page after some cursor', () => {
+    for (const sizes of ['10000', '1000000,10000', '10000,10000', '1999,1000000', '10000,1000000,2000000', '10k,1M', '10000,200000000']) {
+      const config = parseConfig({ BENCH_TAG_SIZES: sizes });
+      expect(config._tag === 'Left' && config.left.join('\n')).toContain('BENCH_TAG_SIZES');
+    }
+    expect(parseConfig({ BENCH_TAG_SIZES: '2000,3000' })._tag).toBe('Right');
   });
 
   it('names every bad variable', () => {

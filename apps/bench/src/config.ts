@@ -2,12 +2,36 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import { formatErrors } from '@plant-store/domain';
+import { MIN_TAGGED_SIZE } from './tag-pages.js';
 
 /** The stores (rows of the table) a run can cover, in the order they run. */
-export const STORES = ['ceiling', 'sqlite', 'sqlite-baseline', 'sqlite-preloaded', 'sqlite-normal', 'sqlite-metrics', 'sqlite-keyed', 'sqlite-webhook', 'postgres'] as const;
+export const STORES = [
+  'ceiling',
+  'sqlite',
+  'sqlite-baseline',
+  'sqlite-preloaded',
+  'sqlite-normal',
+  'sqlite-metrics',
+  'sqlite-keyed',
+  'sqlite-webhook',
+  'sqlite-tag-small',
+  'sqlite-tag-large',
+  'postgres',
+  'postgres-tag-small',
+  'postgres-tag-large',
+] as const;
 export type StoreName = (typeof STORES)[number];
-/** What runs when BENCH_STORES is unset: every store but the baseline, which needs BENCH_BASELINE_DIR. */
-const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline');
+/**
+ * The stores of the tag page (issue 18): a store of BENCH_TAG_SIZES[0] and one of
+ * BENCH_TAG_SIZES[1] plants, written straight into the store before the server starts.
+ */
+export const TAG_STORES: readonly StoreName[] = ['sqlite-tag-small', 'sqlite-tag-large', 'postgres-tag-small', 'postgres-tag-large'];
+/**
+ * What runs when BENCH_STORES is unset: every store but the baseline, which needs
+ * BENCH_BASELINE_DIR, and the tagged stores (four more servers, two of a million plants, and
+ * their side-by-side runs: about 2 minutes more), which are asked for by name.
+ */
+const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline' && !TAG_STORES.includes(s));
 
 const intFromString = (name: string, min: number, max: number) =>
   new t.Type<number, string, unknown>(
@@ -37,7 +61,7 @@ const storeList = new t.Type<readonly StoreName[], string, unknown>(
   (names) => names.join(','),
 );
 
-const SCENARIO_NAMES = ['create', 'create-delete', 'get', 'list', 'latency'] as const;
+const SCENARIO_NAMES = ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency'] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 const scenarioList = new t.Type<readonly ScenarioName[], string, unknown>(
@@ -54,6 +78,20 @@ const scenarioList = new t.Type<readonly ScenarioName[], string, unknown>(
   (names) => names.join(','),
 );
 
+/** Two store sizes, the smaller first: `10000,1000000` (`_` allowed inside a number). */
+const tagSizes = new t.Type<readonly [number, number], string, unknown>(
+  'TagSizes',
+  (u): u is readonly [number, number] => Array.isArray(u) && u.length === 2,
+  (u, c) => {
+    const parts = typeof u === 'string' ? u.split(',').map((s) => s.trim().replaceAll('_', '')) : [];
+    const [small, large] = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
+    return parts.length === 2 && small !== undefined && large !== undefined && small >= MIN_TAGGED_SIZE && small < large && large <= 100_000_000
+      ? t.success([small, large] as const)
+      : t.failure(u, c, `expected two sizes, the smaller first, each from ${MIN_TAGGED_SIZE} to 100000000 (e.g. 10000,1000000), got ${JSON.stringify(u)}`);
+  },
+  (sizes) => sizes.join(','),
+);
+
 const onOff = t.keyof({ on: null, off: null, '1': null, '0': null, true: null, false: null }, 'on|off');
 
 /** Environment knobs of `pnpm bench`; README.md lists them. */
@@ -66,6 +104,7 @@ const Env = t.partial({
   BENCH_CONNECTIONS: intFromString('BENCH_CONNECTIONS', 1, 10_000),
   BENCH_PRELOAD: intFromString('BENCH_PRELOAD', 0, 100_000_000),
   BENCH_SEED: intFromString('BENCH_SEED', 1, 1_000_000),
+  BENCH_TAG_SIZES: tagSizes,
   BENCH_STORES: storeList,
   BENCH_SCENARIOS: scenarioList,
   BENCH_PG_URL: t.string,
@@ -99,6 +138,8 @@ export interface BenchConfig {
   readonly preload: number;
   /** Plants created before the get-by-id and list runs. */
   readonly seed: number;
+  /** Plants in the smaller and the larger tagged store (the `list tag 100` rows, issue 18). */
+  readonly tagSizes: readonly [number, number];
   /**
    * The `sqlite FULL keyed` row's Idempotency-Keys: `ordered` (ascending, as the client's UUIDv7
    * keys arrive) or `random` (as UUIDv4 keys would: each lands on a page of its own).
@@ -139,6 +180,7 @@ export const parseConfig = (env: Readonly<Record<string, string | undefined>>): 
       connections: e.BENCH_CONNECTIONS ?? 50,
       preload: e.BENCH_PRELOAD ?? 5_000_000,
       seed: e.BENCH_SEED ?? 1000,
+      tagSizes: e.BENCH_TAG_SIZES ?? [10_000, 1_000_000],
       keys: e.BENCH_KEYS ?? 'ordered',
       stores: e.BENCH_STORES ?? DEFAULT_STORES,
       scenarios: e.BENCH_SCENARIOS ?? SCENARIO_NAMES,

@@ -3,6 +3,7 @@ import autocannon from 'autocannon';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { childrenCpuSecondsOf } from './processes.js';
 import { DriverSpec, SCENARIOS, summarize, type DriverResult } from './scenarios.js';
+import { tagPagePrefix } from './tag-pages.js';
 import { runWrk, type WrkOptions } from './wrk.js';
 
 /**
@@ -26,6 +27,7 @@ const countUnexpected = (counts: Readonly<Record<string, number>>): number =>
 const withAutocannon = (): Promise<DriverResult> => {
   const jsonHeaders = { authorization: `Bearer ${spec.token}`, 'content-type': 'application/json' };
   const authHeaders = { authorization: `Bearer ${spec.token}` };
+  const patchHeaders = { authorization: `Bearer ${spec.token}`, 'content-type': 'application/merge-patch+json' };
   let nextId = spec.firstId;
   const createRequest = (): autocannon.RequestSpec => ({
     method: 'POST',
@@ -41,6 +43,7 @@ const withAutocannon = (): Promise<DriverResult> => {
     },
   });
   const seedSpan = spec.seedTo - spec.seedFrom + 1;
+  const seeded = (): number => spec.seedFrom + Math.floor(Math.random() * seedSpan);
   const requests = ((): autocannon.RequestSpec[] => {
     switch (spec.kind) {
       case 'create':
@@ -64,11 +67,35 @@ const withAutocannon = (): Promise<DriverResult> => {
             method: 'GET',
             path: `/plants/${spec.seedFrom}`,
             headers: authHeaders,
-            setupRequest: (request) => ({ ...request, path: `/plants/${spec.seedFrom + Math.floor(Math.random() * seedSpan)}` }),
+            setupRequest: (request) => ({ ...request, path: `/plants/${seeded()}` }),
+          },
+        ];
+      case 'patch':
+        // A seeded plant, renamed to a name no request of the run used before: every PATCH
+        // changes the plant (a patch to the values it has would write nothing).
+        return [
+          {
+            method: 'PATCH',
+            path: `/plants/${spec.seedFrom}`,
+            headers: patchHeaders,
+            setupRequest: (request) => ({ ...request, path: `/plants/${seeded()}`, body: JSON.stringify({ name: `bench patch ${nextId++}` }) }),
           },
         ];
       case 'list':
         return [{ method: 'GET', path: '/plants?limit=100', headers: authHeaders }];
+      case 'list-tag': {
+        if (spec.tagPage === null) throw new TypeError('driver: list-tag needs tagPage in the spec');
+        const prefix = tagPagePrefix(spec.tagPage.tag);
+        const cursors = spec.tagPage.lastCursor + 1;
+        return [
+          {
+            method: 'GET',
+            path: `${prefix}0`,
+            headers: authHeaders,
+            setupRequest: (request) => ({ ...request, path: `${prefix}${Math.floor(Math.random() * cursors)}` }),
+          },
+        ];
+      }
     }
   })();
 

@@ -4,16 +4,23 @@ import type { BenchConfig, StoreName } from './config.js';
 import type { ScenarioKind } from './scenarios.js';
 import { freePort } from './processes.js';
 import { addWebhookEndpoint, createToken, startCeiling, startPlantServer, startWebhookReceiver, type RunningServer } from './servers.js';
-import { createPgDatabase, preloadSqlite } from './stores.js';
+import { createPgDatabase, preloadPostgres, preloadSqlite } from './stores.js';
+import { tagSql } from './tag-pages.js';
 import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
 
-const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'list', 'latency'];
+/** What the ceiling, `sqlite FULL` and `postgres` run: every scenario but the tag page, which has stores of its own. */
+const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
 
 /** A started server; `cleanup` stops it and removes its files or drops its database. */
 export interface Launched {
   readonly server: RunningServer;
   /** The first id no plant has (ids below it were preloaded). */
   readonly firstFreeId: number;
+  /**
+   * Plants the store already holds, which the bench then does not seed over HTTP (the tagged
+   * stores: every plant was written before the server started).
+   */
+  readonly seeded?: { readonly from: number; readonly to: number };
   readonly cleanup: () => Promise<void>;
   /** For a server with a webhook endpoint: the outbox read around each run (its drain after the load). */
   readonly webhooks?: WebhookProbe;
@@ -26,6 +33,8 @@ export interface Plan {
   readonly scenarios: readonly ScenarioKind[];
   /** The load sends every create with its own `Idempotency-Key`, in this order (default: none). */
   readonly idempotencyKeys?: 'ordered' | 'random';
+  /** A tagged store (src/tag-pages.ts) of plants `1…size`: what `list-tag` pages through. */
+  readonly tagged?: { readonly size: number };
   /** Resolves to a printable reason instead when the store is unavailable (PostgreSQL down). */
   start(): Promise<Launched | string>;
 }
@@ -51,7 +60,7 @@ export const DRAIN_LIMIT_SECONDS = 60;
 /** How often the drain is read (the drain time's resolution). */
 const DRAIN_POLL_MS = 100;
 
-const compact = (n: number): string => (n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n));
+export const compact = (n: number): string => (n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n));
 
 /** The URL without its password, for printing. */
 export const redact = (url: string): string => {
@@ -77,20 +86,36 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     ...extra,
   });
 
+  /** Records how long a preload took, by row label, for the JSON results. */
+  const notePreload = (label: string, rows: number, ms: number): void => {
+    const preloads = (notes['preloads'] ?? {}) as Record<string, { readonly rows: number; readonly ms: number }>;
+    notes['preloads'] = { ...preloads, [label]: { rows, ms } };
+    log(`${label}: preloaded ${rows.toLocaleString('en-US')} plants in ${(ms / 1000).toFixed(1)} s`);
+  };
+
+  interface SqliteOptions {
+    /** Plants `1…preload` written straight into the file before the server starts. */
+    readonly preload?: number;
+    /** Preloaded plants carry the tags of src/tag-pages.ts (else all `preloaded`), and are not seeded again. */
+    readonly tagged?: boolean;
+    /** Another build's `apps/server` (BENCH_BASELINE_DIR). */
+    readonly serverDir?: string;
+    readonly extraEnv?: Readonly<Record<string, string>>;
+    /** Runs once the schema exists, before the server starts (registers webhook endpoints…). */
+    readonly prepare?: (env: NodeJS.ProcessEnv) => Promise<void>;
+  }
+
   const sqlitePlan = (
     name: StoreName,
     label: string,
     synchronous: 'FULL' | 'NORMAL',
     scenarios: readonly ScenarioKind[],
-    preload: number,
-    serverDir?: string,
-    extraEnv: Readonly<Record<string, string>> = {},
-    /** Runs once the schema exists, before the server starts (registers webhook endpoints…). */
-    prepare?: (env: NodeJS.ProcessEnv) => Promise<void>,
+    { preload = 0, tagged = false, serverDir, extraEnv = {}, prepare }: SqliteOptions = {},
   ): Plan => ({
     name,
     label,
     scenarios,
+    ...(tagged ? { tagged: { size: preload } } : {}),
     start: async () => {
       const dir = join(work, name);
       const file = join(dir, 'plant-store.db');
@@ -100,16 +125,14 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       const token = await createToken(env, warn);
       if (preload > 0) {
         log(`${label}: preloading ${preload.toLocaleString('en-US')} plants into the SQLite file…`);
-        const ms = preloadSqlite(file, preload);
-        notes['preloadMs'] = ms;
-        notes['preloadRows'] = preload;
-        log(`${label}: preloaded in ${(ms / 1000).toFixed(1)} s`);
+        notePreload(label, preload, preloadSqlite(file, preload, tagged ? tagSql : undefined));
       }
       await prepare?.(env);
       const server = await startPlantServer({ core: serverCore, env, token, ...profile, ...(serverDir === undefined ? {} : { serverDir }) });
       return {
         server,
         firstFreeId: preload + 1,
+        ...(tagged ? { seeded: { from: 1, to: preload } } : {}),
         cleanup: async () => {
           await server.stop();
           rmSync(dir, { recursive: true, force: true });
@@ -118,21 +141,29 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     },
   });
 
-  const postgresPlan: Plan = {
-    name: 'postgres',
-    label: 'postgres',
-    scenarios: ALL,
+  /** Our server on a fresh database, with plants `1…tagged` preloaded by SQL when `tagged` is set. */
+  const postgresPlan = (name: StoreName, label: string, scenarios: readonly ScenarioKind[], tagged?: number): Plan => ({
+    name,
+    label,
+    scenarios,
+    ...(tagged === undefined ? {} : { tagged: { size: tagged } }),
     start: async () => {
       const db = await createPgDatabase(config.pgAdminUrl);
-      if (typeof db === 'string') return `postgres: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
-      const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`postgres: could not drop ${db.name}: ${String(e)}`));
+      if (typeof db === 'string') return `${label}: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
+      const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`${label}: could not drop ${db.name}: ${String(e)}`));
       try {
         const env = serverEnv(db.url);
+        // The CLI also creates the schema, which the preload fills.
         const token = await createToken(env, warn);
+        if (tagged !== undefined) {
+          log(`${label}: preloading ${tagged.toLocaleString('en-US')} plants into ${db.name}…`);
+          notePreload(label, tagged, await preloadPostgres(db.url, tagged, tagSql));
+        }
         const server = await startPlantServer({ core: serverCore, env, token, ...profile });
         return {
           server,
-          firstFreeId: 1,
+          firstFreeId: (tagged ?? 0) + 1,
+          ...(tagged === undefined ? {} : { seeded: { from: 1, to: tagged } }),
           cleanup: async () => {
             await server.stop();
             await drop();
@@ -143,7 +174,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         throw error;
       }
     },
-  };
+  });
 
   /**
    * The SQLite FULL server with one webhook endpoint, subscribed to every event, at a receiver
@@ -165,7 +196,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         try {
           const metricsPort = await freePort();
           const env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) };
-          const launched = await sqlitePlan(name, label, 'FULL', ['create'], 0, undefined, env, (serverEnv) => addWebhookEndpoint(serverEnv, receiver.url)).start();
+          const launched = await sqlitePlan(name, label, 'FULL', ['create'], { extraEnv: env, prepare: (serverEnv) => addWebhookEndpoint(serverEnv, receiver.url) }).start();
           if (typeof launched === 'string') throw new Error(launched);
           log(`${label}: one webhook endpoint, ${receiver.url} (receiver pid ${receiver.pid}${receiverCore === undefined ? '' : `, core ${receiverCore}`})`);
           return {
@@ -189,6 +220,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     };
   };
 
+  const [small, large] = config.tagSizes;
   const plans: Plan[] = [];
   for (const store of config.stores) {
     switch (store) {
@@ -204,34 +236,48 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         });
         break;
       case 'sqlite':
-        plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', ALL, 0));
+        plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', ALL));
         break;
       case 'sqlite-baseline':
         if (config.baselineDir === undefined) ctx.skipped.push('sqlite-baseline: skipped, BENCH_BASELINE_DIR is not set');
-        else plans.push(sqlitePlan(store, 'sqlite FULL baseline', 'FULL', ALL, 0, config.baselineDir));
+        else plans.push(sqlitePlan(store, 'sqlite FULL baseline', 'FULL', ALL, { serverDir: config.baselineDir }));
         break;
       case 'sqlite-preloaded':
         if (config.preload === 0) ctx.skipped.push('sqlite-preloaded: skipped, BENCH_PRELOAD=0');
-        else plans.push(sqlitePlan(store, `sqlite FULL +${compact(config.preload)}`, 'FULL', ['create'], config.preload));
+        else plans.push(sqlitePlan(store, `sqlite FULL +${compact(config.preload)}`, 'FULL', ['create'], { preload: config.preload }));
         break;
       case 'sqlite-normal':
-        plans.push(sqlitePlan(store, 'sqlite NORMAL', 'NORMAL', ['create', 'latency'], 0));
+        plans.push(sqlitePlan(store, 'sqlite NORMAL', 'NORMAL', ['create', 'latency']));
         break;
       case 'sqlite-metrics':
         // The same server with its Prometheus instrumentation on (METRICS_PORT=0: any free port).
-        plans.push(sqlitePlan(store, 'sqlite FULL +metrics', 'FULL', ['create', 'get'], 0, undefined, { METRICS_PORT: '0' }));
+        plans.push(sqlitePlan(store, 'sqlite FULL +metrics', 'FULL', ['create', 'get'], { extraEnv: { METRICS_PORT: '0' } }));
         break;
       case 'sqlite-keyed':
         // The same server, loaded with creates that each carry an Idempotency-Key (issue 10: the
         // key's cost, measured side by side with creates without one).
-        plans.push({ ...sqlitePlan(store, `sqlite FULL keyed (${config.keys})`, 'FULL', ['create'], 0), idempotencyKeys: config.keys });
+        plans.push({ ...sqlitePlan(store, `sqlite FULL keyed (${config.keys})`, 'FULL', ['create']), idempotencyKeys: config.keys });
         break;
       case 'sqlite-webhook':
         plans.push(webhookPlan(store, 'sqlite FULL +webhook'));
         break;
-      case 'postgres':
-        plans.push(postgresPlan);
+      case 'sqlite-tag-small':
+      case 'sqlite-tag-large': {
+        // Issue 18: the same tag page on a small and a large store (the large one measured as a
+        // variant of the small one, side by side).
+        const size = store === 'sqlite-tag-small' ? small : large;
+        plans.push(sqlitePlan(store, `sqlite FULL ${compact(size)}`, 'FULL', ['list-tag'], { preload: size, tagged: true }));
         break;
+      }
+      case 'postgres':
+        plans.push(postgresPlan(store, 'postgres', ALL));
+        break;
+      case 'postgres-tag-small':
+      case 'postgres-tag-large': {
+        const size = store === 'postgres-tag-small' ? small : large;
+        plans.push(postgresPlan(store, `postgres ${compact(size)}`, ['list-tag'], size));
+        break;
+      }
     }
   }
   return plans;

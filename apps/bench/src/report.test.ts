@@ -82,6 +82,10 @@ describe('checkTargets', () => {
       ['create with an Idempotency-Key on every request: ≥ 0.85× without (issue 10)', '–', undefined, false],
       ['create with one webhook endpoint: ≥ 0.85× without (issue 11)', '–', undefined, false],
       ['webhook outbox empty ≤ 5 s after the create load stops (issue 11)', '–', undefined, false],
+      ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), sqlite FULL', '–', undefined, false],
+      ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), postgres', '–', undefined, false],
+      ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), sqlite FULL', '–', undefined, false],
+      ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), postgres', '–', undefined, false],
     ]);
   });
 
@@ -125,7 +129,7 @@ describe('checkTargets', () => {
       row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, latency: { p50: 4, p90: 6, p99: 9.12, max: 30, mean: 4 }, webhookDrain: drain() }),
     ];
     const checks = checkTargets(rate(rows, [{ scenario: 'create', store: 'sqlite-webhook', ratios: [0.9, 0.84, 0.88] }]));
-    expect(checks.slice(-2).map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
+    expect(checks.slice(-6, -4).map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
       ['create with one webhook endpoint: ≥ 0.85× without (issue 11)', '0.88× (p99 9.12 ms with, 8.70 ms without)', true, false],
       ['webhook outbox empty ≤ 5 s after the create load stops (issue 11)', '2.3 s (backlog at stop 12,345)', true, false],
     ]);
@@ -134,7 +138,7 @@ describe('checkTargets', () => {
 
   it('misses the drain target when the outbox took too long or never emptied, and shows failed attempts', () => {
     const check = (d: WebhookDrain) =>
-      checkTargets(rate([row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, webhookDrain: d })])).at(-1);
+      checkTargets(rate([row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, webhookDrain: d })])).find((c) => c.target.startsWith('webhook outbox'));
     expect(check(drain({ seconds: 5.01 }))).toMatchObject({ value: '5.0 s (backlog at stop 12,345)', met: false });
     expect(check(drain({ seconds: undefined, backlogAtEnd: 4000, retried: 7 }))).toMatchObject({
       value: '> 60 s, 4,000 left (backlog at stop 12,345; 7 attempts retried, 0 failed)',
@@ -182,5 +186,60 @@ describe('rate with side-by-side runs', () => {
     const metrics = rated.find((r) => r.store === 'sqlite-metrics');
     expect(metrics?.vsBase).toBeCloseTo(0.99);
     expect(formatTable(rated)).toMatch(/0\.99× metrics off \(side by side, median of 3\)/);
+  });
+});
+
+describe('patch against create (issue 18)', () => {
+  it('divides each store’s patch by its create of the same round and shows it in the note', () => {
+    const rated = rate([
+      row({ scenario: 'create', store: 'sqlite', rps: 10_000, storeLabel: 'sqlite FULL' }),
+      row({ scenario: 'patch', store: 'sqlite', rps: 9_300, storeLabel: 'sqlite FULL', statusCounts: { '200': 93_000 } }),
+      row({ scenario: 'create', store: 'postgres', rps: 8_000 }),
+      row({ scenario: 'patch', store: 'postgres', rps: 6_000, otherCpuServerCore: 0.4 }),
+      row({ scenario: 'create', store: 'ceiling', rps: 20_000 }),
+      row({ scenario: 'patch', store: 'ceiling', rps: 18_600 }),
+    ]);
+    const patch = rated.find((r) => r.scenario === 'patch' && r.store === 'sqlite');
+    expect(patch).toMatchObject({ ratio: 0.5, vsBase: undefined });
+    expect(patch?.vsScenario).toBeCloseTo(0.93);
+    expect(rated.find((r) => r.scenario === 'create' && r.store === 'sqlite')?.vsScenario).toBeUndefined();
+    expect(formatTable(rated)).toMatch(/\| patch +\| sqlite FULL +\| +50 \| +9,300 \| +0\.50× \|.*\| 0\.93× create \|/);
+    const checks = checkTargets(rated).filter((c) => c.target.startsWith('patch'));
+    expect(checks.map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
+      ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), sqlite FULL', '0.93× (9,300 vs 10,000 req/s)', true, false],
+      ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), postgres', '0.75× (6,000 vs 8,000 req/s)', false, true],
+    ]);
+  });
+
+  it('pairs patch and create round by round and takes the median ratio', () => {
+    const rated = rate([
+      row({ scenario: 'create', store: 'sqlite', rps: 10_000, round: 0 }),
+      row({ scenario: 'patch', store: 'sqlite', rps: 9_000, round: 0 }),
+      row({ scenario: 'create', store: 'sqlite', rps: 5_000, round: 1 }),
+      row({ scenario: 'patch', store: 'sqlite', rps: 4_750, round: 1 }),
+      row({ scenario: 'create', store: 'sqlite', rps: 8_000, round: 2 }),
+      row({ scenario: 'patch', store: 'sqlite', rps: 7_600, round: 2 }),
+    ]);
+    expect(rated.find((r) => r.scenario === 'patch')?.vsScenario).toBeCloseTo(0.95);
+  });
+});
+
+describe('tag page on the larger store against the smaller (issue 18)', () => {
+  const tagRows = [
+    row({ scenario: 'list-tag', store: 'sqlite-tag-small', rps: 4_000, storeLabel: 'sqlite FULL 10k', latency: { p50: 11.5, p90: 14, p99: 20, max: 40, mean: 12 } }),
+    row({ scenario: 'list-tag', store: 'sqlite-tag-large', rps: 3_600, storeLabel: 'sqlite FULL 1M', latency: { p50: 12.25, p90: 15, p99: 22, max: 45, mean: 13 } }),
+    row({ scenario: 'list-tag', store: 'postgres-tag-small', rps: 2_000, storeLabel: 'postgres 10k' }),
+    row({ scenario: 'list-tag', store: 'postgres-tag-large', rps: 1_500, storeLabel: 'postgres 1M' }),
+  ];
+
+  it('reads the side-by-side ratio when there is one, the sequential one beside it, and both p50s', () => {
+    const rated = rate(tagRows, [{ scenario: 'list-tag', store: 'sqlite-tag-large', ratios: [0.97, 1.01, 0.95] }]);
+    const checks = checkTargets(rated).filter((c) => c.target.startsWith('tag page'));
+    expect(checks.map((c) => [c.target, c.value, c.met])).toEqual([
+      ['tag page (limit 100), 1M vs 10k plants: ≥ 0.8× req/s (issue 18), sqlite FULL', '0.97× (side by side, median of 3; sequential 0.90×; p50 12.3 vs 11.5 ms)', true],
+      ['tag page (limit 100), 1M vs 10k plants: ≥ 0.8× req/s (issue 18), postgres', '0.75× (sequential; p50 1.50 vs 1.50 ms)', false],
+    ]);
+    expect(formatTable(rated)).toMatch(/\| list tag 100 +\| sqlite FULL 1M +\|.*\| 0\.97× smaller store \(side by side, median of 3\) \|/);
+    expect(rated.find((r) => r.store === 'sqlite-tag-large')?.ratio).toBeUndefined();
   });
 });

@@ -43,6 +43,11 @@ export interface RatedRow extends Row {
   readonly ratio: number | undefined;
   /** For a row with a base (BASES): rps / the base row's rps, same scenario and round (median over rounds). */
   readonly vsBase: number | undefined;
+  /**
+   * For a scenario measured against another (SCENARIO_BASES: patch against create): rps / the
+   * same store's rps in that scenario, same round (median over rounds).
+   */
+  readonly vsScenario: number | undefined;
   /** req/s of every round, in round order; the row itself is the round of median req/s. */
   readonly roundsRps: readonly number[];
   /** How many side-by-side runs `vsBase` is the median of (undefined: taken from the rounds). */
@@ -60,6 +65,13 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'sqlite-keyed': { store: 'sqlite', note: 'no key' },
   'sqlite-webhook': { store: 'sqlite', note: 'no webhook' },
   'sqlite-baseline': { store: 'sqlite', note: 'this build' },
+  'sqlite-tag-large': { store: 'sqlite-tag-small', note: 'smaller store' },
+  'postgres-tag-large': { store: 'postgres-tag-small', note: 'smaller store' },
+};
+
+/** Scenarios measured against another scenario on the same store (issue 18: patch ≥ 0.9× create). */
+export const SCENARIO_BASES: Partial<Record<ScenarioKind, { readonly scenario: ScenarioKind; readonly note: string }>> = {
+  patch: { scenario: 'create', note: 'create' },
 };
 
 const SCENARIO_ORDER = Object.keys(SCENARIOS) as ScenarioKind[];
@@ -92,11 +104,11 @@ export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = [
     const key = `${row.scenario} ${row.store}`;
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
-  const partner = (row: Row, store: StoreName): Row | undefined =>
-    rows.find((r) => r.scenario === row.scenario && r.store === store && (r.round ?? 0) === (row.round ?? 0));
-  const medianRatio = (group: readonly Row[], store: StoreName): number | undefined => {
+  const partner = (row: Row, store: StoreName, scenario: ScenarioKind = row.scenario): Row | undefined =>
+    rows.find((r) => r.scenario === scenario && r.store === store && (r.round ?? 0) === (row.round ?? 0));
+  const medianRatio = (group: readonly Row[], store: StoreName, scenario?: ScenarioKind): number | undefined => {
     const ratios = group.flatMap((row) => {
-      const other = partner(row, store);
+      const other = partner(row, store, scenario);
       return other !== undefined && other.rps > 0 ? [row.rps / other.rps] : [];
     });
     return ratios.length === 0 ? undefined : median(ratios);
@@ -107,10 +119,12 @@ export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = [
       const representative = byRps[Math.floor((byRps.length - 1) / 2)] as Row;
       const base = BASES[representative.store];
       const paired = sideBySide.find((p) => p.scenario === representative.scenario && p.store === representative.store);
+      const baseScenario = SCENARIO_BASES[representative.scenario]?.scenario;
       return {
         ...representative,
         ratio: medianRatio(group, 'ceiling'),
         vsBase: base === undefined ? undefined : paired === undefined ? medianRatio(group, base.store) : median(paired.ratios),
+        vsScenario: baseScenario === undefined ? undefined : medianRatio(group, representative.store, baseScenario),
         sideBySide: paired?.ratios.length,
         roundsRps: group.map((r) => r.rps),
       };
@@ -148,6 +162,7 @@ export const tableCells = (rows: readonly RatedRow[]): string[][] =>
       : `${pct(r.otherCpuServerCore)}/${pct(r.otherCpuDriverCore)}`,
     [
       r.vsBase === undefined ? '' : `${times(r.vsBase)} ${BASES[r.store]?.note ?? ''}${r.sideBySide === undefined ? '' : ` (side by side, median of ${r.sideBySide})`}`,
+      r.vsScenario === undefined ? '' : `${times(r.vsScenario)} ${SCENARIO_BASES[r.scenario]?.note ?? ''}`,
       r.roundsRps.length > 1 ? `median of ${r.roundsRps.length}` : '',
       r.webhookDrain === undefined ? '' : `outbox ${int(r.webhookDrain.backlogAtStop)} at stop, ${drainTime(r.webhookDrain)}`,
       r.discarded === undefined ? '' : 'quieter of 2 runs',
@@ -181,9 +196,10 @@ export interface TargetCheck {
 }
 
 /**
- * Issue 6's targets for SQLite with synchronous=FULL, checked against this run's rows. Printed
- * and written to the JSON for the reader; they never change the exit code (speed on a shared
- * machine is not a pass/fail signal, wrong answers are).
+ * Issue 6's targets for SQLite with synchronous=FULL, and those of the later issues each names
+ * (issue 18's on SQLite and PostgreSQL), checked against this run's rows. Printed and written to
+ * the JSON for the reader; they never change the exit code (speed on a shared machine is not a
+ * pass/fail signal, wrong answers are).
  */
 export const checkTargets = (rows: readonly RatedRow[]): readonly TargetCheck[] => {
   const find = (scenario: Row['scenario'], store: StoreName): RatedRow | undefined =>
@@ -266,12 +282,49 @@ export const checkTargets = (rows: readonly RatedRow[]): readonly TargetCheck[] 
       met: drain === undefined ? undefined : drain.seconds !== undefined && drain.seconds <= 5,
       noisy: noisy(webhook),
     },
+    ...(['sqlite', 'postgres'] as const).map((store) => patchTarget(find('patch', store), find('create', store), store === 'sqlite' ? 'sqlite FULL' : 'postgres')),
+    ...(
+      [
+        ['sqlite-tag-large', 'sqlite-tag-small', 'sqlite FULL'],
+        ['postgres-tag-large', 'postgres-tag-small', 'postgres'],
+      ] as const
+    ).map(([large, small, store]) => tagPageTarget(find('list-tag', large), find('list-tag', small), store)),
   ];
+};
+
+/** Issue 18: PATCH at 50 connections ≥ 0.9× create's req/s, on the same store in the same run. */
+const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, store: string): TargetCheck => ({
+  target: `patch, 50 connections: ≥ 0.9× create on the same store (issue 18), ${store}`,
+  value: patch?.vsScenario === undefined || create === undefined ? '–' : `${times(patch.vsScenario)} (${int(patch.rps)} vs ${int(create.rps)} req/s)`,
+  met: patch?.vsScenario === undefined ? undefined : patch.vsScenario >= 0.9,
+  noisy: noisy(patch, create),
+});
+
+/**
+ * Issue 18: the tag page on the larger store within 20 % of the smaller one, read on req/s: the
+ * larger store's req/s ≥ 0.8× the smaller's, side by side when those runs were made (else the
+ * sequential rows); the sequential ratio and both p50s are shown beside it.
+ */
+const tagPageTarget = (large: RatedRow | undefined, small: RatedRow | undefined, store: string): TargetCheck => {
+  const size = (row: RatedRow | undefined, fallback: string): string => row?.storeLabel.replace(`${store} `, '') ?? fallback;
+  const sequential = large !== undefined && small !== undefined && small.rps > 0 ? large.rps / small.rps : undefined;
+  const how = large?.sideBySide === undefined ? 'sequential' : `side by side, median of ${large.sideBySide}`;
+  return {
+    target: `tag page (limit 100), ${size(large, 'larger')} vs ${size(small, 'smaller')} plants: ≥ 0.8× req/s (issue 18), ${store}`,
+    value:
+      large?.vsBase === undefined || small === undefined
+        ? '–'
+        : `${times(large.vsBase)} (${how}` +
+          (large.sideBySide === undefined ? '' : `; sequential ${times(sequential)}`) +
+          `; p50 ${ms(large.latency.p50)} vs ${ms(small.latency.p50)} ms)`,
+    met: large?.vsBase === undefined ? undefined : large.vsBase >= 0.8,
+    noisy: noisy(large, small),
+  };
 };
 
 export const formatTargets = (checks: readonly TargetCheck[]): string =>
   [
-    'issue 6 targets (SQLite, synchronous=FULL):',
+    'targets (issue 6 unless another is named; SQLite synchronous=FULL unless another store is named):',
     ...checks.map(
       (c) =>
         `  ${c.met === undefined ? 'n/a ' : c.met ? 'met ' : 'MISS'}  ${c.target}: ${c.value}` +

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percentile, summarize } from './scenarios.js';
+import { DriverSpec, percentile, SCENARIOS, summarize } from './scenarios.js';
 
 describe('percentile', () => {
   it('takes the nearest rank of an ascending array', () => {
@@ -17,5 +17,36 @@ describe('summarize', () => {
     const samples = Float64Array.from([0.4, 0.1, 0.3, 0.2, 5]);
     expect(summarize(samples)).toEqual({ p50: 0.3, p90: 5, p99: 5, max: 5, mean: 1.2 });
     expect(Array.from(samples)).toEqual([0.4, 0.1, 0.3, 0.2, 5]);
+  });
+});
+
+describe('SCENARIOS', () => {
+  it('expects a 200 for every patch and tag page (issue 18)', () => {
+    expect(SCENARIOS.patch).toMatchObject({ label: 'patch', expected: [200], creates: false });
+    expect(SCENARIOS['list-tag']).toMatchObject({ label: 'list tag 100', expected: [200], creates: false });
+  });
+});
+
+describe('DriverSpec', () => {
+  const spec = {
+    generator: 'wrk',
+    kind: 'list-tag',
+    url: 'http://127.0.0.1:1',
+    token: 'x',
+    connections: 50,
+    warmupSeconds: 2,
+    seconds: 8,
+    firstId: 1,
+    seedFrom: 1,
+    seedTo: 10_000,
+    tagPage: { tag: 'tag-0', lastCursor: 9000 },
+    idempotencyKeys: 'none',
+  };
+
+  it('carries the tag page, or null for the other scenarios', () => {
+    expect(DriverSpec.decode(spec)).toEqual({ _tag: 'Right', right: spec });
+    expect(DriverSpec.decode({ ...spec, kind: 'patch', tagPage: null })._tag).toBe('Right');
+    expect(DriverSpec.decode({ ...spec, tagPage: { tag: 'tag-0', lastCursor: -1 } })._tag).toBe('Left');
+    expect(DriverSpec.decode({ ...spec, tagPage: undefined })._tag).toBe('Left');
   });
 });

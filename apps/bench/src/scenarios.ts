@@ -1,10 +1,14 @@
 import * as t from 'io-ts';
 
 /**
- * The load scenarios of issue 6. Each names the statuses a healthy server answers; any other
- * status, socket error or timeout during a run (warm-up included) fails `pnpm bench`.
+ * The load scenarios of issue 6 (and `patch`, `list-tag` of issue 18). Each names the statuses a
+ * healthy server answers; any other status, socket error or timeout during a run (warm-up
+ * included) fails `pnpm bench`.
  */
-export const ScenarioKind = t.keyof({ create: null, 'create-delete': null, get: null, list: null, latency: null }, 'ScenarioKind');
+export const ScenarioKind = t.keyof(
+  { create: null, 'create-delete': null, get: null, patch: null, list: null, 'list-tag': null, latency: null },
+  'ScenarioKind',
+);
 export type ScenarioKind = t.TypeOf<typeof ScenarioKind>;
 
 export interface ScenarioInfo {
@@ -20,7 +24,10 @@ export const SCENARIOS: Readonly<Record<ScenarioKind, ScenarioInfo>> = {
   create: { kind: 'create', label: 'create', expected: [201], creates: true },
   'create-delete': { kind: 'create-delete', label: 'create+delete', expected: [201, 204], creates: true },
   get: { kind: 'get', label: 'get by id', expected: [200], creates: false },
+  // Every PATCH renames a seeded plant to a name no request used before, so each one changes it.
+  patch: { kind: 'patch', label: 'patch', expected: [200], creates: false },
   list: { kind: 'list', label: 'list 100', expected: [200], creates: false },
+  'list-tag': { kind: 'list-tag', label: 'list tag 100', expected: [200], creates: false },
   latency: { kind: 'latency', label: 'create 1 conn', expected: [201], creates: true },
 };
 
@@ -40,11 +47,16 @@ export const DriverSpec = t.type(
     connections: Count,
     warmupSeconds: Count,
     seconds: Count,
-    /** First id the creates may use; every create gets its own, ascending. */
+    /**
+     * First id the creates may use; every create gets its own, ascending. `patch` numbers its
+     * names from the same counter (`bench patch <n>`), so no two patches set the same name.
+     */
     firstId: Count,
-    /** Ids known to exist, for `get`: [from, to] inclusive. */
+    /** Ids known to exist, for `get` and `patch`: [from, to] inclusive. */
     seedFrom: Count,
     seedTo: Count,
+    /** For `list-tag`: the tag asked for and the largest `after` cursor drawn (src/tag-pages.ts). */
+    tagPage: t.union([t.null, t.type({ tag: t.string, lastCursor: Count })]),
     /** Every create with its own `Idempotency-Key`: none, ascending (`bench-<id>`) or random hex. */
     idempotencyKeys: t.keyof({ none: null, ordered: null, random: null }),
   },

@@ -1,4 +1,5 @@
 import { Plant, PlantPage } from '@plant-store/domain';
+import { expectedTagPage, lastCursor, PAGE_TAG, tagPagePrefix } from './tag-pages.js';
 
 const post = async (base: string, token: string, id: number): Promise<void> => {
   const res = await fetch(`${base}/plants`, {
@@ -42,4 +43,55 @@ export const smokeCheck = async (base: string, token: string, seededFrom: number
   const gone = await fetch(`${base}/plants/${id}`, { method: 'DELETE', headers: auth });
   await gone.arrayBuffer();
   if (gone.status !== 204) throw new Error(`smoke check: DELETE /plants/${id} answered ${gone.status}`);
+};
+
+/**
+ * Checks, before the `patch` load, that a PATCH changes the plant as the contract says: 200 with
+ * the whole plant renamed (its tag kept), the change visible to a GET, and — where the server
+ * gives ETags (ours; the ceiling gives none) — a new ETag. Leaves the plant renamed.
+ */
+export const smokeCheckPatch = async (base: string, token: string, id: number): Promise<void> => {
+  const auth = { authorization: `Bearer ${token}` };
+  const before = await fetch(`${base}/plants/${id}`, { headers: auth });
+  const plant = Plant.decode(await before.json());
+  if (before.status !== 200 || plant._tag === 'Left') throw new Error(`smoke check: GET /plants/${id} answered ${before.status} without a plant`);
+  const name = `smoke check patch ${id}`;
+  const res = await fetch(`${base}/plants/${id}`, {
+    method: 'PATCH',
+    headers: { ...auth, 'content-type': 'application/merge-patch+json' },
+    body: JSON.stringify({ name }),
+  });
+  const patched = Plant.decode(await res.json());
+  const { tag } = plant.right;
+  if (res.status !== 200 || patched._tag === 'Left' || patched.right.id !== id || patched.right.name !== name || patched.right.tag !== tag) {
+    throw new Error(`smoke check: PATCH /plants/${id} {"name"} answered ${res.status} without the plant renamed ${JSON.stringify(name)}, tag ${JSON.stringify(tag)}`);
+  }
+  const etags = [before.headers.get('etag'), res.headers.get('etag')];
+  if (etags[0] !== null && etags[0] === etags[1]) throw new Error(`smoke check: PATCH /plants/${id} changed the name but kept the ETag ${etags[0]}`);
+  const after = await fetch(`${base}/plants/${id}`, { headers: auth });
+  const seen = Plant.decode(await after.json());
+  if (after.status !== 200 || seen._tag === 'Left' || seen.right.name !== name) throw new Error(`smoke check: GET /plants/${id} after a PATCH does not show the new name`);
+};
+
+/**
+ * Checks a tagged store (src/tag-pages.ts) of plants `1…size` before its load: the first and the
+ * last page the `list-tag` scenario can ask for hold exactly the plants with the tag, in id order,
+ * and a full page links to the next one with the tag in it.
+ */
+export const smokeCheckTagPage = async (base: string, token: string, size: number): Promise<void> => {
+  for (const after of [0, lastCursor(size)]) {
+    const path = `${tagPagePrefix(PAGE_TAG)}${after}`;
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const page = PlantPage.decode(await res.json());
+    const ids = page._tag === 'Right' && page.right.every((p) => p.tag === PAGE_TAG) ? page.right.map((p) => p.id) : undefined;
+    const expected = expectedTagPage(size, after);
+    if (res.status !== 200 || ids === undefined || ids.join(',') !== expected.join(',')) {
+      throw new Error(`smoke check: GET ${path} answered ${res.status} without the ${expected.length} plants tagged ${PAGE_TAG} from ${expected[0]} to ${expected.at(-1)}`);
+    }
+    // The first page has more after it (the last one may or may not say so).
+    const link = res.headers.get('link') ?? '';
+    if (after === 0 && (!link.includes(`tag=${PAGE_TAG}`) || !link.includes(`after=${expected.at(-1)}`))) {
+      throw new Error(`smoke check: GET ${path}: the next page's Link does not carry the tag and the cursor: ${JSON.stringify(link)}`);
+    }
+  }
 };

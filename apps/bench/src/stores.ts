@@ -35,19 +35,23 @@ interface ColumnInfo {
   readonly pk: number;
 }
 
+/** The tag every preloaded plant gets unless told otherwise (an SQL expression over the id). */
+const PRELOADED_TAG = (): string => "'preloaded'";
+
 /**
  * Inserts `count` plants with ids `1…count` into the `plants` table of an existing store file (the
  * schema the server created), in one statement and one transaction, with journaling off for the
- * load; WAL mode is restored afterwards. Returns the milliseconds it took.
+ * load; WAL mode is restored afterwards. `tagSql` gives each plant's tag as an SQL expression over
+ * its id. Returns the milliseconds it took.
  */
-export const preloadSqlite = (file: string, count: number): number => {
+export const preloadSqlite = (file: string, count: number, tagSql: (idExpr: string) => string = PRELOADED_TAG): number => {
   const Database = requireFromServer()('better-sqlite3') as SqliteConstructor;
   const started = Date.now();
   const db = new Database(file);
   try {
     const columns = db.prepare('PRAGMA table_info(plants)').all() as ColumnInfo[];
     if (columns.length === 0) throw new TypeError(`preloadSqlite: ${file} has no plants table (did the server create its schema?)`);
-    const values: Record<string, string> = { id: 'x', name: "'preloaded plant ' || x", tag: "'preloaded'" };
+    const values: Record<string, string> = { id: 'x', name: "'preloaded plant ' || x", tag: tagSql('x') };
     const names: string[] = [];
     const exprs: string[] = [];
     for (const column of columns) {
@@ -77,7 +81,7 @@ export const preloadSqlite = (file: string, count: number): number => {
 };
 
 interface Sql {
-  unsafe(query: string): Promise<unknown>;
+  unsafe(query: string, params?: readonly unknown[]): Promise<unknown>;
   end(options?: { timeout?: number }): Promise<void>;
 }
 type Postgres = (url: string, options: Record<string, unknown>) => Sql;
@@ -122,4 +126,33 @@ export const createPgDatabase = async (adminUrl: string): Promise<PgDatabase | s
       }
     },
   };
+};
+
+/** How long the PostgreSQL preload may take before it is given up (a million plants take seconds). */
+const PG_PRELOAD_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * The PostgreSQL counterpart of preloadSqlite: `count` plants with ids `1…count` in one
+ * `INSERT … SELECT generate_series` into the schema the server's CLI created (each row's version
+ * from the table's default), the id counter raised above them, then `VACUUM (ANALYZE)` so that
+ * the server meets a table as settled as one filled over time (statistics, visibility map, hint
+ * bits). Bounded by a statement timeout. Returns the milliseconds it took.
+ */
+export const preloadPostgres = async (url: string, count: number, tagSql: (idExpr: string) => string = PRELOADED_TAG): Promise<number> => {
+  const started = Date.now();
+  const sql = connect(url);
+  try {
+    const columns = (await sql.unsafe(
+      "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'plants' AND is_nullable = 'NO' AND column_default IS NULL",
+    )) as readonly { readonly name: string }[];
+    const unknown = columns.map((c) => c.name).filter((name) => !['id', 'name'].includes(name));
+    if (unknown.length > 0) throw new TypeError(`preloadPostgres: plants.${unknown.join(', ')} NOT NULL without a default; teach the bench how to fill it`);
+    await sql.unsafe(`SET statement_timeout = ${PG_PRELOAD_TIMEOUT_MS}`);
+    await sql.unsafe(`INSERT INTO plants (id, name, tag) SELECT g, 'preloaded plant ' || g, ${tagSql('g')} FROM generate_series(1, $1::int8) AS g`, [count]);
+    await sql.unsafe('UPDATE plant_id_counter SET next_id = GREATEST(next_id, $1::int8 + 1)', [count]);
+    await sql.unsafe('VACUUM (ANALYZE) plants');
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+  return Date.now() - started;
 };

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import type { Latency, ScenarioKind } from './scenarios.js';
+import { tagPagePrefix } from './tag-pages.js';
 
 /**
  * wrk (C, LuaJIT) as the load generator where it is installed: on this 2-core machine one
@@ -17,9 +18,12 @@ export const wrkAvailable = (): boolean => {
   return probe.error === undefined;
 };
 
-// One script for every scenario; init(args) receives: token, kind, first id, seed range.
+// One script for every scenario; init(args) receives: token, kind, first id, seed range, keys,
+// and for list-tag the tag page's path up to its cursor and the largest cursor.
 // create-delete: a create's 201 (Location /plants/{id}) queues the id, and the next request
 // deletes it, so deletes only name committed plants and creates and deletes alternate.
+// patch: renames a seeded plant to "bench patch <n>", n counting up from the first id, so every
+// PATCH changes its plant.
 const SCRIPT = String.raw`
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
@@ -30,16 +34,28 @@ function init(args)
   seedFrom = tonumber(args[4])
   seedTo = tonumber(args[5])
   keys = args[6]
+  tagPrefix = args[7]
+  lastCursor = tonumber(args[8])
+  -- the warm-up and the measured run draw different ids and cursors
+  math.randomseed(nextId + os.time())
   counts = {}
   pending = {}
   auth = { ["Authorization"] = "Bearer " .. args[1] }
   json = { ["Authorization"] = "Bearer " .. args[1], ["Content-Type"] = "application/json" }
+  patch = { ["Authorization"] = "Bearer " .. args[1], ["Content-Type"] = "application/merge-patch+json" }
   listRequest = wrk.format("GET", "/plants?limit=100", auth)
 end
 
 function request()
   if kind == "list" then return listRequest end
+  if kind == "list-tag" then return wrk.format("GET", tagPrefix .. math.random(0, lastCursor), auth) end
   if kind == "get" then return wrk.format("GET", "/plants/" .. math.random(seedFrom, seedTo), auth) end
+  if kind == "patch" then
+    local n = nextId
+    nextId = nextId + 1
+    local body = '{"name":"bench patch ' .. string.format("%d", n) .. '"}'
+    return wrk.format("PATCH", "/plants/" .. math.random(seedFrom, seedTo), patch, body)
+  end
   if kind == "create-delete" and #pending > 0 then
     return wrk.format("DELETE", "/plants/" .. table.remove(pending), auth)
   end
@@ -89,8 +105,10 @@ end
 let scriptFile: string | undefined;
 const script = (): string => {
   if (scriptFile === undefined) {
-    scriptFile = join(tmpdir(), `plant-bench-${process.pid}.lua`);
-    writeFileSync(scriptFile, SCRIPT);
+    const file = join(tmpdir(), `plant-bench-${process.pid}.lua`);
+    writeFileSync(file, SCRIPT);
+    process.once('exit', () => rmSync(file, { force: true }));
+    scriptFile = file;
   }
   return scriptFile;
 };
@@ -115,6 +133,8 @@ export interface WrkOptions {
   readonly firstId: number;
   readonly seedFrom: number;
   readonly seedTo: number;
+  /** For `list-tag`: the tag and the largest cursor drawn. */
+  readonly tagPage: { readonly tag: string; readonly lastCursor: number } | null;
   /** Every create with its own `Idempotency-Key`, ascending or random, or none. */
   readonly idempotencyKeys: 'none' | 'ordered' | 'random';
 }
@@ -140,7 +160,7 @@ const WrkOutput = t.type(
 /** One wrk run (one thread; the caller's CPU affinity is inherited). */
 export const runWrk = (o: WrkOptions): Promise<WrkRun> =>
   new Promise((resolve, reject) => {
-    const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script(), o.url, '--', o.token, o.kind === 'latency' ? 'create' : o.kind, String(o.firstId), String(o.seedFrom), String(o.seedTo), o.idempotencyKeys];
+    const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script(), o.url, '--', o.token, o.kind === 'latency' ? 'create' : o.kind, String(o.firstId), String(o.seedFrom), String(o.seedTo), o.idempotencyKeys, o.tagPage === null ? '' : tagPagePrefix(o.tagPage.tag), String(o.tagPage?.lastCursor ?? 0)];
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

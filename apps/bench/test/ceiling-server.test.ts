@@ -89,5 +89,50 @@ describe('createCeilingServer', () => {
     const res = await fetch(`${base}/plants`, { method: 'PUT', headers: auth });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, POST');
+    const item = await fetch(`${base}/plants/1`, { method: 'PUT', headers: auth });
+    expect(item.status).toBe(405);
+    expect(item.headers.get('allow')).toBe('GET, PATCH, DELETE');
+  });
+
+  const patch = (id: number, body: unknown, contentType = 'application/merge-patch+json') =>
+    fetch(`${base}/plants/${id}`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': contentType },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('patches name and tag as a JSON Merge Patch and answers 200 with the plant', async () => {
+    await create({ id: 601, name: 'before', tag: 'old' });
+    const renamed = await patch(601, { name: 'after' });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toEqual({ id: 601, name: 'after', tag: 'old' });
+    expect(await (await patch(601, { tag: 'new' }, 'application/json')).json()).toEqual({ id: 601, name: 'after', tag: 'new' });
+    expect(await (await patch(601, { tag: null })).json()).toEqual({ id: 601, name: 'after' });
+    expect(await (await fetch(`${base}/plants/601`, { headers: auth })).json()).toEqual({ id: 601, name: 'after' });
+  });
+
+  it('rejects a patch UpdatePlantRequest rejects, of an unknown plant, or of another media type', async () => {
+    await create({ id: 602, name: 'kept' });
+    const withId = await patch(602, { id: 9, name: 'x' });
+    expect(withId.status).toBe(400);
+    expect((await withId.json()) as { message: string }).toMatchObject({ message: expect.stringContaining('id') });
+    expect((await patch(602, { name: null })).status).toBe(400);
+    expect((await patch(602, { name: 'x' }, 'text/plain')).status).toBe(415);
+    expect((await patch(999_999, { name: 'x' })).status).toBe(404);
+    expect(await (await fetch(`${base}/plants/602`, { headers: auth })).json()).toEqual({ id: 602, name: 'kept' });
+  });
+
+  it('filters a list page by exact tag, following patches and deletes, with the tag in the next link', async () => {
+    for (const id of [701, 702, 703, 704]) await create({ id, name: `t${id}`, tag: id % 2 === 0 ? 'even' : 'odd' });
+    await patch(703, { tag: 'even' });
+    await fetch(`${base}/plants/702`, { method: 'DELETE', headers: auth });
+    const page = await fetch(`${base}/plants?tag=even&limit=1&after=700`, { headers: auth });
+    expect(await page.json()).toEqual([{ id: 703, name: 't703', tag: 'even' }]);
+    expect(page.headers.get('link')).toBe('</plants?limit=1&after=703&tag=even>; rel="next"');
+    const rest = await fetch(`${base}/plants?tag=even&limit=10&after=703`, { headers: auth });
+    expect(await rest.json()).toEqual([{ id: 704, name: 't704', tag: 'even' }]);
+    expect(await (await fetch(`${base}/plants?tag=odd&after=700`, { headers: auth })).json()).toEqual([{ id: 701, name: 't701', tag: 'odd' }]);
+    expect(rest.headers.get('link')).toBeNull();
+    expect(await (await fetch(`${base}/plants?tag=none-such`, { headers: auth })).json()).toEqual([]);
   });
 });

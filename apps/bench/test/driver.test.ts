@@ -54,6 +54,7 @@ describe.each([
       firstId,
       seedFrom: 1,
       seedTo: 200,
+      tagPage: null,
       idempotencyKeys: 'none',
       ...over,
     };
@@ -93,6 +94,25 @@ describe.each([
       const { row } = await runScenario(server, store, spec({ kind }), unpinned, driver);
       expect(row).toMatchObject({ errors: 0, unexpected: 0, statusCounts: { '200': expect.any(Number) } });
     }
+  });
+
+  it.skipIf(!available)('patches seeded plants, each to a name no request used before', async () => {
+    const s = spec({ kind: 'patch' });
+    const { row, nextId } = await runScenario(server, store, s, unpinned, driver);
+    expect(row).toMatchObject({ errors: 0, unexpected: 0 });
+    expect(Object.keys(row.statusCounts)).toEqual(['200']);
+    const patched = row.statusCounts['200'] ?? 0;
+    // Names count up from the first id, one per request: every PATCH changed its plant.
+    expect(nextId).toBeGreaterThanOrEqual(s.firstId + patched);
+    const res = await fetch(`${server.url}/plants?limit=200`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const names = ((await res.json()) as { name: string }[]).map((p) => p.name).filter((n) => n.startsWith('bench patch '));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(Number(name.slice('bench patch '.length))).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it.skipIf(!available)('pages through one tag from cursors across the range', async () => {
+    const { row } = await runScenario(server, store, spec({ kind: 'list-tag', tagPage: { tag: 'seed', lastCursor: 100 } }), unpinned, driver);
+    expect(row).toMatchObject({ errors: 0, unexpected: 0, statusCounts: { '200': expect.any(Number) } });
   });
 
   it.skipIf(!available)('counts every unexpected status as an error', async () => {

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig, type BenchConfig } from './config.js';
+import { compact, planStores, type PlanContext } from './plans.js';
+
+const configOf = (env: Record<string, string>): BenchConfig => {
+  const config = parseConfig(env);
+  if (config._tag === 'Left') throw new TypeError(config.left.join('; '));
+  return config.right;
+};
+
+const ctx: PlanContext = {
+  work: '/nonexistent',
+  serverCore: undefined,
+  receiverCore: undefined,
+  profileDir: undefined,
+  log: () => undefined,
+  warn: () => undefined,
+  notes: {},
+  skipped: [],
+};
+
+describe('planStores', () => {
+  it('runs patch beside the other scenarios on the ceiling, sqlite FULL and postgres, and the tag page on none of them', () => {
+    const plans = planStores(configOf({ BENCH_STORES: 'ceiling,sqlite,postgres' }), ctx);
+    expect(plans.map((p) => [p.name, p.label, p.scenarios, p.tagged])).toEqual(
+      ['ceiling', 'sqlite', 'postgres'].map((name) => [
+        name,
+        name === 'sqlite' ? 'sqlite FULL' : name,
+        ['create', 'create-delete', 'get', 'patch', 'list', 'latency'],
+        undefined,
+      ]),
+    );
+  });
+
+  it('plans a tagged store of each size on each technology, running only the tag page (issue 18)', () => {
+    const plans = planStores(configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large,postgres-tag-small,postgres-tag-large' }), ctx);
+    expect(plans.map((p) => [p.name, p.label, p.scenarios, p.tagged])).toEqual([
+      ['sqlite-tag-small', 'sqlite FULL 10k', ['list-tag'], { size: 10_000 }],
+      ['sqlite-tag-large', 'sqlite FULL 1M', ['list-tag'], { size: 1_000_000 }],
+      ['postgres-tag-small', 'postgres 10k', ['list-tag'], { size: 10_000 }],
+      ['postgres-tag-large', 'postgres 1M', ['list-tag'], { size: 1_000_000 }],
+    ]);
+  });
+
+  it('sizes the tagged stores from BENCH_TAG_SIZES', () => {
+    const plans = planStores(configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large', BENCH_TAG_SIZES: '2500,5000000' }), ctx);
+    expect(plans.map((p) => [p.label, p.tagged?.size])).toEqual([
+      ['sqlite FULL 2.5k', 2500],
+      ['sqlite FULL 5M', 5_000_000],
+    ]);
+  });
+});
+
+describe('compact', () => {
+  it('shortens thousands and millions for labels', () => {
+    expect([999, 1000, 2500, 10_000, 1_000_000, 5_500_000].map(compact)).toEqual(['999', '1k', '2.5k', '10k', '1M', '5.5M']);
+  });
+});
