@@ -34,7 +34,7 @@ export type CreateOutcome = E.Either<IdempotencyKeyReused | StoreError, KeyedCre
 type UpdateOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
 type DeleteOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, void>;
 
-type Write =
+export type Write =
   | {
       readonly kind: 'create';
       readonly plant: NewPlant;
@@ -311,33 +311,37 @@ type SegmentRow = t.TypeOf<typeof SegmentRow>;
 const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
 
 /**
- * Splits a batch where an id or an idempotency key comes back: one statement sees one snapshot and
- * cannot touch a row twice, so a create, delete and create of one id must run as three
- * statements, in order (and a key's second use must see its first).
+ * Splits a batch into statements so that no statement names an id or an idempotency key twice:
+ * one statement sees one snapshot and cannot touch a row twice, so a create, delete and create of
+ * one id must run as three statements, in order (and a key's second use must see its first).
+ * Each write goes to the first statement after every earlier one that names its id or key, so a
+ * batch takes as many statements as its most repeated id (a hot plant patched twice: two), not
+ * one per repeat. Writes of one batch were all in flight together (none waited for another's
+ * answer), so any order that keeps each id's and each key's writes in their order is one they
+ * could have had.
  * Server-assigned ids are above every stored id and every id the statement creates, so they
  * never split it. They may equal an absent id the statement deletes: that delete sees the
  * snapshot before the insert and finds nothing, as if it ran first, which is a valid order for
  * writes that were in flight together.
  */
-const segment = (writes: readonly Write[]): Write[][] => {
+export const segment = (writes: readonly Write[]): Write[][] => {
   const segments: Write[][] = [];
-  let current: Write[] = [];
-  let ids = new Set<number>();
-  let keys = new Set<string>();
+  /** The last statement that names an id (`#<id>`) or a key (`<owner>\n<key>`). */
+  const lastIn = new Map<string, number>();
   for (const write of writes) {
     const id = write.kind === 'create' ? write.plant.id : write.id;
-    const key = write.kind === 'create' && write.claim !== undefined ? `${write.claim.owner}\n${write.claim.key}` : undefined;
-    if ((id !== undefined && ids.has(id)) || (key !== undefined && keys.has(key))) {
-      segments.push(current);
-      current = [];
-      ids = new Set();
-      keys = new Set();
+    const marks = [
+      ...(id === undefined ? [] : [`#${id}`]),
+      ...(write.kind === 'create' && write.claim !== undefined ? [`${write.claim.owner}\n${write.claim.key}`] : []),
+    ];
+    let level = 0;
+    for (const mark of marks) {
+      const last = lastIn.get(mark);
+      if (last !== undefined) level = Math.max(level, last + 1);
     }
-    if (id !== undefined) ids.add(id);
-    if (key !== undefined) keys.add(key);
-    current.push(write);
+    (segments[level] ??= []).push(write);
+    for (const mark of marks) lastIn.set(mark, level);
   }
-  if (current.length > 0) segments.push(current);
   return segments;
 };
 
