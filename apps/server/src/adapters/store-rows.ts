@@ -109,9 +109,13 @@ export const VersionFromText = new t.Type<PlantVersion, string, unknown>(
 /** A plant row, decoded by its adapter's `plantFromRow`, with its `version` column. */
 export const versionedPlantDecoder =
   (plantFromRow: (row: unknown) => E.Either<StoreUnavailable, Plant>, version: t.Decoder<unknown, PlantVersion>) =>
-  (row: unknown): E.Either<StoreUnavailable, VersionedPlant> =>
-    pipe(
-      plantFromRow(row),
+  (row: unknown): E.Either<StoreUnavailable, VersionedPlant> => {
+    const plant = plantFromRow(row);
+    // Fast path: a version that is already what the codec gives (an INTEGER column).
+    const raw = (row as { readonly version?: unknown }).version;
+    if (E.isRight(plant) && isVersion(raw)) return E.right({ plant: plant.right, version: raw });
+    return pipe(
+      plant,
       E.chain((plant) =>
         pipe(
           version.decode((row as { readonly version?: unknown }).version),
@@ -120,6 +124,7 @@ export const versionedPlantDecoder =
         ),
       ),
     );
+  };
 
 const SavedColumns = t.type({ request: t.string, status: t.union([t.literal(201), t.literal(409)]) }, 'IdempotencyKeyRow');
 

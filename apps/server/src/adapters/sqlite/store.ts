@@ -209,6 +209,13 @@ const createSqlitePlantStore = (
     'INSERT INTO plants (id, name, tag, version) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
   );
   const change = db.prepare<[string, string | null, number, number]>('UPDATE plants SET name = ?, tag = ?, version = ? WHERE id = ?');
+  // An unconditional patch in one statement: applied in SQL, and only where it changes the plant
+  // (IS NOT: NULL-safe, code unit for code unit), the plant after it RETURNed.
+  const changeWhereDifferent = db.prepare<[{ id: number; name: string | null; setTag: number; tag: string | null; version: number }]>(
+    `UPDATE plants SET name = coalesce(@name, name), tag = CASE WHEN @setTag THEN @tag ELSE tag END, version = @version
+      WHERE id = @id AND (name IS NOT coalesce(@name, name) OR tag IS NOT CASE WHEN @setTag THEN @tag ELSE tag END)
+      RETURNING id, name, tag, version`,
+  );
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
   const versionOf = db.prepare<[number]>('SELECT version FROM plants WHERE id = ?').pluck();
   const byId = db.prepare<[number]>('SELECT id, name, tag, version FROM plants WHERE id = ?');
@@ -276,6 +283,22 @@ const createSqlitePlantStore = (
     condition: WriteCondition,
     batch: SqliteBatch,
   ): E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant> => {
+    if (!isConditional(condition)) {
+      // The common path, one statement. No row back: absent or unchanged, told apart below (the
+      // version drawn is then never used, which only leaves a gap).
+      const row = changeWhereDifferent.get({
+        id,
+        name: patch.name ?? null,
+        setTag: patch.tag === undefined ? 0 : 1,
+        tag: patch.tag ?? null,
+        version: batch.ids.nextVersion(),
+      });
+      if (row !== undefined) {
+        const changed = versionedPlantFromRow(row);
+        if (E.isRight(changed)) batch.outbox.updated(changed.right.plant);
+        return changed;
+      }
+    }
     const found = current(id);
     if (E.isLeft(found)) return found;
     const failed = failedPrecondition(condition, found.right.version);
