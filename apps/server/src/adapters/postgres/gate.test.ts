@@ -80,6 +80,15 @@ describe('PostgresGate', () => {
     expect(codeOf(await slow)).toBe('QUERY_TIMEOUT');
   });
 
+  it('counts the operations that failed with an outage error (the readiness ping reads it)', async () => {
+    const g = gate();
+    await g.run('slow statement', failWith('57014'));
+    expect(g.outageErrors).toBe(0);
+    await g.run('dropped', failWith('ECONNRESET'));
+    await g.run('refused', failWith('ECONNREFUSED'));
+    expect(g.outageErrors).toBe(2);
+  });
+
   it('does not take a slow statement or a full pool for an outage', () => {
     for (const code of ['57014', 'ACQUIRE_TIMEOUT', 'QUERY_TIMEOUT', '23505', '40001', undefined]) expect(isOutage(code)).toBe(false);
     for (const code of ['ECONNREFUSED', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '08006', '57P01', '57P03', '53300']) expect(isOutage(code)).toBe(true);

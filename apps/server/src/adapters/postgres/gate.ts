@@ -144,6 +144,8 @@ export class PostgresGate {
   private readonly running = new Set<Running>();
   /** `performance.now()` until which the gate is in outage mode. */
   private outageUntil = -Infinity;
+  /** How many operations have failed with an outage error, ever (see the store's ping). */
+  outageErrors = 0;
   private closedError: Error | undefined;
   private readonly idleWaiters: (() => void)[] = [];
 
@@ -263,6 +265,7 @@ export class PostgresGate {
 
   /** Enters (or prolongs) outage mode: every running operation ends within the acquire timeout of its arrival. */
   private enterOutage(): void {
+    this.outageErrors += 1;
     this.outageUntil = performance.now() + this.options.outageHoldMs;
     for (const running of this.running) running.tighten(running.arrivedAt + this.options.acquireTimeoutMs);
   }

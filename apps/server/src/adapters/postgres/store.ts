@@ -224,11 +224,18 @@ const createPostgresPlantStore = (
       ),
       E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
     ),
-  ping: () => async () =>
-    pipe(
+  // Not ready either when connections dropped while the ping ran: during a short restart a ping
+  // can wait for the reconnect and succeed, and /readyz would never show the outage.
+  ping: () => async () => {
+    const before = gate.outageErrors;
+    return pipe(
       await gate.run('ping', () => sql`SELECT 1 AS one`),
       E.chain((rows) => (rows.length === 1 ? E.right(undefined) : E.left(storeUnavailable(new PostgresStoreError('SELECT 1 returned no row', undefined))))),
-    ),
+      E.chain(() =>
+        gate.outageErrors === before ? E.right(undefined) : E.left(storeUnavailable(new PostgresStoreError('connections to PostgreSQL dropped during the ping', 'CONNECTION_DROPPED'))),
+      ),
+    );
+  },
 });
 
 /**
