@@ -37,6 +37,18 @@ export const readPostgres = async (url: string): Promise<ReadonlyMap<number, Sto
   }
 };
 
+/** The webhook deliveries in a PostgreSQL store, by status (read directly: no listing limit). */
+export const countDeliveries = async (url: string): Promise<{ readonly total: number; readonly byStatus: Readonly<Record<string, number>> }> => {
+  const sql = postgres(url, { max: 1, connect_timeout: 5, fetch_types: false, onnotice: () => undefined });
+  try {
+    const rows = await sql<{ status: string; n: number }[]>`select status, count(*)::int4 as n from webhook_deliveries group by status`;
+    const byStatus = Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    return { total: rows.reduce((sum, r) => sum + r.n, 0), byStatus };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+};
+
 /** Lists every plant through the API, following the `Link: rel="next"` pages. */
 export const listAll = async (baseUrl: string, token: string): Promise<Map<number, StoredPlant>> => {
   const plants = new Map<number, StoredPlant>();
