@@ -8,7 +8,8 @@ describe('parseFormQuery', () => {
       fc.property(fc.array(fc.tuple(fc.string({ unit: 'grapheme', minLength: 1 }), fc.string({ unit: 'grapheme' })), { maxLength: 4 }), (pairs) => {
         const raw = new URLSearchParams(pairs).toString();
         const parsed = parseFormQuery(raw);
-        const expected: Record<string, string | string[]> = {};
+        // Without a prototype, like the parser's: `constructor` or `__proto__` is a name like any other.
+        const expected = Object.create(null) as Record<string, string | string[]>;
         for (const [name, value] of pairs) {
           const seen = expected[name];
           expected[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
@@ -22,6 +23,7 @@ describe('parseFormQuery', () => {
     expect(parseFormQuery('tag=a+b%2Bc')).toEqual({ _tag: 'Right', right: { tag: 'a b+c' } });
     expect(parseFormQuery(`tag=${Buffer.from('é', 'utf8').toString('latin1')}`)).toEqual({ _tag: 'Right', right: { tag: 'é' } });
     expect(parseFormQuery('a=1&&b=')).toEqual({ _tag: 'Right', right: { a: '1', b: '' } });
+    expect(parseFormQuery('constructor=1&__proto__=2&toString=3')).toEqual({ _tag: 'Right', right: { constructor: '1', ['__proto__']: '2', toString: '3' } });
   });
 
   it.each([
