@@ -54,7 +54,7 @@ export interface WriteCondition {
 }
 
 /** Whether `condition` says anything (a write without one need not read the version first). */
-export const isConditional = (condition: WriteCondition | undefined): boolean =>
+export const isConditional = (condition: WriteCondition | undefined): condition is WriteCondition =>
   condition !== undefined && (condition.ifMatch !== undefined || condition.ifNoneMatch !== undefined);
 
 /** Which precondition `condition` fails for a plant at `version`, or undefined when both hold. */

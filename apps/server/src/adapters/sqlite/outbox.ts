@@ -63,6 +63,10 @@ export class SqliteOutbox {
   }
 }
 
+/** A plant as an event's `data`: members in the order id, name, tag (the wire order, see webhookEventBody). */
+const eventData = (plant: Plant): object =>
+  plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+
 /** One transaction's events. `wrote`: it wrote at least one delivery (wake the dispatcher after commit). */
 export class OutboxBatch {
   wrote = false;
@@ -77,11 +81,11 @@ export class OutboxBatch {
   }
 
   created(plant: Plant): void {
-    this.emit('plant.created', plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag });
+    this.emit('plant.created', eventData(plant));
   }
 
   updated(plant: Plant): void {
-    this.emit('plant.updated', plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag });
+    this.emit('plant.updated', eventData(plant));
   }
 
   deleted(id: PlantId): void {

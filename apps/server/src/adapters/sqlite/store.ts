@@ -18,7 +18,6 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import {
   failedPrecondition,
   isConditional,
-  patched,
   storeUnavailable,
   type IdempotencyClaim,
   type IdempotencyKeyReused,
@@ -208,9 +207,8 @@ const createSqlitePlantStore = (
   const insert = db.prepare<[number, string, string | null, number]>(
     'INSERT INTO plants (id, name, tag, version) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
   );
-  const change = db.prepare<[string, string | null, number, number]>('UPDATE plants SET name = ?, tag = ?, version = ? WHERE id = ?');
-  // An unconditional patch in one statement: applied in SQL, and only where it changes the plant
-  // (IS NOT: NULL-safe, code unit for code unit), the plant after it RETURNed.
+  // A patch in one statement: applied in SQL, and only where it changes the plant (IS NOT:
+  // NULL-safe, code unit for code unit), the plant after it RETURNed.
   const changeWhereDifferent = db.prepare<[{ id: number; name: string | null; setTag: number; tag: string | null; version: number }]>(
     `UPDATE plants SET name = coalesce(@name, name), tag = CASE WHEN @setTag THEN @tag ELSE tag END, version = @version
       WHERE id = @id AND (name IS NOT coalesce(@name, name) OR tag IS NOT CASE WHEN @setTag THEN @tag ELSE tag END)
@@ -273,9 +271,12 @@ const createSqlitePlantStore = (
   };
 
   /**
-   * A patch inside its batch's transaction, after every earlier write (BEGIN IMMEDIATE): the
+   * A patch inside its batch's transaction, after every earlier write (BEGIN IMMEDIATE): a
    * precondition is checked against the committed version and the plant written in the same
-   * transaction, so no other write can come between. Nothing changes: no write, same version.
+   * transaction, so no other write can come between. The write is one statement that applies the
+   * patch only where it changes the plant; an unconditional patch (the common path) reads
+   * nothing first. Nothing changed (no row back): no write, the plant as it is, same version (the
+   * version drawn for it is never used, which only leaves a gap), or PlantNotFound.
    */
   const update = (
     id: PlantId,
@@ -283,37 +284,27 @@ const createSqlitePlantStore = (
     condition: WriteCondition,
     batch: SqliteBatch,
   ): E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant> => {
-    if (!isConditional(condition)) {
-      // The common path, one statement. No row back: absent or unchanged, told apart below (the
-      // version drawn is then never used, which only leaves a gap).
-      const row = changeWhereDifferent.get({
-        id,
-        name: patch.name ?? null,
-        setTag: patch.tag === undefined ? 0 : 1,
-        tag: patch.tag ?? null,
-        version: batch.ids.nextVersion(),
-      });
-      if (row !== undefined) {
-        const changed = versionedPlantFromRow(row);
-        if (E.isRight(changed)) batch.outbox.updated(changed.right.plant);
-        return changed;
-      }
+    if (isConditional(condition)) {
+      const found = current(id);
+      if (E.isLeft(found)) return found;
+      const failed = failedPrecondition(condition, found.right.version);
+      if (failed !== undefined) return E.left(preconditionFailed(id, failed));
     }
-    const found = current(id);
-    if (E.isLeft(found)) return found;
-    const failed = failedPrecondition(condition, found.right.version);
-    if (failed !== undefined) return E.left(preconditionFailed(id, failed));
-    const before = found.right.plant;
-    const after = patched(before, patch);
-    if (after.name === before.name && after.tag === before.tag) return found;
-    const version = batch.ids.nextVersion();
-    change.run(after.name, after.tag ?? null, version, id);
-    batch.outbox.updated(after);
-    return E.right({ plant: after, version });
+    const row = changeWhereDifferent.get({
+      id,
+      name: patch.name ?? null,
+      setTag: patch.tag === undefined ? 0 : 1,
+      tag: patch.tag ?? null,
+      version: batch.ids.nextVersion(),
+    });
+    if (row === undefined) return current(id);
+    const changed = versionedPlantFromRow(row);
+    if (E.isRight(changed)) batch.outbox.updated(changed.right.plant);
+    return changed;
   };
 
   const removeAt = (id: PlantId, condition: WriteCondition | undefined, batch: SqliteBatch): E.Either<PlantNotFound | PreconditionFailed | StoreError, void> => {
-    if (condition !== undefined && isConditional(condition)) {
+    if (isConditional(condition)) {
       const version = versionOf.get(id) as number | undefined;
       if (version === undefined) return E.left(plantNotFound(id));
       const failed = failedPrecondition(condition, version);
