@@ -65,13 +65,6 @@ export const failedPrecondition = (condition: WriteCondition, version: PlantVers
   return undefined;
 };
 
-/** The plant `patch` makes of `plant` (JSON Merge Patch: absent keeps, `tag: null` removes). */
-export const patched = (plant: Plant, patch: UpdatePlantRequest): Plant => {
-  const name = patch.name ?? plant.name;
-  const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
-  return tag === undefined ? { id: plant.id, name } : { id: plant.id, name, tag };
-};
-
 /** What makes a create idempotent: whose key it is, the key, and what the request was. */
 export interface IdempotencyClaim {
   /** The principal the key belongs to (see ownerOf in tokens/principal.ts). */

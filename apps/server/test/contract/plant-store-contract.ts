@@ -4,7 +4,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
-import { patched, type IdempotencyClaim, type NewPlant, type VersionedPlant, type WriteCondition } from '../../src/ports/plant-store.js';
+import type { IdempotencyClaim, NewPlant, VersionedPlant, WriteCondition } from '../../src/ports/plant-store.js';
 import type { Store } from '../../src/ports/store.js';
 import type { NewToken, Scope } from '../../src/ports/token-store.js';
 import { decodeOrThrow, idempotencyKey, plainPlant, plantId, plantName, plantTag, rightOf } from './values.js';
@@ -28,6 +28,13 @@ const page = (limit: number, after: number) => ({
   limit: decodeOrThrow(PageLimit as t.Type<PageLimit, unknown, unknown>)(limit),
   after: decodeOrThrow(ListCursor as t.Type<ListCursor, unknown, unknown>)(after),
 });
+
+/** The model of a merge patch (RFC 7396): absent keeps, `tag: null` removes. */
+const patched = (plant: Plant, patch: UpdatePlantRequest): Plant => {
+  const name = patch.name ?? plant.name;
+  const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
+  return tag === undefined ? { id: plant.id, name } : { id: plant.id, name, tag };
+};
 
 /** `'Right'`, or the tag of the Left (`'IdTaken'`, `'StoreUnavailable'`…). */
 const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
