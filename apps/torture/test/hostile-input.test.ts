@@ -127,6 +127,12 @@ describe('hostile input over raw sockets and fetch', () => {
         // not decodable: no plant of ours
       }
       if (!created.delete(id)) throw new Error(`204 for ${request}, which names no plant we created`);
+    } else if (status === 200 && method === 'PATCH') {
+      // a generated path named one of our plants and the body changed it: it is as answered now
+      if (allowed.read !== true) throw new Error(`${status} for a request that must be refused: ${request}`);
+      const plant = JSON.parse(text) as StoredPlant;
+      if (!created.has(plant.id)) throw new Error(`200 for ${request}, which names no plant we created: ${text}`);
+      created.set(plant.id, { id: plant.id, name: plant.name, tag: plant.tag });
     } else if (status >= 200 && status < 300 && allowed.read !== true) {
       throw new Error(`${status} for a request that must be refused: ${request}`);
     }
