@@ -206,6 +206,28 @@ describe('graceful shutdown', () => {
   });
 });
 
+describe('the request log', () => {
+  // stdout is written in chunks (logger.ts): a quiet server's line still comes out within the flush
+  // interval, and a normal exit writes every line first. Only kill -9 may lose the last lines.
+  it('writes a quiet request\'s line while running, and every line before a SIGTERM exit', async () => {
+    const token = generateToken();
+    const server = await startServer({ DATABASE_URL: freshDb(), PLANT_STORE_STATIC_TOKEN: token });
+    const requestLines = () => server.stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'request');
+    expect((await call(server.port, 'GET', '/plants/1', token)).status).toBe(404);
+    const first = await server.waitForLog('request');
+    expect(first).toMatchObject({ method: 'GET', route: '/plants/{id}', status: 404 });
+
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const replies = await Promise.all(Array.from({ length: 300 }, (_, i) => call(server.port, 'POST', '/plants', token, { id: i + 1, name: `p${i}` }, agent)));
+    expect(replies.every((reply) => reply.status === 201)).toBe(true);
+    agent.destroy();
+    server.process.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(requestLines().filter((line) => line['method'] === 'POST' && line['status'] === 201)).toHaveLength(300);
+    expect(server.stdout.map((line) => (JSON.parse(line) as Record<string, unknown>)['msg']).at(-1)).toBe('stopped');
+  });
+});
+
 describe('first run', () => {
   it('creates one token, prints it once on stderr, never into the log, and it works', async () => {
     const env = { DATABASE_URL: freshDb() };
