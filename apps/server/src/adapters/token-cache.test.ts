@@ -91,7 +91,11 @@ describe('the SQLite store caches token lookups without delaying revocation', ()
     expect(E.isRight(second) && E.isRight(first) && second.right === first.right).toBe(true);
   });
 
-  it('rejects a cached token on the very next request once another connection revokes it', async () => {
+  // The version is read once per event-loop turn (once-per-turn.ts): a request read after another
+  // connection's commit is read in a later turn than that commit.
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('rejects a cached token on the next request (the next event-loop turn) once another connection revokes it', async () => {
     const { file, store } = await open();
     const { token, record } = await issue(store, 'reader');
     const auth = createTokenAuthenticator(store.tokens);
@@ -100,16 +104,17 @@ describe('the SQLite store caches token lookups without delaying revocation', ()
 
     const cli = otherConnection(file);
     expect(cli.prepare('UPDATE tokens SET revoked_at = ? WHERE name = ?').run(Date.now(), 'reader').changes).toBe(1);
-
+    await nextTurn();
     expect(await auth.authenticate(token)()).toEqual(E.left(invalidToken('the bearer token has been revoked')));
   });
 
-  it('sees a token deleted by another connection as unknown at once', async () => {
+  it('sees a token deleted by another connection as unknown from the next turn', async () => {
     const { file, store } = await open();
     const { token } = await issue(store, 'reader');
     const auth = createTokenAuthenticator(store.tokens);
     expect(E.isRight(await auth.authenticate(token)())).toBe(true);
     otherConnection(file).prepare('DELETE FROM tokens').run();
+    await nextTurn();
     expect(await auth.authenticate(token)()).toEqual(E.left(invalidToken('the bearer token is not known')));
   });
 

@@ -50,6 +50,7 @@ import { plantsFromRows, savedCreateFromRow, scopesToColumn, tokenFromRow, token
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 import { countFromRow } from '../store-rows.js';
 import type { StoreObserver } from '../../ports/store-observer.js';
+import { oncePerTurn } from './once-per-turn.js';
 
 export type { StoreLogger } from './group-commit.js';
 export type { CheckpointOptions } from './checkpoint-worker.js';
@@ -395,8 +396,11 @@ const createSqliteTokenStore = (
     'UPDATE tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL',
   );
   const count = db.prepare('SELECT count(*) AS n FROM tokens');
-  // Changes when another connection commits to the file; see TokenCache.
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  // Changes when another connection commits to the file; see TokenCache. Read once per event-loop
+  // turn, not per request: a commit by another process (the tokens CLI revoking a token) applies
+  // from the next turn's requests on, and each request is spared a read transaction of its own.
+  const dataVersionStatement = db.prepare('PRAGMA data_version').pluck();
+  const dataVersion = oncePerTurn(() => dataVersionStatement.get() as number);
   const cache = new TokenCache();
 
   return {
@@ -418,7 +422,7 @@ const createSqliteTokenStore = (
       attempt(isClosed, (): E.Either<StoreError, FoundToken | undefined> => {
         // data_version first: a commit by another connection between the two reads then makes
         // this entry stale at once instead of caching a row older than its version.
-        const version = dataVersion.get() as number;
+        const version = dataVersion();
         const key = tokenCacheKey(hash);
         const cached = cache.get(key, version);
         if (cached !== undefined) return E.right(cached);
