@@ -10,14 +10,26 @@ describe('parseConfig', () => {
         warmupSeconds: 2,
         rounds: 1,
         sideBySide: 3,
-        budgetSeconds: 255,
+        budgetSeconds: 640,
         connections: 50,
         preload: 5_000_000,
         seed: 1000,
         tagSizes: [10_000, 1_000_000],
         keys: 'ordered',
-        stores: ['ceiling', 'sqlite', 'sqlite-preloaded', 'sqlite-normal', 'sqlite-metrics', 'sqlite-keyed', 'sqlite-webhook', 'postgres'],
-        scenarios: ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency'],
+        stores: [
+          'ceiling',
+          'koa-minimal',
+          'fastify-sqlite',
+          'sqlite',
+          'sqlite-preloaded',
+          'sqlite-normal',
+          'sqlite-metrics',
+          'sqlite-keyed',
+          'sqlite-webhook',
+          'fastify-postgres',
+          'postgres',
+        ],
+        scenarios: ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency', 'create-delete-1', 'get-1'],
         pgAdminUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
         baselineDir: undefined,
         pin: true,
@@ -53,6 +65,19 @@ describe('parseConfig', () => {
       expect(config._tag === 'Left' && config.left.join('\n')).toContain('BENCH_TAG_SIZES');
     }
     expect(parseConfig({ BENCH_TAG_SIZES: '2000,3000' })._tag).toBe('Right');
+  });
+
+  it('runs the peers by name, each in its place in the table (issue 19)', () => {
+    const config = parseConfig({ BENCH_STORES: 'postgres,fastify-postgres,sqlite-normal,fastify-sqlite,koa-minimal,ceiling' });
+    expect(config._tag === 'Right' && config.right.stores).toEqual(['ceiling', 'koa-minimal', 'fastify-sqlite', 'sqlite-normal', 'fastify-postgres', 'postgres']);
+    expect(parseConfig({ BENCH_STORES: 'fastify' })._tag).toBe('Left');
+  });
+
+  it('reads the 1-connection scenarios of issue 19 beside latency (create with one connection)', () => {
+    const config = parseConfig({ BENCH_SCENARIOS: 'get-1,latency,create-delete-1,create' });
+    expect(config._tag === 'Right' && config.right.scenarios).toEqual(['create', 'latency', 'create-delete-1', 'get-1']);
+    const bad = parseConfig({ BENCH_SCENARIOS: 'get-50' });
+    expect(bad._tag === 'Left' && bad.left.join('\n')).toContain('get-1');
   });
 
   it('names every bad variable', () => {

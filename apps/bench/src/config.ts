@@ -7,6 +7,8 @@ import { MIN_TAGGED_SIZE } from './tag-pages.js';
 /** The stores (rows of the table) a run can cover, in the order they run. */
 export const STORES = [
   'ceiling',
+  'koa-minimal',
+  'fastify-sqlite',
   'sqlite',
   'sqlite-baseline',
   'sqlite-preloaded',
@@ -16,11 +18,17 @@ export const STORES = [
   'sqlite-webhook',
   'sqlite-tag-small',
   'sqlite-tag-large',
+  'fastify-postgres',
   'postgres',
   'postgres-tag-small',
   'postgres-tag-large',
 ] as const;
 export type StoreName = (typeof STORES)[number];
+/**
+ * The peers of issue 19: other stacks serving the same requests under the same rules, started
+ * like the ceiling (src/peers/). `koa-minimal` is the floor of our own stack.
+ */
+export const PEER_STORES: readonly StoreName[] = ['koa-minimal', 'fastify-sqlite', 'fastify-postgres'];
 /**
  * The stores of the tag page (issue 18): a store of BENCH_TAG_SIZES[0] and one of
  * BENCH_TAG_SIZES[1] plants, written straight into the store before the server starts.
@@ -32,6 +40,13 @@ export const TAG_STORES: readonly StoreName[] = ['sqlite-tag-small', 'sqlite-tag
  * their side-by-side runs: about 2 minutes more), which are asked for by name.
  */
 const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline' && !TAG_STORES.includes(s));
+
+/**
+ * BENCH_BUDGET's default: the default run's 50 runs (each counted as warm-up + measured + 1.5 s,
+ * 11.5 s; ≈ 10.3 s in fact) after ≈ 50 s of start-up (11 servers, the preload, the disk probe),
+ * with room for about seven noisy runs to be repeated.
+ */
+const DEFAULT_BUDGET_SECONDS = 640;
 
 const intFromString = (name: string, min: number, max: number) =>
   new t.Type<number, string, unknown>(
@@ -61,7 +76,8 @@ const storeList = new t.Type<readonly StoreName[], string, unknown>(
   (names) => names.join(','),
 );
 
-const SCENARIO_NAMES = ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency'] as const;
+/** BENCH_SCENARIOS' names: the scenario kinds (`latency` is create with one connection). */
+const SCENARIO_NAMES = ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency', 'create-delete-1', 'get-1'] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 const scenarioList = new t.Type<readonly ScenarioName[], string, unknown>(
@@ -176,7 +192,7 @@ export const parseConfig = (env: Readonly<Record<string, string | undefined>>): 
       warmupSeconds: e.BENCH_WARMUP ?? 2,
       rounds: e.BENCH_ROUNDS ?? 1,
       sideBySide: e.BENCH_SIDE_BY_SIDE ?? 3,
-      budgetSeconds: e.BENCH_BUDGET ?? 255,
+      budgetSeconds: e.BENCH_BUDGET ?? DEFAULT_BUDGET_SECONDS,
       connections: e.BENCH_CONNECTIONS ?? 50,
       preload: e.BENCH_PRELOAD ?? 5_000_000,
       seed: e.BENCH_SEED ?? 1000,

@@ -45,9 +45,8 @@ const withAutocannon = (): Promise<DriverResult> => {
   const seedSpan = spec.seedTo - spec.seedFrom + 1;
   const seeded = (): number => spec.seedFrom + Math.floor(Math.random() * seedSpan);
   const requests = ((): autocannon.RequestSpec[] => {
-    switch (spec.kind) {
+    switch (SCENARIOS[spec.kind].requests) {
       case 'create':
-      case 'latency':
         return [createRequest()];
       case 'create-delete':
         // Each connection loops over [create, delete]; the delete names the id its own create

@@ -6,12 +6,13 @@ import { parseConfig, type BenchConfig } from './config.js';
 import { formatProbe, probeDisk, type DiskProbe } from './disk-probe.js';
 import { planStores, redact, type Launched, type Plan } from './plans.js';
 import { tasksetAvailable } from './processes.js';
-import { BASES, checkTargets, formatTable, formatTargets, NOISY, rate, type Row, type SideBySide } from './report.js';
+import { BASES, formatTable, NOISY, rate, type Row, type SideBySide } from './report.js';
 import { runScenario } from './run-scenario.js';
 import { SCENARIOS, type DriverSpec, type LoadGenerator, type ScenarioKind } from './scenarios.js';
 import { seedPlants, smokeCheck, smokeCheckPatch, smokeCheckTagPage } from './seed.js';
 import type { RunningServer } from './servers.js';
 import { lastCursor, PAGE_TAG } from './tag-pages.js';
+import { checkTargets, formatTargets } from './targets.js';
 import { formatDrain, type WebhookDrain, type WebhookProbe } from './webhook-drain.js';
 import { wrkAvailable } from './wrk.js';
 
@@ -25,8 +26,9 @@ import { wrkAvailable } from './wrk.js';
  * The order scenarios run in. Create runs last so the empty store's create and the preloaded
  * store's create (issue 6's ≥ 0.9× comparison) are measured back to back, and patch right before
  * it, so that each store's patch and create (issue 18's ≥ 0.9× comparison) are close in time.
+ * Each 1-connection scenario follows its 50-connection one.
  */
-const SCENARIO_ORDER: readonly ScenarioKind[] = ['list', 'list-tag', 'get', 'create-delete', 'latency', 'patch', 'create'];
+const SCENARIO_ORDER: readonly ScenarioKind[] = ['list', 'list-tag', 'get', 'get-1', 'create-delete', 'create-delete-1', 'latency', 'patch', 'create'];
 
 const DISK_PROBE_SECONDS = 2;
 
@@ -145,7 +147,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   /** One run of `kind` against `entry`'s server; logs it and records its errors. */
   const measure = async (entry: Live, kind: ScenarioKind, label: string, round: number): Promise<Row> => {
     const { plan, server } = entry;
-    const connections = kind === 'latency' ? 1 : config.connections;
+    const connections = SCENARIOS[kind].oneConnection ? 1 : config.connections;
     const spec: DriverSpec = {
       generator,
       kind,
@@ -232,7 +234,7 @@ const main = async (config: BenchConfig): Promise<number> => {
     const baseName = BASES[variant.plan.name]?.store;
     const base = live.find((entry) => entry.plan.name === baseName);
     if (base === undefined || config.sideBySide === 0) continue;
-    for (const kind of SCENARIO_ORDER.filter((k) => k !== 'latency' && variant.plan.scenarios.includes(k) && base.plan.scenarios.includes(k) && config.scenarios.includes(k))) {
+    for (const kind of SCENARIO_ORDER.filter((k) => !SCENARIOS[k].oneConnection && variant.plan.scenarios.includes(k) && base.plan.scenarios.includes(k) && config.scenarios.includes(k))) {
       const ratios: number[] = [];
       const drains: WebhookDrain[] = [];
       for (let run = 0; run < config.sideBySide && !variant.failed && !base.failed; run++) {
@@ -263,7 +265,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   log(formatProbe('before the runs', disk.before));
   log(formatProbe('after the runs', disk.after));
   log('');
-  const targets = checkTargets(rated);
+  const targets = checkTargets(rated, disk.before);
   log(formatTargets(targets));
   log('');
   for (const line of skipped) log(line);

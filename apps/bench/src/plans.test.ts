@@ -42,6 +42,20 @@ describe('planStores', () => {
     ]);
   });
 
+  it('plans the peers beside our rows, each running what the rows of its store run (issue 19)', () => {
+    const plans = planStores(configOf({ BENCH_STORES: 'ceiling,koa-minimal,fastify-sqlite,sqlite,sqlite-normal,fastify-postgres,postgres' }), ctx);
+    const all = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
+    expect(plans.map((p) => [p.name, p.label, p.scenarios])).toEqual([
+      ['ceiling', 'ceiling', all],
+      ['koa-minimal', 'koa minimal NORMAL', [...all, 'create-delete-1', 'get-1']],
+      ['fastify-sqlite', 'fastify sqlite NORMAL', [...all, 'create-delete-1', 'get-1']],
+      ['sqlite', 'sqlite FULL', all],
+      ['sqlite-normal', 'sqlite NORMAL', ['create', 'create-delete', 'latency', 'create-delete-1', 'get-1']],
+      ['fastify-postgres', 'fastify postgres', all],
+      ['postgres', 'postgres', all],
+    ]);
+  });
+
   it('sizes the tagged stores from BENCH_TAG_SIZES', () => {
     const plans = planStores(configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large', BENCH_TAG_SIZES: '2500,5000000' }), ctx);
     expect(plans.map((p) => [p.label, p.tagged?.size])).toEqual([

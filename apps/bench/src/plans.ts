@@ -3,13 +3,20 @@ import { join } from 'node:path';
 import type { BenchConfig, StoreName } from './config.js';
 import type { ScenarioKind } from './scenarios.js';
 import { freePort } from './processes.js';
-import { addWebhookEndpoint, createToken, startCeiling, startPlantServer, startWebhookReceiver, type RunningServer } from './servers.js';
+import { addWebhookEndpoint, createToken, startCeiling, startPeer, startPlantServer, startWebhookReceiver, type PeerName, type RunningServer } from './servers.js';
 import { createPgDatabase, preloadPostgres, preloadSqlite } from './stores.js';
 import { tagSql } from './tag-pages.js';
 import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
 
-/** What the ceiling, `sqlite FULL` and `postgres` run: every scenario but the tag page, which has stores of its own. */
+/**
+ * What the ceiling, `sqlite FULL`, `postgres` and `fastify postgres` run: every scenario but the
+ * tag page, which has stores of its own, and the 1-connection get and create+delete of issue 19.
+ */
 const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
+/** `sqlite NORMAL` (issue 19): create and create+delete with 50 connections and one, get with one. */
+const SQLITE_NORMAL: readonly ScenarioKind[] = ['create', 'create-delete', 'latency', 'create-delete-1', 'get-1'];
+/** The SQLite peers run what every SQLite row of ours runs, so each of those rows has its peer's and the floor's figure. */
+const SQLITE_PEER: readonly ScenarioKind[] = [...ALL, 'create-delete-1', 'get-1'];
 
 /** A started server; `cleanup` stops it and removes its files or drops its database. */
 export interface Launched {
@@ -220,6 +227,52 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     };
   };
 
+  /** A peer (issue 19) on a SQLite file of its own: `fastify sqlite NORMAL`, `koa minimal NORMAL`. */
+  const sqlitePeerPlan = (name: StoreName & PeerName, label: string): Plan => ({
+    name,
+    label,
+    scenarios: SQLITE_PEER,
+    start: async () => {
+      const dir = join(work, name);
+      mkdirSync(dir, { recursive: true });
+      const server = await startPeer(name, serverCore, join(dir, 'peer.db'));
+      return {
+        server,
+        firstFreeId: 1,
+        cleanup: async () => {
+          await server.stop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  });
+
+  /** The PostgreSQL peer on a fresh database, dropped afterwards; skipped like `postgres` when PostgreSQL is down. */
+  const postgresPeerPlan = (name: StoreName & PeerName, label: string): Plan => ({
+    name,
+    label,
+    scenarios: ALL,
+    start: async () => {
+      const db = await createPgDatabase(config.pgAdminUrl);
+      if (typeof db === 'string') return `${label}: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
+      const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`${label}: could not drop ${db.name}: ${String(e)}`));
+      try {
+        const server = await startPeer(name, serverCore, db.url);
+        return {
+          server,
+          firstFreeId: 1,
+          cleanup: async () => {
+            await server.stop();
+            await drop();
+          },
+        };
+      } catch (error) {
+        await drop();
+        throw error;
+      }
+    },
+  });
+
   const [small, large] = config.tagSizes;
   const plans: Plan[] = [];
   for (const store of config.stores) {
@@ -235,6 +288,15 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
           },
         });
         break;
+      case 'koa-minimal':
+        plans.push(sqlitePeerPlan(store, 'koa minimal NORMAL'));
+        break;
+      case 'fastify-sqlite':
+        plans.push(sqlitePeerPlan(store, 'fastify sqlite NORMAL'));
+        break;
+      case 'fastify-postgres':
+        plans.push(postgresPeerPlan(store, 'fastify postgres'));
+        break;
       case 'sqlite':
         plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', ALL));
         break;
@@ -247,7 +309,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         else plans.push(sqlitePlan(store, `sqlite FULL +${compact(config.preload)}`, 'FULL', ['create'], { preload: config.preload }));
         break;
       case 'sqlite-normal':
-        plans.push(sqlitePlan(store, 'sqlite NORMAL', 'NORMAL', ['create', 'latency']));
+        plans.push(sqlitePlan(store, 'sqlite NORMAL', 'NORMAL', SQLITE_NORMAL));
         break;
       case 'sqlite-metrics':
         // The same server with its Prometheus instrumentation on (METRICS_PORT=0: any free port).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkTargets, formatTable, rate, type Row } from './report.js';
+import { formatTable, rate, type Row } from './report.js';
+import { checkTargets } from './targets.js';
 import type { WebhookDrain } from './webhook-drain.js';
 
 const row = (over: Partial<Row> & Pick<Row, 'scenario' | 'store' | 'rps'>): Row => ({
@@ -58,7 +59,8 @@ describe('formatTable', () => {
     const lines = text.split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^\| scenario +\| store +\| conns \|/);
-    expect(lines[3]).toMatch(/\| create +\| sqlite FULL +\| +50 \| +8,000 \| +0\.40× \| +1\.50 \| +4\.25 \| 3 \(1 t\/o\) \| +80 \| +98% \| +50% \| +2%\/10% \|/);
+    expect(lines[0]).toMatch(/\| +req\/s \| × ceiling \| × peer \| × floor \| p50 ms \|/);
+    expect(lines[3]).toMatch(/\| create +\| sqlite FULL +\| +50 \| +8,000 \| +0\.40× \| +– \| +– \| +1\.50 \| +4\.25 \| 3 \(1 t\/o\) \| +80 \| +98% \| +50% \| +2%\/10% \|/);
   });
 });
 
@@ -86,6 +88,13 @@ describe('checkTargets', () => {
       ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), postgres', '–', undefined, false],
       ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), sqlite FULL', '–', undefined, false],
       ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), postgres', '–', undefined, false],
+      ['create, 1 connection, sqlite NORMAL: ≥ 1.0× koa minimal NORMAL (issue 19)', '–', undefined, false],
+      ["create, 1 connection: p50 ≤ the disk's fsync p50 + 0.1 ms (issue 19)", '–', undefined, false],
+      ['create, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', '–', undefined, false],
+      ['create+delete, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', '–', undefined, false],
+      ['create, 1 connection, postgres: ≥ 0.9× fastify postgres (issue 19)', '–', undefined, false],
+      ['create, 50 connections, postgres: ≥ 1.2× fastify postgres (issue 19)', '–', undefined, false],
+      ['list 100, 50 connections: ≥ 0.5× the ceiling (issue 19)', '–', undefined, false],
     ]);
   });
 
@@ -129,7 +138,7 @@ describe('checkTargets', () => {
       row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, latency: { p50: 4, p90: 6, p99: 9.12, max: 30, mean: 4 }, webhookDrain: drain() }),
     ];
     const checks = checkTargets(rate(rows, [{ scenario: 'create', store: 'sqlite-webhook', ratios: [0.9, 0.84, 0.88] }]));
-    expect(checks.slice(-6, -4).map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
+    expect(checks.filter((c) => c.target.includes('issue 11')).map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
       ['create with one webhook endpoint: ≥ 0.85× without (issue 11)', '0.88× (p99 9.12 ms with, 8.70 ms without)', true, false],
       ['webhook outbox empty ≤ 5 s after the create load stops (issue 11)', '2.3 s (backlog at stop 12,345)', true, false],
     ]);
@@ -241,5 +250,84 @@ describe('tag page on the larger store against the smaller (issue 18)', () => {
     ]);
     expect(formatTable(rated)).toMatch(/\| list tag 100 +\| sqlite FULL 1M +\|.*\| 0\.97× smaller store \(side by side, median of 3\) \|/);
     expect(rated.find((r) => r.store === 'sqlite-tag-large')?.ratio).toBeUndefined();
+  });
+});
+
+describe('our rows against the peers and the floor (issue 19)', () => {
+  const one = { connections: 1 };
+  const runs = [
+    row({ scenario: 'create', store: 'koa-minimal', rps: 10_000, storeLabel: 'koa minimal NORMAL' }),
+    row({ scenario: 'create', store: 'fastify-sqlite', rps: 8_000, storeLabel: 'fastify sqlite NORMAL' }),
+    row({ scenario: 'create', store: 'sqlite', rps: 9_000, storeLabel: 'sqlite FULL' }),
+    row({ scenario: 'create', store: 'sqlite-normal', rps: 11_000, storeLabel: 'sqlite NORMAL' }),
+    row({ scenario: 'create', store: 'fastify-postgres', rps: 5_000, storeLabel: 'fastify postgres' }),
+    row({ scenario: 'create', store: 'postgres', rps: 5_500 }),
+    row({ scenario: 'create-delete', store: 'fastify-sqlite', rps: 10_000 }),
+    row({ scenario: 'create-delete', store: 'sqlite', rps: 10_500, otherCpuServerCore: 0.3 }),
+    row({ scenario: 'latency', store: 'koa-minimal', rps: 4_000, ...one }),
+    row({ scenario: 'latency', store: 'sqlite-normal', rps: 3_800, ...one }),
+    row({ scenario: 'latency', store: 'sqlite', rps: 1_500, latency: { p50: 0.3, p90: 0.4, p99: 2, max: 9, mean: 0.35 }, ...one }),
+    row({ scenario: 'latency', store: 'fastify-postgres', rps: 1_000, ...one }),
+    row({ scenario: 'latency', store: 'postgres', rps: 950, ...one }),
+    row({ scenario: 'list', store: 'ceiling', rps: 14_000 }),
+    row({ scenario: 'list', store: 'sqlite', rps: 7_700 }),
+    row({ scenario: 'get-1', store: 'koa-minimal', rps: 6_000, ...one }),
+    row({ scenario: 'get-1', store: 'fastify-sqlite', rps: 5_000, ...one }),
+    row({ scenario: 'get-1', store: 'sqlite-normal', rps: 4_500, ...one }),
+  ];
+  const rated = rate(runs);
+  const find = (scenario: Row['scenario'], store: Row['store']) => rated.find((r) => r.scenario === scenario && r.store === store);
+
+  it('divides each row of ours by its store’s peer and by the floor, same scenario', () => {
+    expect(find('create', 'sqlite')).toMatchObject({ vsPeer: 9_000 / 8_000, vsFloor: 0.9 });
+    expect(find('create', 'sqlite-normal')).toMatchObject({ vsPeer: 11_000 / 8_000, vsFloor: 1.1 });
+    expect(find('create', 'postgres')).toMatchObject({ vsPeer: 1.1, vsFloor: 0.55 });
+    expect(find('get-1', 'sqlite-normal')).toMatchObject({ vsPeer: 0.9, vsFloor: 0.75 });
+    // A scenario the peer did not run leaves the ratio open.
+    expect(find('latency', 'sqlite')).toMatchObject({ vsPeer: undefined, vsFloor: 1_500 / 4_000 });
+  });
+
+  it('gives the ceiling and the peers themselves no ratio to a peer or the floor', () => {
+    for (const store of ['ceiling', 'koa-minimal', 'fastify-sqlite', 'fastify-postgres'] as const) {
+      for (const r of rated.filter((x) => x.store === store)) expect([r.store, r.vsPeer, r.vsFloor]).toEqual([store, undefined, undefined]);
+    }
+  });
+
+  it('takes the median of the ratios paired within each round', () => {
+    const rounds = rate([
+      row({ scenario: 'create', store: 'fastify-sqlite', rps: 10_000, round: 0 }),
+      row({ scenario: 'create', store: 'sqlite', rps: 9_000, round: 0 }),
+      row({ scenario: 'create', store: 'fastify-sqlite', rps: 5_000, round: 1 }),
+      row({ scenario: 'create', store: 'sqlite', rps: 6_000, round: 1 }),
+      row({ scenario: 'create', store: 'fastify-sqlite', rps: 8_000, round: 2 }),
+      row({ scenario: 'create', store: 'sqlite', rps: 8_000, round: 2 }),
+    ]);
+    expect(rounds.find((r) => r.store === 'sqlite')?.vsPeer).toBeCloseTo(1.0);
+  });
+
+  it('prints × peer and × floor, 1.00× on the reference rows', () => {
+    const lines = formatTable(rated).split('\n');
+    const line = (scenario: string, store: string) => lines.find((l) => l.startsWith(`| ${scenario} `) && l.includes(`| ${store} `)) ?? '';
+    expect(line('create', 'sqlite FULL')).toMatch(/\| +– \| +1\.13× \| +0\.90× \|/);
+    expect(line('create', 'koa minimal NORMAL')).toMatch(/\| +– \| +– \| +1\.00× \|/);
+    expect(line('create', 'fastify sqlite NORMAL')).toMatch(/\| +– \| +1\.00× \| +– \|/);
+    expect(line('create', 'fastify postgres')).toMatch(/\| +– \| +1\.00× \| +– \|/);
+  });
+
+  it('checks issue 19’s targets: met, MISS and n/a with their values', () => {
+    const disk = { syncs: 9000, p50Ms: 0.12, p99Ms: 0.3, maxMs: 5 };
+    const checks = checkTargets(rated, disk).filter((c) => c.target.includes('issue 19'));
+    expect(checks.map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
+      ['create, 1 connection, sqlite NORMAL: ≥ 1.0× koa minimal NORMAL (issue 19)', '0.95× (3,800 vs 4,000 req/s)', false, false],
+      ["create, 1 connection: p50 ≤ the disk's fsync p50 + 0.1 ms (issue 19)", '0.30 ms (fsync p50 0.12 ms before the runs: ≤ 0.22 ms)', false, false],
+      ['create, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', '1.13× (9,000 vs 8,000 req/s)', true, false],
+      ['create+delete, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', '1.05× (10,500 vs 10,000 req/s)', true, true],
+      ['create, 1 connection, postgres: ≥ 0.9× fastify postgres (issue 19)', '0.95× (950 vs 1,000 req/s)', true, false],
+      ['create, 50 connections, postgres: ≥ 1.2× fastify postgres (issue 19)', '1.10× (5,500 vs 5,000 req/s)', false, false],
+      ['list 100, 50 connections: ≥ 0.5× the ceiling (issue 19)', '0.55× (7,700 vs 14,000 req/s)', true, false],
+    ]);
+    const fast = checkTargets(rated, { ...disk, p50Ms: 0.25 }).find((c) => c.target.includes('fsync'));
+    expect(fast).toMatchObject({ value: '0.30 ms (fsync p50 0.25 ms before the runs: ≤ 0.35 ms)', met: true });
+    expect(checkTargets(rated).find((c) => c.target.includes('fsync'))).toMatchObject({ value: '–', met: undefined });
   });
 });

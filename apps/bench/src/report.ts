@@ -1,4 +1,4 @@
-import { STORES, type StoreName } from './config.js';
+import { PEER_STORES, STORES, type StoreName } from './config.js';
 import { SCENARIOS, type Latency, type ScenarioKind } from './scenarios.js';
 import { drainTime, type WebhookDrain } from './webhook-drain.js';
 
@@ -52,6 +52,14 @@ export interface RatedRow extends Row {
   readonly roundsRps: readonly number[];
   /** How many side-by-side runs `vsBase` is the median of (undefined: taken from the rounds). */
   readonly sideBySide: number | undefined;
+  /**
+   * For a row of ours (issue 19): rps / its store's peer's rps (PEER_OF: SQLite rows against
+   * `fastify sqlite NORMAL`, PostgreSQL rows against `fastify postgres`), same scenario and round
+   * (median over rounds).
+   */
+  readonly vsPeer: number | undefined;
+  /** For a row of ours: rps / the floor's (`koa minimal NORMAL`), same scenario and round (median over rounds). */
+  readonly vsFloor: number | undefined;
 }
 
 /**
@@ -68,6 +76,17 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'sqlite-tag-large': { store: 'sqlite-tag-small', note: 'smaller store' },
   'postgres-tag-large': { store: 'postgres-tag-small', note: 'smaller store' },
 };
+
+/** The floor of our own stack (issue 19): Koa, its router and body parser, SQLite at NORMAL, nothing else. */
+export const FLOOR: StoreName = 'koa-minimal';
+
+/** Ours: every row but the ceiling and the peers. */
+export const isOurs = (store: StoreName): boolean => store !== 'ceiling' && !PEER_STORES.includes(store);
+
+/** Each row of ours and the peer of its store (issue 19): another stack on the same database. */
+export const PEER_OF: Partial<Record<StoreName, StoreName>> = Object.fromEntries(
+  STORES.filter(isOurs).map((store) => [store, store.startsWith('postgres') ? 'fastify-postgres' : 'fastify-sqlite']),
+);
 
 /** Scenarios measured against another scenario on the same store (issue 18: patch ≥ 0.9× create). */
 export const SCENARIO_BASES: Partial<Record<ScenarioKind, { readonly scenario: ScenarioKind; readonly note: string }>> = {
@@ -120,9 +139,12 @@ export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = [
       const base = BASES[representative.store];
       const paired = sideBySide.find((p) => p.scenario === representative.scenario && p.store === representative.store);
       const baseScenario = SCENARIO_BASES[representative.scenario]?.scenario;
+      const peer = PEER_OF[representative.store];
       return {
         ...representative,
         ratio: medianRatio(group, 'ceiling'),
+        vsPeer: peer === undefined ? undefined : medianRatio(group, peer),
+        vsFloor: isOurs(representative.store) ? medianRatio(group, FLOOR) : undefined,
         vsBase: base === undefined ? undefined : paired === undefined ? medianRatio(group, base.store) : median(paired.ratios),
         vsScenario: baseScenario === undefined ? undefined : medianRatio(group, representative.store, baseScenario),
         sideBySide: paired?.ratios.length,
@@ -135,14 +157,17 @@ export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = [
     );
 };
 
-const int = (n: number): string => Math.round(n).toLocaleString('en-US');
-const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
-const mb = (bytes: number | undefined): string => (bytes === undefined ? '–' : (bytes / 1024 / 1024).toFixed(0));
+export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+export const ms = (n: number): string => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+export const mb = (bytes: number | undefined): string => (bytes === undefined ? '–' : (bytes / 1024 / 1024).toFixed(0));
 const pct = (fraction: number | undefined): string => (fraction === undefined ? '–' : `${Math.round(fraction * 100)}%`);
-const times = (ratio: number | undefined): string => (ratio === undefined ? '–' : `${ratio.toFixed(2)}×`);
+export const times = (ratio: number | undefined): string => (ratio === undefined ? '–' : `${ratio.toFixed(2)}×`);
 
-const HEADER = ['scenario', 'store', 'conns', 'req/s', '× ceiling', 'p50 ms', 'p99 ms', 'errors', 'RSS MB', 'srv CPU', 'drv CPU', 'other', 'note'];
-const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+const HEADER = ['scenario', 'store', 'conns', 'req/s', '× ceiling', '× peer', '× floor', 'p50 ms', 'p99 ms', 'errors', 'RSS MB', 'srv CPU', 'drv CPU', 'other', 'note'];
+const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+
+/** The reference rows show 1.00× in their own column, as the ceiling does under `× ceiling`. */
+const isPeerOfSome = (store: StoreName): boolean => Object.values(PEER_OF).includes(store);
 
 export const tableCells = (rows: readonly RatedRow[]): string[][] =>
   rows.map((r) => [
@@ -151,6 +176,8 @@ export const tableCells = (rows: readonly RatedRow[]): string[][] =>
     String(r.connections),
     int(r.rps),
     r.store === 'ceiling' ? '1.00×' : times(r.ratio),
+    isPeerOfSome(r.store) ? '1.00×' : times(r.vsPeer),
+    r.store === FLOOR ? '1.00×' : times(r.vsFloor),
     ms(r.latency.p50),
     ms(r.latency.p99),
     r.timeouts > 0 ? `${r.errors} (${r.timeouts} t/o)` : String(r.errors),
@@ -183,151 +210,3 @@ export const formatTable = (rows: readonly RatedRow[]): string => {
 
 /** Share of the server's core taken by other work above which a run counts as noisy. */
 export const NOISY = 0.25;
-
-const noisy = (...rows: readonly (Row | undefined)[]): boolean => rows.some((r) => (r?.otherCpuServerCore ?? 0) > NOISY);
-
-export interface TargetCheck {
-  readonly target: string;
-  readonly value: string;
-  /** undefined when the rows it needs were not measured. */
-  readonly met: boolean | undefined;
-  /** Some row it rests on lost over NOISY of the server's core to other work: do not trust it. */
-  readonly noisy: boolean;
-}
-
-/**
- * Issue 6's targets for SQLite with synchronous=FULL, and those of the later issues each names
- * (issue 18's on SQLite and PostgreSQL), checked against this run's rows. Printed and written to
- * the JSON for the reader; they never change the exit code (speed on a shared machine is not a
- * pass/fail signal, wrong answers are).
- */
-export const checkTargets = (rows: readonly RatedRow[]): readonly TargetCheck[] => {
-  const find = (scenario: Row['scenario'], store: StoreName): RatedRow | undefined =>
-    rows.find((r) => r.scenario === scenario && r.store === store);
-  const create = find('create', 'sqlite');
-  const latency = find('latency', 'sqlite');
-  const preloaded = find('create', 'sqlite-preloaded');
-  const metered = (['create', 'get'] as const).map((scenario) => find(scenario, 'sqlite-metrics'));
-  const keyed = find('create', 'sqlite-keyed');
-  const webhook = find('create', 'sqlite-webhook');
-  const drain = webhook?.webhookDrain;
-  const ours = rows.filter((r) => r.store === 'sqlite' || r.store === 'sqlite-preloaded');
-  const peakRss = ours.reduce<number | undefined>((max, r) => (r.rssPeak === undefined ? max : Math.max(max ?? 0, r.rssPeak)), undefined);
-  return [
-    {
-      target: 'create, 50 connections: ≥ 0.33× the ceiling',
-      value: times(create?.ratio),
-      met: create?.ratio === undefined ? undefined : create.ratio >= 0.33,
-      noisy: noisy(create, find('create', 'ceiling')),
-    },
-    {
-      target: 'create, 50 connections: p99 ≤ 10 ms',
-      value: create === undefined ? '–' : `${ms(create.latency.p99)} ms`,
-      met: create === undefined ? undefined : create.latency.p99 <= 10,
-      noisy: noisy(create),
-    },
-    {
-      target: 'create, 1 connection: p99 ≤ 2 ms',
-      value: latency === undefined ? '–' : `${ms(latency.latency.p99)} ms`,
-      met: latency === undefined ? undefined : latency.latency.p99 <= 2,
-      noisy: noisy(latency),
-    },
-    {
-      target: 'server RSS ≤ 150 MB',
-      value: `${mb(peakRss)} MB`,
-      met: peakRss === undefined ? undefined : peakRss <= 150 * 1024 * 1024,
-      noisy: false,
-    },
-    {
-      target: 'zero errors',
-      value: String(ours.reduce((sum, r) => sum + r.errors, 0)),
-      met: ours.length === 0 ? undefined : ours.every((r) => r.errors === 0),
-      noisy: false,
-    },
-    {
-      target: `create with ${preloaded?.storeLabel.replace('sqlite FULL ', '') ?? 'the preload'} plants: ≥ 0.9× the empty store`,
-      value: times(preloaded?.vsBase),
-      met: preloaded?.vsBase === undefined ? undefined : preloaded.vsBase >= 0.9,
-      noisy: noisy(preloaded, create),
-    },
-    {
-      target: 'create and get with metrics on: ≥ 0.95× off (issue 12)',
-      value: metered.map((r) => times(r?.vsBase)).join(' / '),
-      met: metered.some((r) => r?.vsBase === undefined) ? undefined : metered.every((r) => (r?.vsBase ?? 0) >= 0.95),
-      noisy: metered.some((r) => noisy(r, find(r?.scenario ?? 'create', 'sqlite'))),
-    },
-    {
-      target: 'create with an Idempotency-Key on every request: ≥ 0.85× without (issue 10)',
-      value: times(keyed?.vsBase),
-      met: keyed?.vsBase === undefined ? undefined : keyed.vsBase >= 0.85,
-      noisy: noisy(keyed, create),
-    },
-    {
-      target: 'create with one webhook endpoint: ≥ 0.85× without (issue 11)',
-      value:
-        times(webhook?.vsBase) +
-        (webhook === undefined ? '' : ` (p99 ${ms(webhook.latency.p99)} ms with, ${create === undefined ? '–' : `${ms(create.latency.p99)} ms`} without)`),
-      met: webhook?.vsBase === undefined ? undefined : webhook.vsBase >= 0.85,
-      noisy: noisy(webhook, create),
-    },
-    {
-      target: 'webhook outbox empty ≤ 5 s after the create load stops (issue 11)',
-      value:
-        drain === undefined
-          ? '–'
-          : `${drain.seconds === undefined ? `> ${drain.limitSeconds} s, ${int(drain.backlogAtEnd)} left` : `${drain.seconds.toFixed(1)} s`}` +
-            ` (backlog at stop ${int(drain.backlogAtStop)}` +
-            (drain.retried + drain.failed > 0 ? `; ${int(drain.retried)} attempts retried, ${int(drain.failed)} failed` : '') +
-            ')',
-      met: drain === undefined ? undefined : drain.seconds !== undefined && drain.seconds <= 5,
-      noisy: noisy(webhook),
-    },
-    ...(['sqlite', 'postgres'] as const).map((store) => patchTarget(find('patch', store), find('create', store), store === 'sqlite' ? 'sqlite FULL' : 'postgres')),
-    ...(
-      [
-        ['sqlite-tag-large', 'sqlite-tag-small', 'sqlite FULL'],
-        ['postgres-tag-large', 'postgres-tag-small', 'postgres'],
-      ] as const
-    ).map(([large, small, store]) => tagPageTarget(find('list-tag', large), find('list-tag', small), store)),
-  ];
-};
-
-/** Issue 18: PATCH at 50 connections ≥ 0.9× create's req/s, on the same store in the same run. */
-const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, store: string): TargetCheck => ({
-  target: `patch, 50 connections: ≥ 0.9× create on the same store (issue 18), ${store}`,
-  value: patch?.vsScenario === undefined || create === undefined ? '–' : `${times(patch.vsScenario)} (${int(patch.rps)} vs ${int(create.rps)} req/s)`,
-  met: patch?.vsScenario === undefined ? undefined : patch.vsScenario >= 0.9,
-  noisy: noisy(patch, create),
-});
-
-/**
- * Issue 18: the tag page on the larger store within 20 % of the smaller one, read on req/s: the
- * larger store's req/s ≥ 0.8× the smaller's, side by side when those runs were made (else the
- * sequential rows); the sequential ratio and both p50s are shown beside it.
- */
-const tagPageTarget = (large: RatedRow | undefined, small: RatedRow | undefined, store: string): TargetCheck => {
-  const size = (row: RatedRow | undefined, fallback: string): string => row?.storeLabel.replace(`${store} `, '') ?? fallback;
-  const sequential = large !== undefined && small !== undefined && small.rps > 0 ? large.rps / small.rps : undefined;
-  const how = large?.sideBySide === undefined ? 'sequential' : `side by side, median of ${large.sideBySide}`;
-  return {
-    target: `tag page (limit 100), ${size(large, 'larger')} vs ${size(small, 'smaller')} plants: ≥ 0.8× req/s (issue 18), ${store}`,
-    value:
-      large?.vsBase === undefined || small === undefined
-        ? '–'
-        : `${times(large.vsBase)} (${how}` +
-          (large.sideBySide === undefined ? '' : `; sequential ${times(sequential)}`) +
-          `; p50 ${ms(large.latency.p50)} vs ${ms(small.latency.p50)} ms)`,
-    met: large?.vsBase === undefined ? undefined : large.vsBase >= 0.8,
-    noisy: noisy(large, small),
-  };
-};
-
-export const formatTargets = (checks: readonly TargetCheck[]): string =>
-  [
-    'targets (issue 6 unless another is named; SQLite synchronous=FULL unless another store is named):',
-    ...checks.map(
-      (c) =>
-        `  ${c.met === undefined ? 'n/a ' : c.met ? 'met ' : 'MISS'}  ${c.target}: ${c.value}` +
-        (c.noisy ? `  (noisy: other work took over ${NOISY * 100}% of the server's core; rerun)` : ''),
-    ),
-  ].join('\n');

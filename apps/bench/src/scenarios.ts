@@ -1,15 +1,18 @@
 import * as t from 'io-ts';
 
 /**
- * The load scenarios of issue 6 (and `patch`, `list-tag` of issue 18). Each names the statuses a
- * healthy server answers; any other status, socket error or timeout during a run (warm-up
- * included) fails `pnpm bench`.
+ * The load scenarios of issue 6 (and `patch`, `list-tag` of issue 18, `get-1` and
+ * `create-delete-1` of issue 19). Each names the statuses a healthy server answers; any other
+ * status, socket error or timeout during a run (warm-up included) fails `pnpm bench`.
  */
 export const ScenarioKind = t.keyof(
-  { create: null, 'create-delete': null, get: null, patch: null, list: null, 'list-tag': null, latency: null },
+  { create: null, 'create-delete': null, get: null, patch: null, list: null, 'list-tag': null, latency: null, 'get-1': null, 'create-delete-1': null },
   'ScenarioKind',
 );
 export type ScenarioKind = t.TypeOf<typeof ScenarioKind>;
+
+/** The requests a scenario sends (the load generators build them): one per multi-connection scenario. */
+export type RequestMix = 'create' | 'create-delete' | 'get' | 'patch' | 'list' | 'list-tag';
 
 export interface ScenarioInfo {
   readonly kind: ScenarioKind;
@@ -18,17 +21,32 @@ export interface ScenarioInfo {
   readonly expected: readonly number[];
   /** Whether the scenario adds plants (needs fresh ids). */
   readonly creates: boolean;
+  readonly requests: RequestMix;
+  /** One connection (the latency of one request at a time) rather than BENCH_CONNECTIONS. */
+  readonly oneConnection: boolean;
 }
 
+const scenario = (kind: ScenarioKind, label: string, requests: RequestMix, expected: readonly number[], oneConnection = false): ScenarioInfo => ({
+  kind,
+  label,
+  expected,
+  creates: requests === 'create' || requests === 'create-delete',
+  requests,
+  oneConnection,
+});
+
+/** In the table's order. */
 export const SCENARIOS: Readonly<Record<ScenarioKind, ScenarioInfo>> = {
-  create: { kind: 'create', label: 'create', expected: [201], creates: true },
-  'create-delete': { kind: 'create-delete', label: 'create+delete', expected: [201, 204], creates: true },
-  get: { kind: 'get', label: 'get by id', expected: [200], creates: false },
+  create: scenario('create', 'create', 'create', [201]),
+  'create-delete': scenario('create-delete', 'create+delete', 'create-delete', [201, 204]),
+  get: scenario('get', 'get by id', 'get', [200]),
   // Every PATCH renames a seeded plant to a name no request used before, so each one changes it.
-  patch: { kind: 'patch', label: 'patch', expected: [200], creates: false },
-  list: { kind: 'list', label: 'list 100', expected: [200], creates: false },
-  'list-tag': { kind: 'list-tag', label: 'list tag 100', expected: [200], creates: false },
-  latency: { kind: 'latency', label: 'create 1 conn', expected: [201], creates: true },
+  patch: scenario('patch', 'patch', 'patch', [200]),
+  list: scenario('list', 'list 100', 'list', [200]),
+  'list-tag': scenario('list-tag', 'list tag 100', 'list-tag', [200]),
+  latency: scenario('latency', 'create 1 conn', 'create', [201], true),
+  'create-delete-1': scenario('create-delete-1', 'create+delete 1 conn', 'create-delete', [201, 204], true),
+  'get-1': scenario('get-1', 'get 1 conn', 'get', [200], true),
 };
 
 const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'Count');

@@ -45,6 +45,24 @@ export const startCeiling = (core: number | undefined): Promise<RunningServer> =
   return launch([entry], { ...process.env, CEILING_TOKEN: token }, core, token);
 };
 
+/** The peers (src/peers/), each started like the ceiling by the one entry src/peers/peer-main.ts. */
+export type PeerName = 'fastify-sqlite' | 'fastify-postgres' | 'koa-minimal';
+
+/**
+ * A peer (issue 19) as its own process, like the ceiling: one fixed token, its store at `database`
+ * (a SQLite file, or a PostgreSQL URL for fastify-postgres), which it creates its table in.
+ */
+export const startPeer = (
+  peer: PeerName,
+  core: number | undefined,
+  database: string,
+  /** The built entry; tests pass dist/peers/peer-main.js. */
+  entry: string = fileURLToPath(new URL('./peers/peer-main.js', import.meta.url)),
+): Promise<RunningServer> => {
+  const token = `peer_${randomBytes(24).toString('base64url')}`;
+  return launch([entry], { ...process.env, PEER: peer, PEER_TOKEN: token, PEER_DATABASE: database }, core, token);
+};
+
 const TOKEN_SHAPE = /^[A-Za-z0-9\-._~+/]{20,}=*$/;
 const SECRET_SHAPE = /^whsec_[A-Za-z0-9+/]{40,}=*$/;
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
-import type { Latency, ScenarioKind } from './scenarios.js';
+import { SCENARIOS, type Latency, type ScenarioKind } from './scenarios.js';
 import { tagPagePrefix } from './tag-pages.js';
 
 /**
@@ -160,7 +160,7 @@ const WrkOutput = t.type(
 /** One wrk run (one thread; the caller's CPU affinity is inherited). */
 export const runWrk = (o: WrkOptions): Promise<WrkRun> =>
   new Promise((resolve, reject) => {
-    const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script(), o.url, '--', o.token, o.kind === 'latency' ? 'create' : o.kind, String(o.firstId), String(o.seedFrom), String(o.seedTo), o.idempotencyKeys, o.tagPage === null ? '' : tagPagePrefix(o.tagPage.tag), String(o.tagPage?.lastCursor ?? 0)];
+    const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script(), o.url, '--', o.token, SCENARIOS[o.kind].requests, String(o.firstId), String(o.seedFrom), String(o.seedTo), o.idempotencyKeys, o.tagPage === null ? '' : tagPagePrefix(o.tagPage.tag), String(o.tagPage?.lastCursor ?? 0)];
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

@@ -1,0 +1,206 @@
+import type { StoreName } from './config.js';
+import type { DiskProbe } from './disk-probe.js';
+import { FLOOR, int, mb, ms, NOISY, times, type RatedRow, type Row } from './report.js';
+
+/**
+ * The targets of the issues (6, 10, 11, 12, 18, 19) checked against one run's rated rows, and how
+ * they are printed.
+ */
+
+const noisy = (...rows: readonly (Row | undefined)[]): boolean => rows.some((r) => (r?.otherCpuServerCore ?? 0) > NOISY);
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly value: string;
+  /** undefined when the rows it needs were not measured. */
+  readonly met: boolean | undefined;
+  /** Some row it rests on lost over NOISY of the server's core to other work: do not trust it. */
+  readonly noisy: boolean;
+}
+
+/**
+ * Issue 6's targets for SQLite with synchronous=FULL, and those of the later issues each names
+ * (issue 18's on SQLite and PostgreSQL, issue 19's against the peers), checked against this run's
+ * rows; `disk` is the probe taken before the first server started (issue 19's 1-connection p50
+ * target rests on its fsync p50). Printed and written to the JSON for the reader; they never
+ * change the exit code (speed on a shared machine is not a pass/fail signal, wrong answers are).
+ */
+export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): readonly TargetCheck[] => {
+  const find = (scenario: Row['scenario'], store: StoreName): RatedRow | undefined =>
+    rows.find((r) => r.scenario === scenario && r.store === store);
+  const create = find('create', 'sqlite');
+  const latency = find('latency', 'sqlite');
+  const preloaded = find('create', 'sqlite-preloaded');
+  const metered = (['create', 'get'] as const).map((scenario) => find(scenario, 'sqlite-metrics'));
+  const keyed = find('create', 'sqlite-keyed');
+  const webhook = find('create', 'sqlite-webhook');
+  const drain = webhook?.webhookDrain;
+  const ours = rows.filter((r) => r.store === 'sqlite' || r.store === 'sqlite-preloaded');
+  const peakRss = ours.reduce<number | undefined>((max, r) => (r.rssPeak === undefined ? max : Math.max(max ?? 0, r.rssPeak)), undefined);
+  return [
+    {
+      target: 'create, 50 connections: ≥ 0.33× the ceiling',
+      value: times(create?.ratio),
+      met: create?.ratio === undefined ? undefined : create.ratio >= 0.33,
+      noisy: noisy(create, find('create', 'ceiling')),
+    },
+    {
+      target: 'create, 50 connections: p99 ≤ 10 ms',
+      value: create === undefined ? '–' : `${ms(create.latency.p99)} ms`,
+      met: create === undefined ? undefined : create.latency.p99 <= 10,
+      noisy: noisy(create),
+    },
+    {
+      target: 'create, 1 connection: p99 ≤ 2 ms',
+      value: latency === undefined ? '–' : `${ms(latency.latency.p99)} ms`,
+      met: latency === undefined ? undefined : latency.latency.p99 <= 2,
+      noisy: noisy(latency),
+    },
+    {
+      target: 'server RSS ≤ 150 MB',
+      value: `${mb(peakRss)} MB`,
+      met: peakRss === undefined ? undefined : peakRss <= 150 * 1024 * 1024,
+      noisy: false,
+    },
+    {
+      target: 'zero errors',
+      value: String(ours.reduce((sum, r) => sum + r.errors, 0)),
+      met: ours.length === 0 ? undefined : ours.every((r) => r.errors === 0),
+      noisy: false,
+    },
+    {
+      target: `create with ${preloaded?.storeLabel.replace('sqlite FULL ', '') ?? 'the preload'} plants: ≥ 0.9× the empty store`,
+      value: times(preloaded?.vsBase),
+      met: preloaded?.vsBase === undefined ? undefined : preloaded.vsBase >= 0.9,
+      noisy: noisy(preloaded, create),
+    },
+    {
+      target: 'create and get with metrics on: ≥ 0.95× off (issue 12)',
+      value: metered.map((r) => times(r?.vsBase)).join(' / '),
+      met: metered.some((r) => r?.vsBase === undefined) ? undefined : metered.every((r) => (r?.vsBase ?? 0) >= 0.95),
+      noisy: metered.some((r) => noisy(r, find(r?.scenario ?? 'create', 'sqlite'))),
+    },
+    {
+      target: 'create with an Idempotency-Key on every request: ≥ 0.85× without (issue 10)',
+      value: times(keyed?.vsBase),
+      met: keyed?.vsBase === undefined ? undefined : keyed.vsBase >= 0.85,
+      noisy: noisy(keyed, create),
+    },
+    {
+      target: 'create with one webhook endpoint: ≥ 0.85× without (issue 11)',
+      value:
+        times(webhook?.vsBase) +
+        (webhook === undefined ? '' : ` (p99 ${ms(webhook.latency.p99)} ms with, ${create === undefined ? '–' : `${ms(create.latency.p99)} ms`} without)`),
+      met: webhook?.vsBase === undefined ? undefined : webhook.vsBase >= 0.85,
+      noisy: noisy(webhook, create),
+    },
+    {
+      target: 'webhook outbox empty ≤ 5 s after the create load stops (issue 11)',
+      value:
+        drain === undefined
+          ? '–'
+          : `${drain.seconds === undefined ? `> ${drain.limitSeconds} s, ${int(drain.backlogAtEnd)} left` : `${drain.seconds.toFixed(1)} s`}` +
+            ` (backlog at stop ${int(drain.backlogAtStop)}` +
+            (drain.retried + drain.failed > 0 ? `; ${int(drain.retried)} attempts retried, ${int(drain.failed)} failed` : '') +
+            ')',
+      met: drain === undefined ? undefined : drain.seconds !== undefined && drain.seconds <= 5,
+      noisy: noisy(webhook),
+    },
+    ...(['sqlite', 'postgres'] as const).map((store) => patchTarget(find('patch', store), find('create', store), store === 'sqlite' ? 'sqlite FULL' : 'postgres')),
+    ...(
+      [
+        ['sqlite-tag-large', 'sqlite-tag-small', 'sqlite FULL'],
+        ['postgres-tag-large', 'postgres-tag-small', 'postgres'],
+      ] as const
+    ).map(([large, small, store]) => tagPageTarget(find('list-tag', large), find('list-tag', small), store)),
+    ...issue19Targets(find, disk),
+  ];
+};
+
+type Find = (scenario: Row['scenario'], store: StoreName) => RatedRow | undefined;
+
+/** `row`'s req/s ≥ `min` × `other`'s, read on the ratio `rate` took (the median of the rounds' ratios). */
+const ratioTarget = (target: string, row: RatedRow | undefined, ratio: number | undefined, other: RatedRow | undefined, min: number): TargetCheck => ({
+  target,
+  value: ratio === undefined || row === undefined || other === undefined ? '–' : `${times(ratio)} (${int(row.rps)} vs ${int(other.rps)} req/s)`,
+  met: ratio === undefined ? undefined : ratio >= min,
+  noisy: noisy(row, other),
+});
+
+/**
+ * Issue 19: our rows against the peers (src/peers/) and the floor, and the 1-connection create at
+ * FULL against the disk's own fsync (what a durable write cannot beat).
+ */
+const issue19Targets = (find: Find, disk: DiskProbe | undefined): readonly TargetCheck[] => {
+  const latency = find('latency', 'sqlite');
+  const normalLatency = find('latency', 'sqlite-normal');
+  const create = find('create', 'sqlite');
+  const createDelete = find('create-delete', 'sqlite');
+  const pgLatency = find('latency', 'postgres');
+  const pgCreate = find('create', 'postgres');
+  const list = find('list', 'sqlite');
+  const fsyncLimit = disk === undefined ? undefined : disk.p50Ms + 0.1;
+  return [
+    ratioTarget(
+      'create, 1 connection, sqlite NORMAL: ≥ 1.0× koa minimal NORMAL (issue 19)',
+      normalLatency,
+      normalLatency?.vsFloor,
+      find('latency', FLOOR),
+      1.0,
+    ),
+    {
+      target: "create, 1 connection: p50 ≤ the disk's fsync p50 + 0.1 ms (issue 19)",
+      value:
+        latency === undefined || disk === undefined || fsyncLimit === undefined
+          ? '–'
+          : `${ms(latency.latency.p50)} ms (fsync p50 ${disk.p50Ms.toFixed(2)} ms before the runs: ≤ ${fsyncLimit.toFixed(2)} ms)`,
+      met: latency === undefined || fsyncLimit === undefined ? undefined : latency.latency.p50 <= fsyncLimit,
+      noisy: noisy(latency),
+    },
+    ratioTarget('create, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', create, create?.vsPeer, find('create', 'fastify-sqlite'), 1.0),
+    ratioTarget('create+delete, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', createDelete, createDelete?.vsPeer, find('create-delete', 'fastify-sqlite'), 1.0),
+    ratioTarget('create, 1 connection, postgres: ≥ 0.9× fastify postgres (issue 19)', pgLatency, pgLatency?.vsPeer, find('latency', 'fastify-postgres'), 0.9),
+    ratioTarget('create, 50 connections, postgres: ≥ 1.2× fastify postgres (issue 19)', pgCreate, pgCreate?.vsPeer, find('create', 'fastify-postgres'), 1.2),
+    ratioTarget('list 100, 50 connections: ≥ 0.5× the ceiling (issue 19)', list, list?.ratio, find('list', 'ceiling'), 0.5),
+  ];
+};
+
+/** Issue 18: PATCH at 50 connections ≥ 0.9× create's req/s, on the same store in the same run. */
+const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, store: string): TargetCheck => ({
+  target: `patch, 50 connections: ≥ 0.9× create on the same store (issue 18), ${store}`,
+  value: patch?.vsScenario === undefined || create === undefined ? '–' : `${times(patch.vsScenario)} (${int(patch.rps)} vs ${int(create.rps)} req/s)`,
+  met: patch?.vsScenario === undefined ? undefined : patch.vsScenario >= 0.9,
+  noisy: noisy(patch, create),
+});
+
+/**
+ * Issue 18: the tag page on the larger store within 20 % of the smaller one, read on req/s: the
+ * larger store's req/s ≥ 0.8× the smaller's, side by side when those runs were made (else the
+ * sequential rows); the sequential ratio and both p50s are shown beside it.
+ */
+const tagPageTarget = (large: RatedRow | undefined, small: RatedRow | undefined, store: string): TargetCheck => {
+  const size = (row: RatedRow | undefined, fallback: string): string => row?.storeLabel.replace(`${store} `, '') ?? fallback;
+  const sequential = large !== undefined && small !== undefined && small.rps > 0 ? large.rps / small.rps : undefined;
+  const how = large?.sideBySide === undefined ? 'sequential' : `side by side, median of ${large.sideBySide}`;
+  return {
+    target: `tag page (limit 100), ${size(large, 'larger')} vs ${size(small, 'smaller')} plants: ≥ 0.8× req/s (issue 18), ${store}`,
+    value:
+      large?.vsBase === undefined || small === undefined
+        ? '–'
+        : `${times(large.vsBase)} (${how}` +
+          (large.sideBySide === undefined ? '' : `; sequential ${times(sequential)}`) +
+          `; p50 ${ms(large.latency.p50)} vs ${ms(small.latency.p50)} ms)`,
+    met: large?.vsBase === undefined ? undefined : large.vsBase >= 0.8,
+    noisy: noisy(large, small),
+  };
+};
+
+export const formatTargets = (checks: readonly TargetCheck[]): string =>
+  [
+    'targets (issue 6 unless another is named; SQLite synchronous=FULL unless another store is named):',
+    ...checks.map(
+      (c) =>
+        `  ${c.met === undefined ? 'n/a ' : c.met ? 'met ' : 'MISS'}  ${c.target}: ${c.value}` +
+        (c.noisy ? `  (noisy: other work took over ${NOISY * 100}% of the server's core; rerun)` : ''),
+    ),
+  ].join('\n');
