@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { AppState } from './context.js';
 import { notReady } from './request-error.js';
-import { sendError } from './respond.js';
+import { sendError, sendJson } from './respond.js';
 
 const ok = { status: 'ok' } as const;
 
@@ -25,7 +25,7 @@ export const addHealthRoutes = (router: Router<AppState>, { plants, isShuttingDo
   });
 
   router.get('/healthz', (ctx) => {
-    ctx.body = ok;
+    sendJson(ctx, ok);
   });
 
   router.get('/readyz', async (ctx) => {
@@ -36,6 +36,6 @@ export const addHealthRoutes = (router: Router<AppState>, { plants, isShuttingDo
       return sendError(ctx, notReady('the store does not answer'));
     }
     if (isShuttingDown()) return sendError(ctx, notReady('shutting down'));
-    ctx.body = ok;
+    sendJson(ctx, ok);
   });
 };

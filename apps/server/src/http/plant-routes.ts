@@ -25,7 +25,7 @@ import { parseFormQuery } from './form-query.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
-import { sendError } from './respond.js';
+import { sendError, sendJson, setHeader } from './respond.js';
 
 const decodeCreate = decodeWith(CreatePlantRequest);
 const decodeId = decodeWith(PlantIdFromPath, 'id');
@@ -47,15 +47,15 @@ export const mergeProblems = (codec: readonly string[], fromBody: readonly strin
 const answerCreated = (ctx: AppContext, { plant: { id, name, tag }, version }: VersionedPlant): void => {
   const body: CreatePlantResponse = tag === undefined ? { name } : { name, tag };
   ctx.status = 201;
-  ctx.set('Location', `/plants/${id}`);
-  ctx.set('ETag', etagOf(version));
-  ctx.body = body;
+  setHeader(ctx, 'Location', `/plants/${id}`);
+  setHeader(ctx, 'ETag', etagOf(version));
+  sendJson(ctx, body);
 };
 
 /** A 200 with the whole plant and its ETag. */
 const answerPlant = (ctx: AppContext, { plant, version }: VersionedPlant): void => {
-  ctx.set('ETag', etagOf(version));
-  ctx.body = plant satisfies Plant;
+  setHeader(ctx, 'ETag', etagOf(version));
+  sendJson(ctx, plant satisfies Plant);
 };
 
 /** The `Link` of the page after one ending at `next`, with the query's limit and tag. */
@@ -111,7 +111,7 @@ export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLi
     }
     if (E.isLeft(outcome)) return sendError(ctx, outcome.left);
     const { result, replayed } = outcome.right;
-    if (replayed) ctx.set('Idempotent-Replayed', 'true');
+    if (replayed) setHeader(ctx, 'Idempotent-Replayed', 'true');
     return E.isLeft(result) ? sendError(ctx, result.left) : answerCreated(ctx, result.right);
   });
 
@@ -121,8 +121,8 @@ export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLi
     const page = await service.list(query.right)();
     if (E.isLeft(page)) return sendError(ctx, page.left);
     const { plants, next } = page.right;
-    if (next !== undefined) ctx.set('Link', nextLink(query.right, next));
-    ctx.body = plants;
+    if (next !== undefined) setHeader(ctx, 'Link', nextLink(query.right, next));
+    sendJson(ctx, plants);
   });
 
   // RFC 9110 §13.2.2: If-Match first (412), then If-None-Match, which on a GET is a 304.
@@ -137,7 +137,7 @@ export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLi
     if (failed === 'If-Match') return sendError(ctx, preconditionFailed(id.right, failed));
     if (failed === 'If-None-Match') {
       ctx.status = 304;
-      ctx.set('ETag', etagOf(found.right.version));
+      setHeader(ctx, 'ETag', etagOf(found.right.version));
       return;
     }
     answerPlant(ctx, found.right);

@@ -1,5 +1,6 @@
 import type { RateLimitDecision, RateLimitPolicy } from '../rate-limit/rate-limiter.js';
 import type { AppContext } from './context.js';
+import { setHeader } from './respond.js';
 
 /** The policy's name in both fields (an RFC 8941 string, as draft-ietf-httpapi-ratelimit-headers writes it). */
 export const RATE_LIMIT_POLICY_NAME = 'default';
@@ -17,7 +18,7 @@ export const rateLimitField = (remaining: number, resetSeconds: number): string 
  * On a 429, `t` equals Retry-After, as the draft asks.
  */
 export const setRateLimitHeaders = (ctx: AppContext, policy: RateLimitPolicy, decision: RateLimitDecision): void => {
-  ctx.set('RateLimit-Policy', rateLimitPolicyField(policy));
-  if (decision.kind === 'allowed') ctx.set('RateLimit', rateLimitField(decision.remaining, decision.resetSeconds));
-  else if (decision.kind === 'limited') ctx.set('RateLimit', rateLimitField(0, decision.resetSeconds));
+  setHeader(ctx, 'RateLimit-Policy', rateLimitPolicyField(policy));
+  if (decision.kind === 'allowed') setHeader(ctx, 'RateLimit', rateLimitField(decision.remaining, decision.resetSeconds));
+  else if (decision.kind === 'limited') setHeader(ctx, 'RateLimit', rateLimitField(0, decision.resetSeconds));
 };

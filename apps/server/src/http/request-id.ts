@@ -7,10 +7,13 @@ const acceptable = /^[A-Za-z0-9._:-]{1,128}$/;
 export const chooseRequestId = (given: string | string[] | undefined): string =>
   typeof given === 'string' && acceptable.test(given) ? given : randomUUID();
 
-/** Outermost middleware: every response carries `X-Request-Id`, and so does the request's log line. */
+/**
+ * Outermost middleware: every response carries `X-Request-Id`, and so does the request's log line.
+ * Set on Node's response directly (see respond.ts setHeader): the id is a UUID or matched `acceptable`.
+ */
 export const requestIdMiddleware: AppMiddleware = (ctx, next) => {
   const id = chooseRequestId(ctx.req.headers['x-request-id']);
   ctx.state.requestId = id;
-  ctx.set('X-Request-Id', id);
+  ctx.res.setHeader('X-Request-Id', id);
   return next();
 };
