@@ -17,6 +17,10 @@ export class SqliteBatch implements BatchContext {
     this.ids.finish();
   }
 
+  applied(): void {
+    this.ids.applied();
+  }
+
   committed(): void {
     if (this.outbox.wrote) this.onEvents();
   }

@@ -12,6 +12,8 @@ export interface StoreLogger {
 export interface BatchContext {
   /** Runs inside the transaction after the last write, before COMMIT. */
   finish(): void;
+  /** Runs right after COMMIT returned (before the batch is durable): what the next batch builds on. */
+  applied?(): void;
   /** Runs once the batch is committed and durable, just before its writes are answered. */
   committed?(): void;
 }
@@ -167,6 +169,7 @@ export class GroupCommit<C extends BatchContext> {
       });
       context.finish();
       this.commit.run();
+      context.applied?.();
       return [outcomes, context];
     } catch (cause) {
       if (db.inTransaction) {

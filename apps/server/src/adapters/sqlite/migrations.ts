@@ -124,7 +124,9 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // the plant takes. A value is never given twice, so a deleted and re-created id never gets
     // an ETag it had before. Plants stored before this migration have version 0 (the counter
     // starts above it); a key saved before it replays its 201 with version 0, the plant's
-    // version at its creation as this migration sees it.
+    // version at its creation as this migration sees it. Since issue 19 the column holds the end
+    // of the block of versions reserved last (plant-ids.ts, VERSION_BLOCK): every value handed out
+    // is at or below it, so counting on above it after a restart still never gives one twice.
     // The tag filter pages through (tag, id), partial so that untagged plants cost nothing.
     sql: `
       ALTER TABLE plants ADD COLUMN version INTEGER NOT NULL DEFAULT 0;

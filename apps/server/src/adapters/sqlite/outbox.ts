@@ -22,14 +22,12 @@ interface Subscriber {
  * webhooks CLI) or this one changed them (`invalidate`, also within a batch).
  */
 export class SqliteOutbox {
-  private readonly dataVersion: BetterSqlite3.Statement<[]>;
   private readonly enabledEndpoints: BetterSqlite3.Statement<[]>;
   private readonly insert: BetterSqlite3.Statement<[string, string, string, string, number, number]>;
   private subscribers: readonly Subscriber[] | undefined;
   private version: unknown;
 
   constructor(db: BetterSqlite3.Database) {
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     this.enabledEndpoints = db.prepare(
       'SELECT id, url, events, enabled, disabled_reason, created_at, rotated_at FROM webhook_endpoints WHERE enabled = 1',
     );
@@ -44,9 +42,11 @@ export class SqliteOutbox {
     this.subscribers = undefined;
   }
 
-  /** Call inside each transaction, before its first write. */
-  open(now: number): OutboxBatch {
-    const version = this.dataVersion.get();
+  /**
+   * Call inside each transaction, before its first write, with the connection's `PRAGMA
+   * data_version` read in it.
+   */
+  open(now: number, version: unknown): OutboxBatch {
     if (version !== this.version) this.subscribers = undefined;
     this.version = version;
     return new OutboxBatch(() => this.current(), this.insert, now);

@@ -28,17 +28,63 @@ export const preparePlantIdStatements = (db: BetterSqlite3.Database): PlantIdSta
 });
 
 /**
+ * Plant versions handed out between two writes of `plant_ids.revision`: the column holds the end
+ * of the block reserved last, so a version is written to disk once per block, not once per batch.
+ */
+export const VERSION_BLOCK = 1024;
+
+/** What the allocator knows of `plant_ids`, kept from one write transaction to the next. */
+interface IdsState {
+  /** The largest id ever stored (the persisted mark, raised by every id stored since). */
+  highWater: number;
+  /** The mark as `plant_ids.high_water` holds it. */
+  persistedHighWater: number;
+  gapCursor: number;
+  /** The last version handed out. */
+  revision: number;
+  /** The end of the reserved block, as `plant_ids.revision` holds it. */
+  reservedTo: number;
+}
+
+/**
+ * The connection's id and version state across its write transactions. Reading `plant_ids` once
+ * per batch and writing it back cost a statement and a page of WAL per batch — at one connection,
+ * per request (issue 19). The state a batch leaves is kept, and the next batch starts from it as
+ * long as no other connection has committed since (`PRAGMA data_version` unchanged, read inside
+ * the transaction, under the write lock); otherwise it reads `plant_ids` again. A batch that fails
+ * leaves the kept state as it was, as its transaction leaves the table.
+ */
+export class PlantIds {
+  private state: IdsState | undefined;
+  private validFor: unknown;
+
+  constructor(private readonly statements: PlantIdStatements) {}
+
+  /** The allocator of one write transaction; `dataVersion`: the connection's, read inside it. */
+  open(dataVersion: unknown): PlantIdAllocator {
+    const known = dataVersion === this.validFor ? this.state : undefined;
+    return new PlantIdAllocator(this.statements, known, (state) => {
+      this.state = state;
+      this.validFor = dataVersion;
+    });
+  }
+}
+
+/**
  * Server-assigned ids, and plant versions, for one write transaction.
  *
- * Versions: `revision` counts up, one per create and per update that changes a plant; each takes
- * the next value, so no value is given twice (see migration 4). Like the mark, it is read once
- * per batch and written back in the same transaction.
+ * Versions: each create, and each update that changes a plant, takes the next value of a
+ * store-wide counter, so no value is given twice (see migration 4). Values are reserved in blocks
+ * of VERSION_BLOCK: `plant_ids.revision` is the end of the last block, written (with the batch)
+ * when a block is taken. After a restart, or when another connection reserved a block, counting
+ * goes on above the persisted end: the rest of an unfinished block is never used, which only
+ * leaves a gap, and two connections on one file count in blocks of their own.
  *
- * The rule: a server-assigned id is one more than the largest id ever stored (the high-water
- * mark in `plant_ids`, also raised by client-chosen ids, and never lowered by deletes), so it
- * never collides with an existing plant and never reuses a deleted id, across restarts too. The
- * mark is read once per batch (with `max(id)` as a guard, one b-tree seek) and written back in
- * the same transaction, so it commits or rolls back with the inserts.
+ * The rule: a server-assigned id is one more than the largest id ever stored, so it never
+ * collides with an existing plant and never reuses a deleted id, across restarts too. That is
+ * `max(plant_ids.high_water, max(id))`: the stored plants carry their own ids, and the mark
+ * remembers the largest of them once it is deleted — it is written only when a batch deletes an
+ * id above it (and commits or rolls back with that delete). Client-chosen ids raise it the same way.
  *
  * Id space exhausted: ids must stay within 1 … 2^53−1. Once the mark has reached 2^53−1 (a
  * client may create that id), we do not fail creates; we assign the smallest free id above a
@@ -47,21 +93,26 @@ export const preparePlantIdStatements = (db: BetterSqlite3.Database): PlantIdSta
  * forward, so the gap search walks each stored id at most once per wrap (amortised O(1)).
  */
 export class PlantIdAllocator {
-  private highWater = 0;
-  private gapCursor = 0;
-  private revision = 0;
-  private loaded = false;
+  private state: IdsState | undefined;
   private dirty = false;
 
-  constructor(private readonly statements: PlantIdStatements) {}
+  /**
+   * `known`: the state the previous batch left, when still valid (see PlantIds); `publish`
+   * receives this batch's once it has committed.
+   */
+  constructor(
+    private readonly statements: PlantIdStatements,
+    private readonly known?: IdsState,
+    private readonly publish?: (state: IdsState) => void,
+  ) {}
 
   /** The id for the next server-assigned create, or undefined when all 2^53−1 ids are in use. */
   next(): number | undefined {
-    this.load();
-    if (this.highWater < MAX_PLANT_ID) return this.highWater + 1;
-    const id = this.freeFrom(this.gapCursor + 1) ?? this.freeFrom(1);
+    const state = this.load();
+    if (state.highWater < MAX_PLANT_ID) return state.highWater + 1;
+    const id = this.freeFrom(state.gapCursor + 1) ?? this.freeFrom(1);
     if (id !== undefined) {
-      this.gapCursor = id;
+      state.gapCursor = id;
       this.dirty = true;
     }
     return id;
@@ -69,37 +120,64 @@ export class PlantIdAllocator {
 
   /** The version for a plant this transaction creates or changes. */
   nextVersion(): number {
-    this.load();
-    this.revision += 1;
-    this.dirty = true;
-    return this.revision;
-  }
-
-  /** Records that `id` is now stored (client-chosen or assigned). */
-  stored(id: number): void {
-    this.load();
-    if (id > this.highWater) {
-      this.highWater = id;
+    const state = this.load();
+    if (state.revision >= state.reservedTo) {
+      state.reservedTo = state.revision + VERSION_BLOCK;
       this.dirty = true;
     }
+    state.revision += 1;
+    return state.revision;
   }
 
-  /** Writes the mark back; call inside the transaction, after the batch's writes. */
+  /** Records that `id` is now stored (client-chosen or assigned): the stored row itself keeps it. */
+  stored(id: number): void {
+    const state = this.load();
+    if (id > state.highWater) state.highWater = id;
+  }
+
+  /**
+   * Deletes `id` through `run` (true: a plant was deleted). The mark is read first, while
+   * `max(id)` still counts the plant; once it is gone, the mark must remember it unless it
+   * already covers it.
+   */
+  removing(id: number, run: () => boolean): boolean {
+    const state = this.load();
+    const deleted = run();
+    if (deleted && id > state.persistedHighWater) this.dirty = true;
+    return deleted;
+  }
+
+  /** Writes what must be kept back; call inside the transaction, after the batch's writes. */
   finish(): void {
-    if (this.dirty) this.statements.save.run(this.highWater, this.gapCursor, this.revision);
+    const state = this.state;
+    if (state === undefined || !this.dirty) return;
+    this.statements.save.run(state.highWater, state.gapCursor, state.reservedTo);
+    state.persistedHighWater = state.highWater;
     this.dirty = false;
   }
 
-  private load(): void {
-    if (this.loaded) return;
+  /** Call once the transaction has committed: the next batch may start from this state. */
+  applied(): void {
+    if (this.state !== undefined) this.publish?.(this.state);
+  }
+
+  private load(): IdsState {
+    if (this.state !== undefined) return this.state;
+    if (this.known !== undefined) {
+      this.state = { ...this.known };
+      return this.state;
+    }
     const row = IdsRow.decode(this.statements.load.get());
     if (row._tag === 'Left') throw new TypeError('plant_ids holds no valid high-water row');
     const { high_water, gap_cursor, revision, max_id } = row.right;
-    this.highWater = Math.max(high_water, max_id ?? 0);
-    this.gapCursor = gap_cursor;
-    this.revision = revision;
-    this.dirty = this.highWater !== high_water;
-    this.loaded = true;
+    this.state = {
+      highWater: Math.max(high_water, max_id ?? 0),
+      persistedHighWater: high_water,
+      gapCursor: gap_cursor,
+      revision,
+      reservedTo: revision,
+    };
+    return this.state;
   }
 
   private freeFrom(from: number): number | undefined {

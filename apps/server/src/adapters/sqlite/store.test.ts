@@ -11,6 +11,7 @@ import { plantStoreContract } from '../../../test/contract/plant-store-contract.
 import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
 import { plainPlant, rightOf } from '../../../test/contract/values.js';
 import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
+import { VERSION_BLOCK } from './plant-ids.js';
 import { openSqliteStore, type SqliteStoreOptions } from './store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
@@ -245,6 +246,61 @@ describe('openSqliteStore', () => {
       const reopened = await open({ file });
       const next = await reopened.plants.create({ name: name('after reopen') })().then(plainPlant);
       expect(next._tag === 'Right' && next.right.id).toBe(6);
+    });
+
+    // plant-ids.ts: the id and version state is kept between batches, and written to plant_ids
+    // only when a block of versions is reserved or a delete must be remembered.
+    const idsRow = (file: string) => connect(file).prepare('SELECT high_water, revision FROM plant_ids').get() as { high_water: number; revision: number };
+
+    it('reserves versions in blocks and never gives one twice, across restarts', async () => {
+      const file = freshFile();
+      const versions: number[] = [];
+      for (let round = 0; round < 3; round += 1) {
+        const store = await open({ file });
+        for (let i = 0; i < 5; i += 1) versions.push(rightOf(await store.plants.create({ name: name(`round ${round}`) })()).version);
+        versions.push(rightOf(await store.plants.update(id(1), { name: name(`renamed ${round}`) }, {})()).version);
+        // Written once, for the block, not once per write.
+        expect(idsRow(file).revision).toBe(round * VERSION_BLOCK + VERSION_BLOCK);
+        await store.close();
+      }
+      expect(new Set(versions).size).toBe(versions.length);
+      expect(versions).toEqual([...versions].sort((a, b) => a - b));
+      expect(versions.slice(0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(versions[6]).toBe(VERSION_BLOCK + 1);
+    });
+
+    it('remembers a deleted top id only when it is deleted, and never assigns it again', async () => {
+      const file = freshFile();
+      const store = await open({ file });
+      // The first write reserves a block of versions, which writes the row (and the mark) once.
+      rightOf(await store.plants.create({ id: id(1), name: name('first') })());
+      expect(idsRow(file).high_water).toBe(1);
+      rightOf(await store.plants.create({ id: id(500), name: name('chosen') })());
+      expect(rightOf(await store.plants.create({ name: name('assigned') })()).plant.id).toBe(501);
+      // The plants themselves carry the mark while they exist.
+      expect(idsRow(file).high_water).toBe(1);
+      expect(rightOf(await store.plants.delete(id(501))())).toBeUndefined();
+      expect(idsRow(file).high_water).toBe(501);
+      rightOf(await store.plants.delete(id(500))());
+      await store.close();
+      const reopened = await open({ file });
+      expect(rightOf(await reopened.plants.create({ name: name('after restart') })()).plant.id).toBe(502);
+    });
+
+    it('two stores on one file never assign the same id nor give the same version', async () => {
+      const file = freshFile();
+      const [a, b] = [await open({ file }), await open({ file })];
+      const created: { id: number; version: number }[] = [];
+      for (let i = 0; i < 40; i += 1) {
+        const store = i % 3 === 0 ? b : a;
+        const batch = await Promise.all([store.plants.create({ name: name(`p${i}`) })(), store.plants.create({ name: name(`q${i}`) })()]);
+        for (const result of batch) created.push({ id: rightOf(result).plant.id, version: rightOf(result).version });
+        if (i % 5 === 4) rightOf(await (i % 2 === 0 ? a : b).plants.delete(id(created.at(-1)?.id ?? 0))());
+      }
+      // Ids 1…8 were never deleted (the deletes took the last id of every fifth round).
+      for (const plant of created.slice(0, 8)) created.push({ id: plant.id, version: rightOf(await b.plants.update(id(plant.id), { name: name('changed') }, {})()).version });
+      expect(new Set(created.slice(0, 80).map((p) => p.id)).size).toBe(80);
+      expect(new Set(created.map((p) => p.version)).size).toBe(created.length);
     });
 
     it('decodes rows at the edge: a corrupt row is StoreUnavailable, not a bad plant', async () => {

@@ -40,7 +40,7 @@ import {
 import { GroupCommit, type StoreLogger } from './group-commit.js';
 import { WalSync } from './wal-sync.js';
 import { migrateSqlite } from './migrations.js';
-import { PlantIdAllocator, preparePlantIdStatements } from './plant-ids.js';
+import { PlantIds, preparePlantIdStatements, type PlantIdAllocator } from './plant-ids.js';
 import { attempt, closedError } from './attempt.js';
 import { SqliteBatch } from './batch.js';
 import { SqliteOutbox } from './outbox.js';
@@ -149,13 +149,18 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 
   let closed = false;
   const isClosed = () => closed;
-  const idStatements = preparePlantIdStatements(db);
+  const plantIds = new PlantIds(preparePlantIdStatements(db));
   const outbox = new SqliteOutbox(db);
+  // Inside each write transaction: whether another connection committed since our last one.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const onEvents = options.onEvents ?? (() => undefined);
   const commits = new GroupCommit({
     db,
     sync: wal,
-    openBatch: () => new SqliteBatch(new PlantIdAllocator(idStatements), outbox.open(Date.now()), onEvents),
+    openBatch: () => {
+      const version = dataVersion.get();
+      return new SqliteBatch(plantIds.open(version), outbox.open(Date.now(), version), onEvents);
+    },
     maxBatchSize,
     logger,
     onBatch: options.observer?.batch,
@@ -311,7 +316,7 @@ const createSqlitePlantStore = (
       const failed = failedPrecondition(condition, version);
       if (failed !== undefined) return E.left(preconditionFailed(id, failed));
     }
-    if (remove.run(id).changes === 0) return E.left(plantNotFound(id));
+    if (!batch.ids.removing(id, () => remove.run(id).changes > 0)) return E.left(plantNotFound(id));
     batch.outbox.deleted(id);
     return E.right(undefined);
   };
