@@ -264,6 +264,8 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       },
       'listening',
     );
+    // Request lines go out in chunks (logger.ts); the start-up lines at once, for whoever waits for them.
+    logger.flush();
     if (newToken !== undefined) printFirstRunToken(newToken, url);
     newToken = undefined;
   });
@@ -276,6 +278,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       return;
     }
     logger.info({ reason, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    logger.flush();
     shutdownGracefully({
       server,
       logger,
