@@ -83,8 +83,8 @@ export class PlantIds {
  * The rule: a server-assigned id is one more than the largest id ever stored, so it never
  * collides with an existing plant and never reuses a deleted id, across restarts too. That is
  * `max(plant_ids.high_water, max(id))`: the stored plants carry their own ids, and the mark
- * remembers the largest of them once it is deleted — it is written only when a batch deletes an
- * id above it (and commits or rolls back with that delete). Client-chosen ids raise it the same way.
+ * remembers the largest of them once it is deleted — it is written only when a batch deletes the
+ * largest stored id while that is above it (and commits or rolls back with that delete). Client-chosen ids raise it the same way.
  *
  * Id space exhausted: ids must stay within 1 … 2^53−1. Once the mark has reached 2^53−1 (a
  * client may create that id), we do not fail creates; we assign the smallest free id above a
@@ -137,13 +137,14 @@ export class PlantIdAllocator {
 
   /**
    * Deletes `id` through `run` (true: a plant was deleted). The mark is read first, while
-   * `max(id)` still counts the plant; once it is gone, the mark must remember it unless it
-   * already covers it.
+   * `max(id)` still counts the plant. Once it is gone, the mark must remember it only when it was
+   * the largest stored id (`highWater` is exactly max(persisted, max(id)), so above the persisted
+   * mark that is `id === highWater`): deleting any other plant leaves `max(id)` as it was.
    */
   removing(id: number, run: () => boolean): boolean {
     const state = this.load();
     const deleted = run();
-    if (deleted && id > state.persistedHighWater) this.dirty = true;
+    if (deleted && id > state.persistedHighWater && id >= state.highWater) this.dirty = true;
     return deleted;
   }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { MAX_PLANT_ID, type IdempotencyKey, type PlantId, type PlantName } from '@plant-store/domain';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../idempotency/canonical-request.js';
@@ -277,14 +278,55 @@ describe('openSqliteStore', () => {
       expect(idsRow(file).high_water).toBe(1);
       rightOf(await store.plants.create({ id: id(500), name: name('chosen') })());
       expect(rightOf(await store.plants.create({ name: name('assigned') })()).plant.id).toBe(501);
-      // The plants themselves carry the mark while they exist.
+      // The plants themselves carry the mark while they exist, and deleting one below the largest
+      // leaves max(id) as it was.
+      expect(idsRow(file).high_water).toBe(1);
+      rightOf(await store.plants.delete(id(500))());
       expect(idsRow(file).high_water).toBe(1);
       expect(rightOf(await store.plants.delete(id(501))())).toBeUndefined();
       expect(idsRow(file).high_water).toBe(501);
-      rightOf(await store.plants.delete(id(500))());
       await store.close();
       const reopened = await open({ file });
       expect(rightOf(await reopened.plants.create({ name: name('after restart') })()).plant.id).toBe(502);
+    });
+
+    it('assigns one more than the largest id ever stored, whatever creates, deletes and restarts came before (model)', async () => {
+      type Op = { kind: 'create'; id?: number } | { kind: 'delete'; id: number } | { kind: 'restart' };
+      const op: fc.Arbitrary<Op> = fc.oneof(
+        { weight: 4, arbitrary: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }).map((id): Op => (id === undefined ? { kind: 'create' } : { kind: 'create', id })) },
+        { weight: 4, arbitrary: fc.integer({ min: 1, max: 45 }).map((id): Op => ({ kind: 'delete', id })) },
+        { weight: 1, arbitrary: fc.constant<Op>({ kind: 'restart' }) },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+          const file = freshFile();
+          let store = await openSqliteStore({ file });
+          const stored = new Set<number>();
+          let mark = 0;
+          try {
+            for (const step of ops) {
+              if (step.kind === 'restart') {
+                await store.close();
+                store = await openSqliteStore({ file });
+              } else if (step.kind === 'delete') {
+                expect(tagOf(await store.plants.delete(id(step.id))())).toBe(stored.delete(step.id) ? 'Right' : 'PlantNotFound');
+              } else {
+                const result = await store.plants.create({ ...(step.id === undefined ? {} : { id: id(step.id) }), name: name('model') })();
+                const expected = step.id ?? mark + 1;
+                if (stored.has(expected)) expect(tagOf(result)).toBe('IdTaken');
+                else {
+                  expect(rightOf(result).plant.id).toBe(expected);
+                  stored.add(expected);
+                  mark = Math.max(mark, expected);
+                }
+              }
+            }
+          } finally {
+            await store.close();
+          }
+        }),
+        { numRuns: 60, seed: 19 },
+      );
     });
 
     it('two stores on one file never assign the same id nor give the same version', async () => {
