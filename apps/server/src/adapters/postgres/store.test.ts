@@ -2,7 +2,7 @@ import { MAX_PLANT_ID } from '@plant-store/domain';
 import { afterAll, expect, it } from 'vitest';
 import { describePostgres, freshPostgresUrl, openAdminSql, pgTestUrl, type FreshPostgres } from '@plant-store/testkit';
 import { id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
-import { plainPlant } from '../../../test/contract/values.js';
+import { idempotencyKey, plainPlant, plantTag } from '../../../test/contract/values.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
 import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
@@ -208,6 +208,43 @@ describePostgres('PostgreSQL store traps', () => {
     const assigned = written.flatMap((r, i) => (i % 5 === 0 || r._tag === 'Left' || r.right === undefined ? [] : [r.right.id]));
     expect(new Set(assigned).size).toBe(480);
     for (const r of read) expect(['Right', 'PlantNotFound']).toContain(tagOf(r));
+  });
+
+  it('writes the same plants and events for creates without a key (lone or batched) as the function does for keyed ones', async () => {
+    const store = await fresh.open();
+    const endpoints = ['we_one', 'we_two'];
+    for (const endpointId of endpoints) {
+      rightOf(await store.webhooks.addEndpoint({ id: endpointId, url: 'https://receiver.example/hook', events: null, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` })());
+    }
+    const plant = (n: number) => ({ id: id(n), name: name('Fern "Ada" \\ é'), tag: plantTag('ü') });
+    // createsStatement, lone; createsStatement, a batch (with an assigned id); plant_store_write_v2.
+    const lone = rightOf(await store.plants.create(plant(10))());
+    const batch = (await Promise.all([store.plants.create(plant(11))(), store.plants.create({ name: name('untagged') })()])).map(rightOf);
+    const claim = { owner: 'tok_parity', key: idempotencyKey('parity'), request: canonicalRequest(plant(20)) };
+    const keyed = rightOf(await store.plants.createOnce(plant(20), claim)()).result;
+    const versions = [lone, ...batch, rightOf(keyed)].map((v) => v.version);
+    expect(new Set(versions).size).toBe(4);
+    expect(batch[1]?.plant.id).toBe(12);
+    const claimed = rightOf(await store.webhooks.claimDue('parity', 100, 60_000)());
+    const byPlant = new Map<number, typeof claimed[number][]>();
+    for (const delivery of claimed) {
+      const plantId = (JSON.parse(delivery.body) as { data: { id: number } }).data.id;
+      byPlant.set(plantId, [...(byPlant.get(plantId) ?? []), delivery]);
+    }
+    expect([...byPlant.keys()].sort((a, b) => a - b)).toEqual([10, 11, 12, 20]);
+    const shapes = new Set<string>();
+    for (const [plantId, deliveries] of byPlant) {
+      // One event per plant: one id and one body for both endpoints.
+      expect(deliveries.map((d) => d.endpointId).sort()).toEqual(endpoints);
+      expect(new Set(deliveries.map((d) => d.eventId)).size).toBe(1);
+      expect(new Set(deliveries.map((d) => d.body)).size).toBe(1);
+      const body = deliveries[0]?.body ?? '';
+      expect(body).toMatch(/^\{"type":"plant\.created","timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","data":/);
+      if (plantId !== 12) shapes.add(body.replace(/"timestamp":"[^"]*"/, '').replace(`"id":${plantId},`, ''));
+    }
+    // Byte for byte the same but for the id and the time, whichever statement wrote it.
+    expect(shapes.size).toBe(1);
+    expect(JSON.parse(byPlant.get(12)?.[0]?.body ?? '').data).toEqual({ id: 12, name: 'untagged' });
   });
 
   it('stores token scopes as a jsonb array', async () => {

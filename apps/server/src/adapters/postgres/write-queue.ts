@@ -25,6 +25,7 @@ import {
   type WriteCondition,
 } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
+import { createsStatement, functionStatement } from './write-statements.js';
 import { savedCreateFromRow } from './rows.js';
 import { VersionFromText } from '../store-rows.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
@@ -78,7 +79,14 @@ const unavailable = (message: string, code: string): StoreError => storeUnavaila
 /**
  * Group commit for PostgreSQL: the creates and deletes that arrive during one event-loop turn
  * (and those that arrive while a batch is being written) go to the database as ONE statement,
- * so N writes cost one round trip and one commit (one WAL flush) instead of N.
+ * so N writes cost one round trip and one commit (one WAL flush) instead of N. Only a lone
+ * writer (the previous batch held one write) does not wait for the end of its turn: its
+ * statement goes out at once, and whatever arrives meanwhile gathers for the next.
+ *
+ * The statement (write-statements.ts) is createsStatement when every write of the segment is a
+ * create without an idempotency key, the common case; otherwise a call of plant_store_write_v2
+ * (migrations.ts), which also does keys, updates, deletes and conditions. Both do the same to a
+ * create without a key.
  *
  * Each write keeps its own outcome. In that statement a create is `INSERT … ON CONFLICT (id) DO
  * NOTHING RETURNING id` (no row back: IdTaken; no exception, so one duplicate cannot abort its
@@ -106,6 +114,8 @@ export class PostgresWriteQueue {
   private scheduled = false;
   private running: Promise<void> | undefined;
   private closed = false;
+  /** Writes in the last batch flushed; 1 while a lone client waits for each answer. */
+  private lastBatchSize = 0;
 
   constructor(private readonly options: WriteQueueOptions) {}
 
@@ -152,10 +162,16 @@ export class PostgresWriteQueue {
     this.queue.push(queued);
     if (!this.scheduled && this.running === undefined) {
       this.scheduled = true;
-      setImmediate(() => {
+      const run = (): void => {
         this.scheduled = false;
         if (this.running === undefined) this.flush();
-      });
+      };
+      // Writes that arrive together (the last batch held several) gather until the end of this
+      // event-loop turn, to share a statement. A lone writer's statement goes out from this task: from
+      // a check-phase callback the driver would send it only in the next turn (it writes to
+      // the socket from setImmediate), one more turn per request with nobody to gather.
+      if (this.lastBatchSize <= 1) queueMicrotask(run);
+      else setImmediate(run);
     }
   }
 
@@ -164,6 +180,7 @@ export class PostgresWriteQueue {
     if (batch.length === 0) return;
     for (const { timer } of batch) clearTimeout(timer);
     const writes = batch.map((queued) => queued.write);
+    this.lastBatchSize = writes.length;
     const since = Math.min(...batch.map((queued) => queued.arrivedAt));
     this.running = this.commit(writes, since)
       .catch((error: unknown) => {
@@ -255,36 +272,17 @@ export class PostgresWriteQueue {
   }
 
   /**
-   * One transaction for writes that name distinct ids and keys: plant_store_write_v2 (see
-   * migrations.ts), one statement on a pooled connection. Resolves to one row per write, in order.
+   * One transaction for writes that name distinct ids and keys, one statement on a pooled
+   * connection: createsStatement when every write is a create without a key, otherwise
+   * plant_store_write_v2 (see migrations.ts). Resolves to one row per write, in order.
    */
   private async runSegment(writes: readonly Write[]): Promise<readonly SegmentRow[]> {
     const { sql, idempotencyTtlSeconds } = this.options;
-    let autos = 0;
-    let maxExplicit = 0;
-    const input = writes.map((write, i) => {
-      // A delete or update never raises the mark: it stores no new id, and a 404 delete of
-      // 2^53−1 would otherwise send every later server-assigned create to the gap search for good.
-      if (write.kind === 'delete') return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition) };
-      if (write.kind === 'update') {
-        const { name, tag } = write.patch;
-        return { i, op: 'update', id: write.id, name: name ?? null, tag: tag ?? null, set_tag: tag !== undefined, ...conditionColumns(write.condition) };
-      }
-      const { plant, claim } = write;
-      const { id, name, tag } = plant;
-      if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
-      return {
-        i,
-        op: 'create',
-        id: id ?? null,
-        auto: id === undefined ? autos++ : null,
-        name,
-        tag: tag ?? null,
-        ...(claim === undefined ? {} : { owner: claim.owner, key: claim.key, request: claim.request }),
-      };
-    });
-    const rows = await sql`
-      SELECT * FROM plant_store_write_v2(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
+    // Creates without keys (the common case) take a plain statement; a segment with a key, an
+    // update or a delete takes the function.
+    const rows = await (writes.every(isUnkeyedCreate)
+      ? createsStatement(sql, writes.map((write) => write.plant))
+      : functionStatement(sql, writes, idempotencyTtlSeconds));
     const decoded = SegmentRows.decode(rows);
     if (decoded._tag === 'Left' || decoded.right.length !== writes.length) {
       throw new PostgresStoreError(`the write statement returned ${rows.length} unexpected rows for ${writes.length} writes`, undefined);
@@ -292,6 +290,8 @@ export class PostgresWriteQueue {
     return decoded.right;
   }
 }
+
+const isUnkeyedCreate = (write: Write): write is CreateWrite => write.kind === 'create' && write.claim === undefined;
 
 const TextOrNull = t.union([t.string, t.null]);
 const SegmentRow = t.type(
@@ -407,12 +407,6 @@ const fail = (write: Write, failed: E.Either<StoreError, never>): void => {
   else if (write.kind === 'update') write.resolve(failed);
   else write.resolve(failed);
 };
-
-/** `condition` as plant_store_write_v2 reads it: NULL, the JSON string "*", or an array of versions. */
-const conditionColumns = (condition: WriteCondition | undefined): { if_match: string | readonly number[] | null; if_none_match: string | readonly number[] | null } => ({
-  if_match: condition?.ifMatch === 'any' ? '*' : (condition?.ifMatch ?? null),
-  if_none_match: condition?.ifNoneMatch === 'any' ? '*' : (condition?.ifNoneMatch ?? null),
-});
 
 /** Why an update or delete did nothing: no plant, or (found) a precondition that failed. */
 const notDone = (id: PlantId, row: SegmentRow, condition: WriteCondition | undefined): PlantNotFound | PreconditionFailed | StoreError => {

@@ -1,0 +1,137 @@
+import type postgres from 'postgres';
+import type { NewPlant, WriteCondition } from '../../ports/plant-store.js';
+import type { Write } from './write-queue.js';
+
+// The two statements a segment of the write queue can take (see PostgresWriteQueue).
+
+/**
+ * The statement for a segment of creates none of which has an idempotency key: every create of
+ * an ordinary batch, and the lone create of a client that waits for each answer. Plain SQL,
+ * prepared by the driver once per connection, instead of plant_store_write_v2 (migrations.ts):
+ * that plpgsql function also serves keys, updates, deletes and conditions, and a call of it
+ * costs PostgreSQL about twice the CPU of this statement (two statements where this is one, a
+ * generic plan of some twenty CTEs and subplans to start and run, the JSON unpacked): 0.15 ms of
+ * a lone create's 0.9 (issue 19, POSTGRES.md). It does what the function does for such creates:
+ *
+ * - It first updates the `plant_id_counter` row, the writers' lock: raised above the largest
+ *   client-chosen id and advanced past the ids it assigns. The plants to insert are selected
+ *   from the updated counter row, so none is inserted before that lock is held; the UPDATE
+ *   waits for the writer holding it and then applies to the row that writer committed (READ
+ *   COMMITTED re-checks an updated row), so the mark stays exact, and write statements of every
+ *   instance still take turns.
+ * - `INSERT … ON CONFLICT (id) DO NOTHING`, in ascending id order: a taken id is a row not
+ *   inserted (409); the conflict check sees every committed plant, whatever the statement's
+ *   snapshot. Ids past 2^53−1 (the mark used up) are not inserted; the write queue finds those a
+ *   gap. Versions come from the column's default, the `plant_versions` sequence.
+ * - The outbox: one `plant.created` event per stored plant, for every enabled endpoint
+ *   subscribed to it, with the body, event id and time the function writes (the time read once
+ *   the lock is held), in this transaction. What the function needs its second statement for (a
+ *   snapshot taken after the lock) is the idempotency-key lookup, which these creates lack.
+ *
+ * Returns one row per create, in order, shaped as the function's (found, name, tag and
+ * saved_status are always false or NULL here), so the write queue reads both alike.
+ */
+export const createsStatement = (sql: postgres.Sql, creates: readonly NewPlant[]): postgres.PendingQuery<postgres.Row[]> => {
+  const [only] = creates;
+  if (creates.length === 1 && only !== undefined) {
+    // A lone create: its fields as parameters, no JSON to build and unpack, no input table to
+    // materialise, sort and join (about 20 µs less for PostgreSQL than the batch form).
+    const chosen = only.id ?? null;
+    return sql`
+      WITH counter AS (
+        UPDATE plant_id_counter
+           SET next_id = CASE WHEN ${chosen}::int8 IS NULL THEN next_id + 1 ELSE GREATEST(next_id, ${chosen}::int8 + 1) END
+        RETURNING COALESCE(${chosen}::int8, next_id - 1) AS id, clock_timestamp() AS at
+      ), stored AS (
+        INSERT INTO plants (id, name, tag)
+        SELECT c.id, ${only.name}::text, ${only.tag ?? null}::text FROM counter c WHERE c.id <= 9007199254740991
+        ON CONFLICT (id) DO NOTHING
+        RETURNING plants.id, plants.name, plants.tag, plants.version
+      ), ${outbox(sql)}
+      SELECT 0 AS i, c.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
+             NULL::text AS name, NULL::text AS tag, NULL::int2 AS saved_status
+        FROM counter c LEFT JOIN stored s ON true`;
+  }
+  let autos = 0;
+  let maxExplicit = 0;
+  const input = creates.map(({ id, name, tag }, i) => {
+    if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
+    return { i, id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null };
+  });
+  // `LIMIT 1` on the one counter row: a table without statistics (a new store, autovacuum not
+  // yet run) is estimated at some 1,800 rows, and that estimate multiplied into every CTE below
+  // took a batch of three past jit_above_cost (0.4 s compiling a statement that runs in 0.3 ms).
+  return sql`
+    WITH counter AS (
+      UPDATE plant_id_counter
+         SET next_id = GREATEST(next_id, ${maxExplicit}::int8 + 1) + ${autos}::int8
+      RETURNING next_id - ${autos}::int8 AS base, clock_timestamp() AS at
+    ), input AS (
+      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, x.name, x.tag
+        FROM (SELECT * FROM counter LIMIT 1) c,
+             jsonb_to_recordset(${sql.json(input)}::jsonb) AS x(i int4, id int8, auto int8, name text, tag text)
+    ), stored AS (
+      INSERT INTO plants (id, name, tag)
+      SELECT n.id, n.name, n.tag FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
+      ON CONFLICT (id) DO NOTHING
+      RETURNING plants.id, plants.name, plants.tag, plants.version
+    ), ${outbox(sql)}
+    SELECT n.i, n.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
+           NULL::text AS name, NULL::text AS tag, NULL::int2 AS saved_status
+      FROM input n LEFT JOIN stored s ON s.id = n.id
+     ORDER BY n.i`;
+};
+
+/**
+ * The outbox after `counter (…, at)` and `stored (id, name, tag, version)`: one event per stored
+ * plant (its id shared by its deliveries), as plant_store_write_v2 writes it; nothing when no
+ * enabled endpoint takes plant.created. No parameters, so each statement's text stays the same.
+ */
+const outbox = (sql: postgres.Sql): postgres.PendingQuery<postgres.Row[]> => sql`
+  events AS MATERIALIZED (
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', '') AS id, c.at,
+           '{"type":"plant.created","timestamp":"' || to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+             || '","data":{"id":' || s.id || ',"name":' || to_json(s.name)::text
+             || COALESCE(',"tag":' || to_json(s.tag)::text, '') || '}}' AS body
+      FROM stored s, (SELECT * FROM counter LIMIT 1) c
+     WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.enabled AND (e.events IS NULL OR 'plant.created' = ANY (e.events)))
+  ), outbox AS (
+    INSERT INTO webhook_deliveries (event_id, event_type, body, endpoint_id, status, next_attempt_at, created_at)
+    SELECT ev.id, 'plant.created', ev.body, e.id, 'pending', ev.at, ev.at
+      FROM events ev JOIN webhook_endpoints e ON e.enabled AND (e.events IS NULL OR 'plant.created' = ANY (e.events))
+  )`;
+
+/** A call of plant_store_write_v2 (see migrations.ts), for any segment: one row per write, in order. */
+export const functionStatement = (sql: postgres.Sql, writes: readonly Write[], idempotencyTtlSeconds: number): postgres.PendingQuery<postgres.Row[]> => {
+  let autos = 0;
+  let maxExplicit = 0;
+  const input = writes.map((write, i) => {
+    // A delete or update never raises the mark: it stores no new id, and a 404 delete of
+    // 2^53−1 would otherwise send every later server-assigned create to the gap search for good.
+    if (write.kind === 'delete') return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition) };
+    if (write.kind === 'update') {
+      const { name, tag } = write.patch;
+      return { i, op: 'update', id: write.id, name: name ?? null, tag: tag ?? null, set_tag: tag !== undefined, ...conditionColumns(write.condition) };
+    }
+    const { plant, claim } = write;
+    const { id, name, tag } = plant;
+    if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
+    return {
+      i,
+      op: 'create',
+      id: id ?? null,
+      auto: id === undefined ? autos++ : null,
+      name,
+      tag: tag ?? null,
+      ...(claim === undefined ? {} : { owner: claim.owner, key: claim.key, request: claim.request }),
+    };
+  });
+  return sql`
+    SELECT * FROM plant_store_write_v2(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
+};
+
+/** `condition` as plant_store_write_v2 reads it: NULL, the JSON string "*", or an array of versions. */
+const conditionColumns = (condition: WriteCondition | undefined): { if_match: string | readonly number[] | null; if_none_match: string | readonly number[] | null } => ({
+  if_match: condition?.ifMatch === 'any' ? '*' : (condition?.ifMatch ?? null),
+  if_none_match: condition?.ifNoneMatch === 'any' ? '*' : (condition?.ifNoneMatch ?? null),
+});
