@@ -148,40 +148,53 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     },
   });
 
+  /**
+   * A fresh PostgreSQL database for `launch` (given its URL), dropped if the launch fails and
+   * after its server stops; a printable skip when PostgreSQL is unreachable.
+   */
+  const onFreshDatabase = async (label: string, launch: (url: string) => Promise<Omit<Launched, 'cleanup'>>): Promise<Launched | string> => {
+    const db = await createPgDatabase(config.pgAdminUrl);
+    if (typeof db === 'string') return `${label}: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
+    const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`${label}: could not drop ${db.name}: ${String(e)}`));
+    try {
+      const launched = await launch(db.url);
+      return {
+        ...launched,
+        cleanup: async () => {
+          await launched.server.stop();
+          await drop();
+        },
+      };
+    } catch (error) {
+      await drop();
+      throw error;
+    }
+  };
+
   /** Our server on a fresh database, with plants `1…tagged` preloaded by SQL when `tagged` is set. */
   const postgresPlan = (name: StoreName, label: string, scenarios: readonly ScenarioKind[], tagged?: number): Plan => ({
     name,
     label,
     scenarios,
     ...(tagged === undefined ? {} : { tagged: { size: tagged } }),
-    start: async () => {
-      const db = await createPgDatabase(config.pgAdminUrl);
-      if (typeof db === 'string') return `${label}: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
-      const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`${label}: could not drop ${db.name}: ${String(e)}`));
-      try {
-        const env = serverEnv(db.url);
+    start: () =>
+      onFreshDatabase(label, async (url) => {
+        const env = serverEnv(url);
         // The CLI also creates the schema, which the preload fills.
         const token = await createToken(env, warn);
         if (tagged !== undefined) {
-          log(`${label}: preloading ${tagged.toLocaleString('en-US')} plants into ${db.name}…`);
-          notePreload(label, tagged, await preloadPostgres(db.url, tagged, tagSql));
+          log(`${label}: preloading ${tagged.toLocaleString('en-US')} plants into ${new URL(url).pathname.slice(1)}…`);
+          notePreload(label, tagged, await preloadPostgres(url, tagged, tagSql));
         }
         const server = await startPlantServer({ core: serverCore, env, token, ...profile });
         return {
           server,
           firstFreeId: (tagged ?? 0) + 1,
           ...(tagged === undefined ? {} : { seeded: { from: 1, to: tagged } }),
-          cleanup: async () => {
-            await server.stop();
-            await drop();
-          },
         };
-      } catch (error) {
-        await drop();
-        throw error;
-      }
-    },
+      }),
   });
+
 
   /**
    * The SQLite FULL server with one webhook endpoint, subscribed to every event, at a receiver
@@ -252,26 +265,9 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     name,
     label,
     scenarios: ALL,
-    start: async () => {
-      const db = await createPgDatabase(config.pgAdminUrl);
-      if (typeof db === 'string') return `${label}: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
-      const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`${label}: could not drop ${db.name}: ${String(e)}`));
-      try {
-        const server = await startPeer(name, serverCore, db.url);
-        return {
-          server,
-          firstFreeId: 1,
-          cleanup: async () => {
-            await server.stop();
-            await drop();
-          },
-        };
-      } catch (error) {
-        await drop();
-        throw error;
-      }
-    },
+    start: () => onFreshDatabase(label, async (url) => ({ server: await startPeer(name, serverCore, url), firstFreeId: 1 })),
   });
+
 
   const [small, large] = config.tagSizes;
   const plans: Plan[] = [];

@@ -11,6 +11,7 @@ import {
   MAX_BODY_BYTES,
   nextLink,
   type NewPlant,
+  type Peer,
   type PeerStore,
   type PlantChanges,
 } from './peer.js';
@@ -218,4 +219,26 @@ export const createFastifyApp = (token: string, store: PeerStore): FastifyInstan
   });
 
   return app;
+};
+
+/** The app over `store` as a Peer, ready to listen; closing it closes the store too. */
+export const fastifyPeer = async (token: string, store: PeerStore): Promise<Peer> => {
+  const app = createFastifyApp(token, store);
+  try {
+    await app.ready();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return {
+    listen: async (port, host) => {
+      await app.listen({ port, host });
+      const address = app.server.address();
+      return typeof address === 'object' && address !== null ? address.port : port;
+    },
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
 };

@@ -102,8 +102,8 @@ export class PlantIdAllocator {
    */
   constructor(
     private readonly statements: PlantIdStatements,
-    private readonly known?: IdsState,
-    private readonly publish?: (state: IdsState) => void,
+    private readonly known: IdsState | undefined,
+    private readonly publish: (state: IdsState) => void,
   ) {}
 
   /** The id for the next server-assigned create, or undefined when all 2^53−1 ids are in use. */
@@ -159,7 +159,7 @@ export class PlantIdAllocator {
 
   /** Call once the transaction has committed: the next batch may start from this state. */
   applied(): void {
-    if (this.state !== undefined) this.publish?.(this.state);
+    if (this.state !== undefined) this.publish(this.state);
   }
 
   private load(): IdsState {
