@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../ports/store.js';
 import type { StoreObserver } from '../ports/store-observer.js';
-import { openSqliteStore, type StoreLogger } from './sqlite/store.js';
+import { openSqliteStore, type StoreLogger } from './sqlite/open.js';
 
-export type { StoreLogger } from './sqlite/store.js';
+export type { StoreLogger } from './sqlite/open.js';
 
 /** Options for whichever adapter the URL picks; each takes what applies to it. */
 export interface OpenStoreOptions {
