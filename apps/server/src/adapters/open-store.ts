@@ -62,7 +62,7 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
   const location = parseDatabaseUrl(databaseUrl);
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
-    const { openPostgresStore } = await import('./postgres/store.js');
+    const { openPostgresStore } = await import('./postgres/open.js');
     const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs, idempotencyTtlSeconds } = options;
     return openPostgresStore({
       url: location.url,

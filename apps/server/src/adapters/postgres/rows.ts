@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../../ports/plant-store.js';
+import type { PostgresStoreLogger } from './gate.js';
 import type { Scope } from '../../ports/token-store.js';
 import type { SavedCreate } from '../../idempotency/replay.js';
 import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, VersionFromText, versionedPlantDecoder } from '../store-rows.js';
@@ -94,3 +95,14 @@ export const savedCreateFromRow = (row: unknown): E.Either<StoreUnavailable, Sav
   return decodeSaved({ request: r['saved_request'], status: r['saved_status'], plant_id: r['saved_id'], version: r['saved_version'] });
 };
 const decodeSaved = savedCreateDecoder(PlantIdFromPath, VersionFromText);
+
+/** Logs a row that did not decode (a defect, not an outage) and passes the Either on. */
+export const logDecodeFailure =
+  (logger: PostgresStoreLogger | undefined, what: string) =>
+  <A>(result: E.Either<StoreUnavailable, A>): E.Either<StoreUnavailable, A> => {
+    if (E.isLeft(result)) {
+      const { cause } = result.left;
+      logger?.error({ err: { message: cause instanceof Error ? cause.message : String(cause) }, operation: what }, 'PostgreSQL row does not decode');
+    }
+    return result;
+  };
