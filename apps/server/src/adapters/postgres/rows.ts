@@ -106,3 +106,27 @@ export const logDecodeFailure =
     }
     return result;
   };
+
+const TextOrNull = t.union([t.string, t.null]);
+/** What a write statement returns for each write of its segment, in order (see write-statements.ts). */
+export const SegmentRow = t.type(
+  {
+    i: t.Int,
+    id: TextOrNull,
+    done: t.boolean,
+    found: t.boolean,
+    version: t.union([VersionFromText, t.null]),
+    name: TextOrNull,
+    tag: TextOrNull,
+    saved_status: t.union([t.number, t.null]),
+  },
+  'SegmentRow',
+);
+export type SegmentRow = t.TypeOf<typeof SegmentRow>;
+export const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
+
+/** What the id gap statement returns: the id it found free (NULL: none), and the id and version it stored. */
+export const GapRow = t.type(
+  { candidate: t.union([t.string, t.null]), id: t.union([PlantIdFromPath, t.null]), version: t.union([VersionFromText, t.null]) },
+  'GapRow',
+);
