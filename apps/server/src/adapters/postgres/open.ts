@@ -108,8 +108,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         // Every statement is cancelled by the server past this (SQLSTATE 57014 → 503).
         statement_timeout: statementTimeoutMs,
         // No JIT: every statement of this store is short, and a row estimate gone wrong (a
-        // table not yet analysed) can take one past jit_above_cost, to spend 0.1–1.5 s
-        // compiling a statement that runs in a millisecond.
+        // table not yet analysed) can take one past jit_above_cost, to spend far longer
+        // compiling a statement than running it.
         jit: 'off',
         ...(schema === undefined ? {} : { search_path: schema }),
       },

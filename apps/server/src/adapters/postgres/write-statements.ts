@@ -11,9 +11,9 @@ import type { Write } from './write.js';
  * an ordinary batch, and the lone create of a client that waits for each answer. Plain SQL,
  * prepared by the driver once per connection, instead of plant_store_write_v2 (migrations.ts):
  * that plpgsql function also serves keys, updates, deletes and conditions, and a call of it
- * costs PostgreSQL about twice the CPU of this statement (two statements where this is one, a
- * generic plan of some twenty CTEs and subplans to start and run, the JSON unpacked): 0.15 ms of
- * a lone create's 0.9 (issue 19, POSTGRES.md). It does what the function does for such creates:
+ * costs PostgreSQL more CPU than this statement (two statements where this is one, a generic
+ * plan of many CTEs and subplans to start and run, the JSON unpacked; see
+ * docs/explanation/storage.md). It does what the function does for such creates:
  *
  * - It first updates the `plant_id_counter` row, the writers' lock: raised above the largest
  *   client-chosen id and advanced past the ids it assigns. The plants to insert are selected
@@ -37,7 +37,7 @@ export const createsStatement = (sql: postgres.Sql, creates: readonly NewPlant[]
   const [only] = creates;
   if (creates.length === 1 && only !== undefined) {
     // A lone create: its fields as parameters, no JSON to build and unpack, no input table to
-    // materialise, sort and join (about 20 µs less for PostgreSQL than the batch form).
+    // materialise, sort and join (less work for PostgreSQL than the batch form).
     const chosen = only.id ?? null;
     return sql`
       WITH counter AS (
@@ -61,8 +61,9 @@ export const createsStatement = (sql: postgres.Sql, creates: readonly NewPlant[]
     return { i, id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null };
   });
   // `LIMIT 1` on the one counter row: a table without statistics (a new store, autovacuum not
-  // yet run) is estimated at some 1,800 rows, and that estimate multiplied into every CTE below
-  // took a batch of three past jit_above_cost (0.4 s compiling a statement that runs in 0.3 ms).
+  // yet run) is estimated at far more than one row, and that estimate multiplied into every CTE
+  // below can take even a small batch past jit_above_cost, to spend far longer compiling the
+  // statement than running it.
   return sql`
     WITH counter AS (
       UPDATE plant_id_counter
