@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../ports/store.js';
 import type { StoreObserver } from '../ports/store-observer.js';
-import { openSqliteStore, type StoreLogger } from './sqlite/store.js';
+import { openSqliteStore, type StoreLogger } from './sqlite/open.js';
 
-export type { StoreLogger } from './sqlite/store.js';
+export type { StoreLogger } from './sqlite/open.js';
 
 /** Options for whichever adapter the URL picks; each takes what applies to it. */
 export interface OpenStoreOptions {
@@ -62,7 +62,7 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
   const location = parseDatabaseUrl(databaseUrl);
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
-    const { openPostgresStore } = await import('./postgres/store.js');
+    const { openPostgresStore } = await import('./postgres/open.js');
     const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs, idempotencyTtlSeconds } = options;
     return openPostgresStore({
       url: location.url,

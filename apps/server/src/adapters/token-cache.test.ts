@@ -10,7 +10,7 @@ import { issueToken } from '../tokens/issue-token.js';
 import { hashToken } from '../tokens/opaque-token.js';
 import { createTokenAuthenticator } from '../tokens/token-authenticator.js';
 import { TokenCache, tokenCacheKey, type FoundToken } from './token-cache.js';
-import { openSqliteStore } from './sqlite/store.js';
+import { openSqliteStore } from './sqlite/open.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-token-cache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { idTaken, plantNotFound, type ListQuery, type PlantId, type PlantName } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../adapters/sqlite/store.js';
+import { openSqliteStore } from '../adapters/sqlite/open.js';
 import type { Store } from '../ports/store.js';
 import { createPlantService, type PlantService } from './plant-service.js';
 

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../adapters/sqlite/store.js';
+import { openSqliteStore } from '../adapters/sqlite/open.js';
 import type { Store } from '../ports/store.js';
 import { invalidToken } from './auth-error.js';
 import { issueToken } from './issue-token.js';

@@ -18,7 +18,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { freshPostgresUrl } from '@plant-store/testkit';
 import { expect } from 'vitest';
 import { openStore } from '../../src/adapters/open-store.js';
-import { openSqliteStore } from '../../src/adapters/sqlite/store.js';
+import { openSqliteStore } from '../../src/adapters/sqlite/open.js';
 import { createApp } from '../../src/app.js';
 import type { RateLimiter } from '../../src/rate-limit/rate-limiter.js';
 import { createServer, type ServerTimeouts } from '../../src/http/server.js';

@@ -4,7 +4,7 @@ import type { Either } from 'fp-ts/lib/Either.js';
 import { afterEach, expect } from 'vitest';
 import type { PlantStore } from '../../src/ports/plant-store.js';
 import type { Store } from '../../src/ports/store.js';
-import { openPostgresStore, type PostgresStoreOptions } from '../../src/adapters/postgres/store.js';
+import { openPostgresStore, type PostgresStoreOptions } from '../../src/adapters/postgres/open.js';
 
 /** Helpers the PostgreSQL adapter tests share (src/adapters/postgres-*.test.ts). */
 

@@ -134,7 +134,7 @@ export interface RunOptions {
  * otherwise hold it for a reconnect that may take `connect_timeout` or longer. A success does not
  * end it early: while PostgreSQL restarts, some connections answer and others hang connecting. So while PostgreSQL restarts, is stopped,
  * or has just terminated the connections, every answer is a 503 within the acquire timeout
- * (CONTRACT.md, issue 14); a write cut off that way may still commit once the connection is back
+ * (docs/reference/api.md); a write cut off that way may still commit once the connection is back
  * (a 503 does not say it did not). When the database is healthy, a statement keeps its
  * `statement_timeout`.
  */

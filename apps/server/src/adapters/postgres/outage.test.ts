@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describePostgres, openAdminSql, pgTestUrl } from '@plant-store/testkit';
 import { causeCode, id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
 import { plainPlant } from '../../../test/contract/values.js';
-import { openPostgresStore, PIPELINE_DEPTH } from './store.js';
+import { openPostgresStore, PIPELINE_DEPTH } from './open.js';
 
 // What the PostgreSQL store does when the database is slow, busy or gone: timeouts, a saturated
 // pool, terminated connections and restarts. The contract and id traps: store.test.ts.

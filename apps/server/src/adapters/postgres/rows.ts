@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../../ports/plant-store.js';
+import type { PostgresStoreLogger } from './gate.js';
 import type { Scope } from '../../ports/token-store.js';
 import type { SavedCreate } from '../../idempotency/replay.js';
 import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, VersionFromText, versionedPlantDecoder } from '../store-rows.js';
@@ -94,3 +95,38 @@ export const savedCreateFromRow = (row: unknown): E.Either<StoreUnavailable, Sav
   return decodeSaved({ request: r['saved_request'], status: r['saved_status'], plant_id: r['saved_id'], version: r['saved_version'] });
 };
 const decodeSaved = savedCreateDecoder(PlantIdFromPath, VersionFromText);
+
+/** Logs a row that did not decode (a defect, not an outage) and passes the Either on. */
+export const logDecodeFailure =
+  (logger: PostgresStoreLogger | undefined, what: string) =>
+  <A>(result: E.Either<StoreUnavailable, A>): E.Either<StoreUnavailable, A> => {
+    if (E.isLeft(result)) {
+      const { cause } = result.left;
+      logger?.error({ err: { message: cause instanceof Error ? cause.message : String(cause) }, operation: what }, 'PostgreSQL row does not decode');
+    }
+    return result;
+  };
+
+const TextOrNull = t.union([t.string, t.null]);
+/** What a write statement returns for each write of its segment, in order (see write-statements.ts). */
+export const SegmentRow = t.type(
+  {
+    i: t.Int,
+    id: TextOrNull,
+    done: t.boolean,
+    found: t.boolean,
+    version: t.union([VersionFromText, t.null]),
+    name: TextOrNull,
+    tag: TextOrNull,
+    saved_status: t.union([t.number, t.null]),
+  },
+  'SegmentRow',
+);
+export type SegmentRow = t.TypeOf<typeof SegmentRow>;
+export const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
+
+/** What the id gap statement returns: the id it found free (NULL: none), and the id and version it stored. */
+export const GapRow = t.type(
+  { candidate: t.union([t.string, t.null]), id: t.union([PlantIdFromPath, t.null]), version: t.union([VersionFromText, t.null]) },
+  'GapRow',
+);

@@ -9,7 +9,7 @@ import { webhookStoreContract } from '../../../test/contract/webhook-store-contr
 import postgres from 'postgres';
 import { canonicalRequest } from '../../idempotency/canonical-request.js';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './migrations.js';
-import { openPostgresStore } from './store.js';
+import { openPostgresStore } from './open.js';
 
 // The contract, migrations and the id and type traps. Pool exhaustion, timeouts and lost
 // connections: outage.test.ts.

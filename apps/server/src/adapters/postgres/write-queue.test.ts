@@ -3,7 +3,8 @@ import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import type { PlantId, PlantName } from '@plant-store/domain';
 import { PostgresGate } from './gate.js';
-import { PostgresWriteQueue, segment, type Write } from './write-queue.js';
+import { PostgresWriteQueue, segment } from './write-queue.js';
+import type { Write } from './write.js';
 
 // How a batch is cut into statements, and when a batch leaves (the rest of the write queue is
 // tested against PostgreSQL in store.test.ts and outage.test.ts).

@@ -1,60 +1,12 @@
-import {
-  idTaken,
-  MAX_PLANT_ID,
-  Plant,
-  PlantIdFromPath,
-  plantNotFound,
-  preconditionFailed,
-  type PlantId,
-  type PlantNotFound,
-  type PreconditionFailed,
-  type UpdatePlantRequest,
-} from '@plant-store/domain';
+import { MAX_PLANT_ID, type PlantId, type UpdatePlantRequest } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
-import * as t from 'io-ts';
 import type postgres from 'postgres';
-import {
-  failedPrecondition,
-  storeUnavailable,
-  type IdempotencyClaim,
-  type IdempotencyKeyReused,
-  type KeyedCreate,
-  type NewPlant,
-  type StoreError,
-  type VersionedPlant,
-  type WriteCondition,
-} from '../../ports/plant-store.js';
+import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
-import { createsStatement, functionStatement } from './write-statements.js';
-import { savedCreateFromRow } from './rows.js';
-import { VersionFromText } from '../store-rows.js';
-import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
-
-/** A create's outcome; `replayed` only for a keyed create that found its key saved. */
-export type CreateOutcome = E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;
-type UpdateOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
-type DeleteOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, void>;
-
-export type Write =
-  | {
-      readonly kind: 'create';
-      readonly plant: NewPlant;
-      readonly claim: IdempotencyClaim | undefined;
-      readonly resolve: (outcome: CreateOutcome) => void;
-    }
-  | {
-      readonly kind: 'update';
-      readonly id: PlantId;
-      readonly patch: UpdatePlantRequest;
-      readonly condition: WriteCondition;
-      readonly resolve: (outcome: UpdateOutcome) => void;
-    }
-  | {
-      readonly kind: 'delete';
-      readonly id: PlantId;
-      readonly condition: WriteCondition | undefined;
-      readonly resolve: (outcome: DeleteOutcome) => void;
-    };
+import { GapRow, SegmentRows, type SegmentRow } from './rows.js';
+import type { CreateOutcome, CreateWrite, DeleteOutcome, UpdateOutcome, Write } from './write.js';
+import { fail, settle, stored, unavailable } from './write-outcomes.js';
+import { createsStatement, functionStatement, gapStatement } from './write-statements.js';
 
 interface Queued {
   readonly write: Write;
@@ -74,8 +26,6 @@ export interface WriteQueueOptions {
   readonly idempotencyTtlSeconds: number;
 }
 
-const unavailable = (message: string, code: string): StoreError => storeUnavailable(new PostgresStoreError(message, code));
-
 /**
  * Group commit for PostgreSQL: the creates and deletes that arrive during one event-loop turn
  * (and those that arrive while a batch is being written) go to the database as ONE statement,
@@ -86,7 +36,8 @@ const unavailable = (message: string, code: string): StoreError => storeUnavaila
  * The statement (write-statements.ts) is createsStatement when every write of the segment is a
  * create without an idempotency key, the common case; otherwise a call of plant_store_write_v2
  * (migrations.ts), which also does keys, updates, deletes and conditions. Both do the same to a
- * create without a key.
+ * create without a key. Their rows are decoded in rows.ts (SegmentRow) and handed out as each
+ * write's outcome in write-outcomes.ts.
  *
  * Each write keeps its own outcome. In that statement a create is `INSERT … ON CONFLICT (id) DO
  * NOTHING RETURNING id` (no row back: IdTaken; no exception, so one duplicate cannot abort its
@@ -223,42 +174,7 @@ export class PostgresWriteQueue {
     const { sql, gate } = this.options;
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const outcome = await gate.run('create in an id gap', async () => {
-        const [row] = await sql`
-          WITH cursor AS (
-            -- FOR UPDATE: wait for other writers first, then read their committed cursor.
-            SELECT gap_cursor AS at FROM plant_id_counter FOR UPDATE
-          ), found AS (
-            SELECT COALESCE(
-              (SELECT c.at + 1 FROM cursor c
-                WHERE c.at + 1 <= ${MAX_PLANT_ID}::int8 AND NOT EXISTS (SELECT 1 FROM plants WHERE id = c.at + 1)),
-              (SELECT p.id + 1 FROM plants p, cursor c
-                WHERE p.id > c.at AND p.id < ${MAX_PLANT_ID}::int8
-                  AND NOT EXISTS (SELECT 1 FROM plants q WHERE q.id = p.id + 1)
-                ORDER BY p.id LIMIT 1),
-              (SELECT 1::int8 WHERE NOT EXISTS (SELECT 1 FROM plants WHERE id = 1)),
-              (SELECT p.id + 1 FROM plants p
-                WHERE p.id < ${MAX_PLANT_ID}::int8 AND NOT EXISTS (SELECT 1 FROM plants q WHERE q.id = p.id + 1)
-                ORDER BY p.id LIMIT 1)
-            ) AS id
-          ), moved AS (
-            UPDATE plant_id_counter SET gap_cursor = found.id FROM found WHERE found.id IS NOT NULL RETURNING found.id
-          ), inserted AS (
-            INSERT INTO plants (id, name, tag) SELECT id, ${plant.name}, ${plant.tag ?? null} FROM moved
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id, version
-          ), keyed AS (
-            -- The key of a keyed create, with the plant. No key can be saved meanwhile: the
-            -- batch that sent this create here found none, and this process holds it in flight.
-            INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at)
-            SELECT ${claim?.owner ?? null}, ${claim?.key ?? null}, ${claim?.request ?? null}, 201, id, version,
-                   now() + make_interval(secs => ${this.options.idempotencyTtlSeconds}::int4)
-              FROM inserted WHERE ${claim !== undefined}
-            ON CONFLICT (owner, key) DO UPDATE SET
-              request = EXCLUDED.request, status = EXCLUDED.status, plant_id = EXCLUDED.plant_id,
-              version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
-          )
-          SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id,
-                 (SELECT version::text FROM inserted) AS version`;
+        const [row] = await gapStatement(sql, plant, claim, this.options.idempotencyTtlSeconds);
         return GapRow.decode(row);
       });
       if (E.isLeft(outcome)) return outcome;
@@ -293,23 +209,6 @@ export class PostgresWriteQueue {
 
 const isUnkeyedCreate = (write: Write): write is CreateWrite => write.kind === 'create' && write.claim === undefined;
 
-const TextOrNull = t.union([t.string, t.null]);
-const SegmentRow = t.type(
-  {
-    i: t.Int,
-    id: TextOrNull,
-    done: t.boolean,
-    found: t.boolean,
-    version: t.union([VersionFromText, t.null]),
-    name: TextOrNull,
-    tag: TextOrNull,
-    saved_status: t.union([t.number, t.null]),
-  },
-  'SegmentRow',
-);
-type SegmentRow = t.TypeOf<typeof SegmentRow>;
-const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
-
 /**
  * Splits a batch into statements so that no statement names an id or an idempotency key twice:
  * one statement sees one snapshot and cannot touch a row twice, so a create, delete and create of
@@ -343,81 +242,4 @@ export const segment = (writes: readonly Write[]): Write[][] => {
     for (const mark of marks) lastIn.set(mark, level);
   }
   return segments;
-};
-
-type CreateWrite = Extract<Write, { readonly kind: 'create' }>;
-
-/** The plant a create stored under `id`: the caller's decoded name and tag, not read back. */
-const stored = (id: PlantId, plant: NewPlant): Plant => (plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
-
-/**
- * Hands each write of a committed segment its outcome, except server-assigned creates that found
- * the id space above the high-water mark used up: those are returned, for createInGap.
- */
-const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): CreateWrite[] => {
-  const exhausted: CreateWrite[] = [];
-  writes.forEach((write, i) => {
-    const row = rows[i];
-    if (row === undefined || row.i !== i) {
-      write.resolve(E.left(unavailable('the write statement returned rows out of order', 'BAD_RESULT')));
-      return;
-    }
-    if (write.kind === 'delete') {
-      write.resolve(row.done ? E.right(undefined) : E.left(notDone(write.id, row, write.condition)));
-      return;
-    }
-    if (write.kind === 'update') {
-      write.resolve(row.done ? updatedPlant(write.id, row) : E.left(notDone(write.id, row, write.condition)));
-      return;
-    }
-    const { plant, claim } = write;
-    if (row.saved_status !== null && claim !== undefined) {
-      write.resolve(E.chainW((saved: SavedCreate) => replayOf(saved, claim))(savedCreateFromRow(row)));
-    } else if (row.done) {
-      const id = PlantIdFromPath.decode(row.id);
-      if (id._tag === 'Left') {
-        write.resolve(E.left(unavailable(`the stored plant id ${String(row.id)} is out of range`, 'BAD_RESULT')));
-        return;
-      }
-      if (row.version === null) {
-        write.resolve(E.left(unavailable('the write statement returned no version for a stored plant', 'BAD_RESULT')));
-        return;
-      }
-      write.resolve(E.right({ result: E.right({ plant: stored(id.right, plant), version: row.version }), replayed: false }));
-    } else if (plant.id !== undefined) {
-      write.resolve(E.right({ result: E.left(idTaken(plant.id)), replayed: false }));
-    } else if (Number(row.id) > MAX_PLANT_ID) {
-      exhausted.push(write);
-    } else {
-      // Cannot happen while the high-water mark holds; refuse rather than guess.
-      write.resolve(E.left(unavailable(`assigned plant id ${String(row.id)} is already taken`, 'ID_COLLISION')));
-    }
-  });
-  return exhausted;
-};
-
-const GapRow = t.type(
-  { candidate: t.union([t.string, t.null]), id: t.union([PlantIdFromPath, t.null]), version: t.union([VersionFromText, t.null]) },
-  'GapRow',
-);
-
-/** Every write's resolve takes a StoreError. */
-const fail = (write: Write, failed: E.Either<StoreError, never>): void => {
-  if (write.kind === 'create') write.resolve(failed);
-  else if (write.kind === 'update') write.resolve(failed);
-  else write.resolve(failed);
-};
-
-/** Why an update or delete did nothing: no plant, or (found) a precondition that failed. */
-const notDone = (id: PlantId, row: SegmentRow, condition: WriteCondition | undefined): PlantNotFound | PreconditionFailed | StoreError => {
-  if (!row.found) return plantNotFound(id);
-  const header = condition === undefined || row.version === null ? undefined : failedPrecondition(condition, row.version);
-  return header === undefined ? unavailable('the write statement refused a write whose conditions hold', 'BAD_RESULT') : preconditionFailed(id, header);
-};
-
-/** The plant an update left (changed or not), decoded like every row. */
-const updatedPlant = (id: PlantId, row: SegmentRow): UpdateOutcome => {
-  const plant = Plant.decode(row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag });
-  if (plant._tag === 'Left' || row.version === null) return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
-  return E.right({ plant: plant.right, version: row.version });
 };

@@ -1,17 +1,19 @@
+import { MAX_PLANT_ID } from '@plant-store/domain';
 import type postgres from 'postgres';
-import type { NewPlant, WriteCondition } from '../../ports/plant-store.js';
-import type { Write } from './write-queue.js';
+import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
+import type { Write } from './write.js';
 
-// The two statements a segment of the write queue can take (see PostgresWriteQueue).
+// The statements of the write queue (see PostgresWriteQueue): the two a segment can take, and
+// the one for a server-assigned create once the high-water mark is used up.
 
 /**
  * The statement for a segment of creates none of which has an idempotency key: every create of
  * an ordinary batch, and the lone create of a client that waits for each answer. Plain SQL,
  * prepared by the driver once per connection, instead of plant_store_write_v2 (migrations.ts):
  * that plpgsql function also serves keys, updates, deletes and conditions, and a call of it
- * costs PostgreSQL about twice the CPU of this statement (two statements where this is one, a
- * generic plan of some twenty CTEs and subplans to start and run, the JSON unpacked): 0.15 ms of
- * a lone create's 0.9 (issue 19, POSTGRES.md). It does what the function does for such creates:
+ * costs PostgreSQL more CPU than this statement (two statements where this is one, a generic
+ * plan of many CTEs and subplans to start and run, the JSON unpacked; see
+ * docs/explanation/storage.md). It does what the function does for such creates:
  *
  * - It first updates the `plant_id_counter` row, the writers' lock: raised above the largest
  *   client-chosen id and advanced past the ids it assigns. The plants to insert are selected
@@ -35,7 +37,7 @@ export const createsStatement = (sql: postgres.Sql, creates: readonly NewPlant[]
   const [only] = creates;
   if (creates.length === 1 && only !== undefined) {
     // A lone create: its fields as parameters, no JSON to build and unpack, no input table to
-    // materialise, sort and join (about 20 µs less for PostgreSQL than the batch form).
+    // materialise, sort and join (less work for PostgreSQL than the batch form).
     const chosen = only.id ?? null;
     return sql`
       WITH counter AS (
@@ -59,8 +61,9 @@ export const createsStatement = (sql: postgres.Sql, creates: readonly NewPlant[]
     return { i, id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null };
   });
   // `LIMIT 1` on the one counter row: a table without statistics (a new store, autovacuum not
-  // yet run) is estimated at some 1,800 rows, and that estimate multiplied into every CTE below
-  // took a batch of three past jit_above_cost (0.4 s compiling a statement that runs in 0.3 ms).
+  // yet run) is estimated at far more than one row, and that estimate multiplied into every CTE
+  // below can take even a small batch past jit_above_cost, to spend far longer compiling the
+  // statement than running it.
   return sql`
     WITH counter AS (
       UPDATE plant_id_counter
@@ -135,3 +138,52 @@ const conditionColumns = (condition: WriteCondition | undefined): { if_match: st
   if_match: condition?.ifMatch === 'any' ? '*' : (condition?.ifMatch ?? null),
   if_none_match: condition?.ifNoneMatch === 'any' ? '*' : (condition?.ifNoneMatch ?? null),
 });
+
+/**
+ * The statement for a server-assigned create once the high-water mark has passed 2^53−1 (see
+ * PostgresWriteQueue.createInGap): locks the counter row, finds the smallest free id above the
+ * gap cursor (wrapping to 1 once), moves the cursor there, and stores the plant and, for a keyed
+ * create, its key. One row (GapRow): the id found (NULL: none free), and the id and version stored
+ * (NULL: another writer took the id first).
+ */
+export const gapStatement = (
+  sql: postgres.Sql,
+  plant: NewPlant,
+  claim: IdempotencyClaim | undefined,
+  idempotencyTtlSeconds: number,
+): postgres.PendingQuery<postgres.Row[]> => sql`
+  WITH cursor AS (
+    -- FOR UPDATE: wait for other writers first, then read their committed cursor.
+    SELECT gap_cursor AS at FROM plant_id_counter FOR UPDATE
+  ), found AS (
+    SELECT COALESCE(
+      (SELECT c.at + 1 FROM cursor c
+        WHERE c.at + 1 <= ${MAX_PLANT_ID}::int8 AND NOT EXISTS (SELECT 1 FROM plants WHERE id = c.at + 1)),
+      (SELECT p.id + 1 FROM plants p, cursor c
+        WHERE p.id > c.at AND p.id < ${MAX_PLANT_ID}::int8
+          AND NOT EXISTS (SELECT 1 FROM plants q WHERE q.id = p.id + 1)
+        ORDER BY p.id LIMIT 1),
+      (SELECT 1::int8 WHERE NOT EXISTS (SELECT 1 FROM plants WHERE id = 1)),
+      (SELECT p.id + 1 FROM plants p
+        WHERE p.id < ${MAX_PLANT_ID}::int8 AND NOT EXISTS (SELECT 1 FROM plants q WHERE q.id = p.id + 1)
+        ORDER BY p.id LIMIT 1)
+    ) AS id
+  ), moved AS (
+    UPDATE plant_id_counter SET gap_cursor = found.id FROM found WHERE found.id IS NOT NULL RETURNING found.id
+  ), inserted AS (
+    INSERT INTO plants (id, name, tag) SELECT id, ${plant.name}, ${plant.tag ?? null} FROM moved
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, version
+  ), keyed AS (
+    -- The key of a keyed create, with the plant. No key can be saved meanwhile: the
+    -- batch that sent this create here found none, and this process holds it in flight.
+    INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at)
+    SELECT ${claim?.owner ?? null}, ${claim?.key ?? null}, ${claim?.request ?? null}, 201, id, version,
+           now() + make_interval(secs => ${idempotencyTtlSeconds}::int4)
+      FROM inserted WHERE ${claim !== undefined}
+    ON CONFLICT (owner, key) DO UPDATE SET
+      request = EXCLUDED.request, status = EXCLUDED.status, plant_id = EXCLUDED.plant_id,
+      version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
+  )
+  SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id,
+         (SELECT version::text FROM inserted) AS version`;

@@ -5,7 +5,7 @@ import type { PlantName } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../ports/store.js';
-import { openSqliteStore, type SqliteStoreOptions } from './store.js';
+import { openSqliteStore, type SqliteStoreOptions } from './open.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

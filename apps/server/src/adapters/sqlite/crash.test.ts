@@ -8,7 +8,7 @@ import type { PlantId } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { openSqliteStore } from './store.js';
+import { openSqliteStore } from './open.js';
 
 /*
  * The store in a child process, as the server runs it: real fsyncs, a real SIGKILL. The child
@@ -17,7 +17,7 @@ import { openSqliteStore } from './store.js';
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-crash-'));
-const storeModule = new URL('./store.ts', import.meta.url).href;
+const storeModule = new URL('./open.ts', import.meta.url).href;
 const typescript = createRequire(import.meta.url).resolve('typescript');
 
 const loader = `

@@ -1,7 +1,7 @@
 import type { PlantId, PlantName } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from './store.js';
+import { openSqliteStore } from './open.js';
 import { plainPlant } from '../../../test/contract/values.js';
 
 type Op = { readonly kind: 'create'; readonly id: number | undefined } | { readonly kind: 'delete'; readonly id: number };

@@ -48,8 +48,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // request must equal, and the name and tag of the plant a 201 created (`plant_id`); a 409
     // names the taken id. Rows past `expires_at` (ms) are ignored, overwritten by the key's next
     // use, and purged by a sweep in key order. WITHOUT ROWID and no index on `expires_at`: one
-    // b-tree to write per keyed create (each b-tree costs a create about 4 % of its throughput;
-    // the sweep reads the table instead, a few hundred keys a step).
+    // b-tree to write per keyed create (each b-tree adds to the cost of every create; the sweep
+    // reads the table instead, a few hundred keys a step).
     sql: `
       CREATE TABLE idempotency_keys (
         owner       TEXT NOT NULL,
@@ -72,9 +72,9 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // crashed holder's deliveries fall due again by themselves. The partial index holds only
     // pending rows (what the dispatcher looks for); ended ones are purged by a sweep in id order.
     // No foreign keys and no index on endpoint_id: each b-tree and each parent lookup is paid by
-    // every create while an endpoint is subscribed (measured: the delivery row alone doubles the
-    // store's cost of a create). Removing an endpoint, which is rare, deletes its deliveries and
-    // their attempts itself, with a scan.
+    // every create while an endpoint is subscribed, on top of the delivery row, itself a large
+    // part of the store's cost of a create. Removing an endpoint, which is rare, deletes its
+    // deliveries and their attempts itself, with a scan.
     // Events: a space-separated list of types, NULL for every type (types added later included).
     sql: `
       CREATE TABLE webhook_endpoints (
@@ -124,8 +124,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // the plant takes. A value is never given twice, so a deleted and re-created id never gets
     // an ETag it had before. Plants stored before this migration have version 0 (the counter
     // starts above it); a key saved before it replays its 201 with version 0, the plant's
-    // version at its creation as this migration sees it. Since issue 19 the column holds the end
-    // of the block of versions reserved last (plant-ids.ts, VERSION_BLOCK): every value handed out
+    // version at its creation as this migration sees it. Versions are now reserved in blocks, and
+    // the column holds the end of the block reserved last (plant-ids.ts, VERSION_BLOCK): every value handed out
     // is at or below it, so counting on above it after a restart still never gives one twice.
     // The tag filter pages through (tag, id), partial so that untagged plants cost nothing.
     sql: `

@@ -49,7 +49,7 @@ interface IdsState {
 /**
  * The connection's id and version state across its write transactions. Reading `plant_ids` once
  * per batch and writing it back cost a statement and a page of WAL per batch — at one connection,
- * per request (issue 19). The state a batch leaves is kept, and the next batch starts from it as
+ * per request. The state a batch leaves is kept, and the next batch starts from it as
  * long as no other connection has committed since (`PRAGMA data_version` unchanged, read inside
  * the transaction, under the write lock); otherwise it reads `plant_ids` again. A batch that fails
  * leaves the kept state as it was, as its transaction leaves the table.

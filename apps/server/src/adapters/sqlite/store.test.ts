@@ -13,7 +13,7 @@ import { webhookStoreContract } from '../../../test/contract/webhook-store-contr
 import { plainPlant, rightOf } from '../../../test/contract/values.js';
 import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
 import { VERSION_BLOCK } from './plant-ids.js';
-import { openSqliteStore, type SqliteStoreOptions } from './store.js';
+import { openSqliteStore, type SqliteStoreOptions } from './open.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

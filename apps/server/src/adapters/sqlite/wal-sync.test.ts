@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GroupCommit } from './group-commit.js';
-import { openSqliteStore } from './store.js';
+import { openSqliteStore } from './open.js';
 import { WalSync } from './wal-sync.js';
 
 const dirs: string[] = [];

@@ -1,25 +1,20 @@
-import { DEFAULT_IDEMPOTENCY_TTL_SECONDS, plantNotFound, type IdTaken, type PlantNotFound } from '@plant-store/domain';
+import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
-import { pipe } from 'fp-ts/lib/function.js';
-import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 // The `postgres` driver (porsager), not `pg`: it pipelines queries over each connection (a
 // request's query need not wait for the previous one's answer, so a small pool serves many
 // concurrent requests), prepares statements automatically, and has no pool-level 'error' event
 // that crashes the process when the database restarts (failures reject the query's own promise).
 // Its gaps in 3.4.9 (unbounded waits for a connection, crash-prone begin()/reserve() and
 // fetch_types when connections die, a replayed FATAL) are worked around here and in
-// gate.ts / write-queue.ts; see POSTGRES.md.
+// gate.ts / write-queue.ts; see docs/explanation/storage.md.
 import postgres from 'postgres';
-import { storeUnavailable, type PlantStore, type StoreError, type StoreUnavailable, type VersionedPlant } from '../../ports/plant-store.js';
 import type { Store } from '../../ports/store.js';
-import type { NewToken, TokenRecord, TokenStore } from '../../ports/token-store.js';
 import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
 import { migratePostgres } from './migrations.js';
-import { plantsFromRows, tokenFromRow, tokenRecordFromRow, versionedPlantFromRow } from './rows.js';
-import { countFromRow } from '../store-rows.js';
 import { PostgresWriteQueue } from './write-queue.js';
+import { createPostgresPlantStore } from './plant-store.js';
+import { createPostgresTokenStore } from './token-store.js';
 import { createPostgresWebhookStore } from './webhook-store.js';
-import { TokenCache, tokenCacheKey, type FoundToken } from '../token-cache.js';
 import type { StoreObserver } from '../../ports/store-observer.js';
 
 export type { PostgresStoreLogger } from './gate.js';
@@ -113,8 +108,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         // Every statement is cancelled by the server past this (SQLSTATE 57014 → 503).
         statement_timeout: statementTimeoutMs,
         // No JIT: every statement of this store is short, and a row estimate gone wrong (a
-        // table not yet analysed) can take one past jit_above_cost, to spend 0.1–1.5 s
-        // compiling a statement that runs in a millisecond.
+        // table not yet analysed) can take one past jit_above_cost, to spend far longer
+        // compiling a statement than running it.
         jit: 'off',
         ...(schema === undefined ? {} : { search_path: schema }),
       },
@@ -171,152 +166,3 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   return { plants, tokens, webhooks, close };
 }
-
-/** Logs a row that did not decode (a defect, not an outage) and passes the Either on. */
-const logDecodeFailure =
-  (logger: PostgresStoreLogger | undefined, what: string) =>
-  <A>(result: E.Either<StoreUnavailable, A>): E.Either<StoreUnavailable, A> => {
-    if (E.isLeft(result)) {
-      const { cause } = result.left;
-      logger?.error({ err: { message: cause instanceof Error ? cause.message : String(cause) }, operation: what }, 'PostgreSQL row does not decode');
-    }
-    return result;
-  };
-
-const createPostgresPlantStore = (
-  sql: postgres.Sql,
-  gate: PostgresGate,
-  writes: PostgresWriteQueue,
-  logger: PostgresStoreLogger | undefined,
-): PlantStore => ({
-  create: (plant) => async (): Promise<E.Either<IdTaken | StoreError, VersionedPlant>> => {
-    const outcome = await writes.create(plant);
-    if (E.isRight(outcome)) return outcome.right.result;
-    // Without a key no key can be reused; should the queue say otherwise, that is a defect.
-    const failure = outcome.left;
-    return E.left(failure._tag === 'StoreUnavailable' ? failure : storeUnavailable(new PostgresStoreError('an unkeyed create met a key', 'BAD_RESULT')));
-  },
-  createOnce: (plant, claim) => () => writes.create(plant, claim),
-  // One short statement per step; the index on expires_at finds the rows without a scan.
-  purgeExpiredKeys: (limit) => async () =>
-    pipe(
-      await gate.run(
-        'purge idempotency keys',
-        () => sql`
-          DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
-            SELECT ctid FROM idempotency_keys WHERE expires_at <= now() ORDER BY expires_at LIMIT ${limit}::int4))`,
-      ),
-      E.map((rows) => ({ forgotten: rows.count, more: rows.count === limit })),
-    ),
-  update: (id, patch, condition) => () => writes.update(id, patch, condition),
-  delete: (id, condition) => () => writes.delete(id, condition),
-  get: (id): TaskEither<PlantNotFound | StoreError, VersionedPlant> => async () =>
-    pipe(
-      await gate.run('get plant', () => sql`SELECT id, name, tag, version::text AS version FROM plants WHERE id = ${id}::int8`),
-      E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant> =>
-        rows[0] === undefined ? E.left(plantNotFound(id)) : logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(rows[0])),
-      ),
-    ),
-  // `id > $1 ORDER BY id LIMIT $2` is one seek into the primary key, whatever the table size;
-  // with a tag, one seek into the partial index plants_tag (tag, id).
-  list: ({ limit, after, tag }) => async () =>
-    pipe(
-      await gate.run('list plants', () =>
-        tag === undefined
-          ? sql`SELECT id, name, tag FROM plants WHERE id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`
-          : sql`SELECT id, name, tag FROM plants WHERE tag = ${tag} AND id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`,
-      ),
-      E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
-    ),
-  // Not ready either when connections dropped while the ping ran: during a short restart a ping
-  // can wait for the reconnect and succeed, and /readyz would never show the outage.
-  ping: () => async () => {
-    const before = gate.outageErrors;
-    return pipe(
-      await gate.run('ping', () => sql`SELECT 1 AS one`),
-      E.chain((rows) => (rows.length === 1 ? E.right(undefined) : E.left(storeUnavailable(new PostgresStoreError('SELECT 1 returned no row', undefined))))),
-      E.chain(() =>
-        gate.outageErrors === before ? E.right(undefined) : E.left(storeUnavailable(new PostgresStoreError('connections to PostgreSQL dropped during the ping', 'CONNECTION_DROPPED'))),
-      ),
-    );
-  },
-});
-
-/**
- * Tokens in PostgreSQL. `findByHash` answers from a TokenCache for up to `cacheMs` (the version
- * of an entry is its time slot, so no entry outlives one slot): under load a token's row is read
- * about once per slot per instance instead of once per request. A revocation through this store
- * clears the cache and bumps `epoch`, so a lookup that read the row before the revocation
- * committed does not cache it afterwards.
- */
-const createPostgresTokenStore = (
-  sql: postgres.Sql,
-  gate: PostgresGate,
-  logger: PostgresStoreLogger | undefined,
-  cacheMs: number,
-): TokenStore => {
-  const cache = new TokenCache();
-  let epoch = 0;
-  const find = async (hash: Uint8Array): Promise<E.Either<StoreError, FoundToken | undefined>> =>
-    pipe(
-      await gate.run('find token', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens WHERE hash = ${Buffer.from(hash)}`),
-      E.chain((rows) => (rows[0] === undefined ? E.right(undefined) : logDecodeFailure(logger, 'find token')(tokenFromRow(rows[0])))),
-    );
-  return {
-    insert: (token: NewToken): TaskEither<StoreError, TokenRecord> => async () =>
-      pipe(
-        await gate.run(
-          'insert token',
-          () => sql`
-            INSERT INTO tokens (id, name, scopes, hash, created_at, expires_at, revoked_at)
-            VALUES (${token.id}, ${token.name}, ${sql.json([...token.scopes])}, ${Buffer.from(token.hash)},
-                    ${new Date()}, ${token.expiresAt}, NULL)
-            RETURNING id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at`,
-        ),
-        E.chain((rows) => logDecodeFailure(logger, 'insert token')(tokenRecordFromRow(rows[0]))),
-      ),
-    findByHash: (hash) => async () => {
-      if (cacheMs === 0) return find(hash);
-      const key = tokenCacheKey(hash);
-      // The monotonic clock: a wall clock stepped back would stretch a slot past cacheMs.
-      const slot = Math.floor(performance.now() / cacheMs);
-      const cached = cache.get(key, slot);
-      if (cached !== undefined) return E.right(cached);
-      const before = epoch;
-      const found = await find(hash);
-      if (E.isRight(found) && found.right !== undefined && epoch === before) cache.set(key, slot, found.right);
-      return found;
-    },
-    list: () => async () =>
-      pipe(
-        await gate.run('list tokens', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, id`),
-        E.chain((rows) => {
-          const records: TokenRecord[] = [];
-          for (const row of rows) {
-            const record = logDecodeFailure(logger, 'list tokens')(tokenRecordFromRow(row));
-            if (E.isLeft(record)) return record;
-            records.push(record.right);
-          }
-          return E.right(records);
-        }),
-      ),
-    revoke: (idOrName, at) => async () => {
-      const revoked = await gate.run(
-        'revoke token',
-        () => sql`UPDATE tokens SET revoked_at = ${at} WHERE (id = ${idOrName} OR name = ${idOrName}) AND revoked_at IS NULL RETURNING id`,
-      );
-      // Whatever the outcome (a failure may still have committed): forget what we know.
-      epoch += 1;
-      cache.clear();
-      return pipe(
-        revoked,
-        E.map((rows) => rows.length > 0),
-      );
-    },
-    count: () => async () =>
-      pipe(
-        await gate.run('count tokens', () => sql`SELECT count(*)::int4 AS n FROM tokens`),
-        E.chain((rows) => countFromRow(rows[0])),
-      ),
-  };
-};
