@@ -10,7 +10,7 @@ import type { NewToken, Scope } from '../../src/ports/token-store.js';
 import { decodeOrThrow, idempotencyKey, plainPlant, plantId, plantName, plantTag, rightOf } from './values.js';
 
 /**
- * The one contract every Store adapter passes (STYLE.md §6), run on a real database.
+ * The one contract every Store adapter passes (docs/CONTRIBUTING.md, tests), run on a real database.
  *
  * `open` must return a store over the SAME database every time it is called within one suite
  * (the suite opens several to test concurrency across instances and reopening). The database
