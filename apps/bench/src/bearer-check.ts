@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 /**
  * The bearer check every server the bench starts besides ours does (the ceiling and the peers):
  * the SHA-256 of the presented token compared with `timingSafeEqual` against that of one fixed
- * token, as our server compares a presented token with the stored hashes (RFC 6750, CONTRACT.md):
+ * token, as our server compares a presented token with the stored hashes (RFC 6750, docs/reference/api.md):
  * - no `Authorization` header, or another scheme → 401 `WWW-Authenticate: Bearer realm="plant-store"`;
  * - `Bearer` with an empty token or one not of the b64token syntax → 400, `error="invalid_request"`;
  * - a well-formed token that is not the one → 401, `error="invalid_token"`.

@@ -12,7 +12,7 @@ import { startPeer } from '../src/servers.js';
 import { createPgDatabase, type PgDatabase } from '../src/stores.js';
 
 /**
- * The peers of issue 19 answer the bench's requests as CONTRACT.md says, over a real socket: each
+ * The peers answer the bench's requests as docs/reference/api.md says, over a real socket: each
  * on a real SQLite file in a temporary folder, and fastify-postgres on a throwaway PostgreSQL
  * database (created and dropped as the bench does). Without PostgreSQL its suite is skipped with a
  * line saying so, except with CI=true, where it fails.

@@ -6,7 +6,7 @@ import { createToken } from './support/token.js';
 
 /**
  * Several stateless instances over one PostgreSQL database: what one instance acknowledges, the
- * other sees, and races across instances end exactly as CONTRACT.md says.
+ * other sees, and races across instances end exactly as docs/reference/api.md says.
  */
 describePostgres('two server processes over one PostgreSQL database', () => {
   let database: FreshPostgres;

@@ -42,7 +42,7 @@ export interface AppDeps {
 }
 
 /**
- * Builds the Koa app of CONTRACT.md; never listens (see http/server.ts). Middleware order:
+ * Builds the Koa app of docs/reference/api.md; never listens (see http/server.ts). Middleware order:
  * reply after the turn's reads → X-Request-Id → security headers (nosniff, CSP, no-store on
  * /plants) → error middleware (defects → 500, one log line per request) → request-head checks
  * (HTTP/1.1 without Host, two Host lines, a fragment in the target → 400; a transfer coding

@@ -1,8 +1,8 @@
 /**
- * The configuration is documented exactly (issue 20). What the server reads is found mechanically:
+ * The configuration is documented exactly. What the server reads is found mechanically:
  * decodeConfig and configWarnings run over an environment that records every name looked up, and
- * no source file reads `process.env` except through them. The README's Configuration table and
- * the root `.env.example` must name exactly those variables, and `.env.example` must hold only
+ * no source file reads `process.env` except through them. The table of docs/reference/configuration.md
+ * and the root `.env.example` must name exactly those variables, and `.env.example` must hold only
  * defaults, so that copying it to `.env` (even uncommented) changes nothing.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -34,11 +34,15 @@ const namesLookedUp = (): string[] => {
 // PLANT_STORE_TOKEN is looked up only to warn that the server ignores it (the client CLI's token).
 const serverVariables = namesLookedUp().filter((name) => name !== CLIENT_TOKEN_VARIABLE);
 
-/** The README's Configuration table: variable → its default cell, in table order. */
-const readmeTable = (): Map<string, string> => {
-  const readme = read('README.md');
-  const start = readme.indexOf('\n## Configuration\n');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+const CONFIGURATION_DOC = 'docs/reference/configuration.md';
+
+/** The Variables table of the configuration reference: variable → its default cell, in table order. */
+const docsTable = (): Map<string, string> => {
+  const page = read(CONFIGURATION_DOC);
+  const start = page.indexOf('\n## Variables\n');
+  if (start === -1) throw new TypeError(`${CONFIGURATION_DOC} has no "## Variables" section`);
+  const next = page.indexOf('\n## ', start + 1);
+  const section = page.slice(start, next === -1 ? undefined : next);
   return new Map([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
 };
 
@@ -62,12 +66,12 @@ describe('the configuration the server reads', () => {
     expect(serverVariables).toContain('DATABASE_URL');
   });
 
-  it('is exactly the README Configuration table', () => {
-    expect([...readmeTable().keys()].sort()).toEqual([...serverVariables].sort());
+  it(`is exactly the table of ${CONFIGURATION_DOC}`, () => {
+    expect([...docsTable().keys()].sort()).toEqual([...serverVariables].sort());
   });
 
-  it('is exactly .env.example, in the order of the README table', () => {
-    expect([...envExample().keys()]).toEqual([...readmeTable().keys()]);
+  it('is exactly .env.example, in the order of the documented table', () => {
+    expect([...envExample().keys()]).toEqual([...docsTable().keys()]);
   });
 
   it('reaches the server under `pnpm start` and `pnpm dev` (turbo passes only passThroughEnv)', () => {
@@ -91,11 +95,11 @@ describe('.env.example', () => {
     expect(E.isRight(decodeConfig({}))).toBe(true);
   });
 
-  it('agrees with the README on every default it spells out', () => {
-    const table = readmeTable();
+  it('agrees with the documented table on every default it spells out', () => {
+    const table = docsTable();
     const disagreements = [...envExample()]
       .filter(([name, value]) => value !== '' && !(table.get(name) ?? '').includes(`\`${value}\``))
-      .map(([name, value]) => `${name}=${value} but the README's default is ${table.get(name) ?? '(missing)'}`);
+      .map(([name, value]) => `${name}=${value} but ${CONFIGURATION_DOC} says the default is ${table.get(name) ?? '(missing)'}`);
     expect(disagreements).toEqual([]);
   });
 });

@@ -8,8 +8,8 @@ import { readPostgres } from './support/store.js';
 import { createToken } from './support/token.js';
 
 /**
- * Across instances (issue 7, item 5): two server processes over one PostgreSQL database; rounds of
- * duplicate-id creates and then deletes race across both. CONTRACT.md: exactly one create gets 201
+ * Across instances: two server processes over one PostgreSQL database; rounds of
+ * duplicate-id creates and then deletes race across both. docs/reference/api.md: exactly one create gets 201
  * (the rest 409, nothing changed) and exactly one delete gets 204 (the rest 404).
  */
 

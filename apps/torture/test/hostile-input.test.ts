@@ -8,7 +8,7 @@ import { listAll, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
 
 /**
- * Hostile input (issue 7, item 2): fast-check generated bodies, headers, paths and query strings,
+ * Hostile input: fast-check generated bodies, headers, paths and query strings,
  * sent as raw bytes over node:net (so nothing is normalised on the way) and through fetch. The
  * server must never answer 5xx, never die, keep its RSS bounded, answer every error with the
  * contract's JSON body, and hold exactly the plants of its 201 responses at the end.
@@ -239,7 +239,7 @@ describe('hostile input over raw sockets and fetch', () => {
   });
 
   // JSON.parse rounds `123456789.00000000001` to 123456789 and `9007199254740990.9999999` to 2^53−1
-  // before the codec sees them; the server checks the id as written (CONTRACT.md: not an integer → 400).
+  // before the codec sees them; the server checks the id as written (docs/reference/api.md: not an integer → 400).
   it('an id written as a fraction that JSON.parse rounds to an integer gets 400', async () => {
     for (const literal of ['123456789.00000000001', '9007199254740990.9999999']) {
       const status = await exchange(post(Buffer.from(`{"id": ${literal}, "name": "rounded"}`)), { create: true });

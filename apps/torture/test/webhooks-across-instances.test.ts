@@ -10,7 +10,7 @@ import { addEndpoint, checkAttempts, listDeliveries, loopbackWebhooks, until, We
 import { createToken } from './support/token.js';
 
 /**
- * Webhooks across instances (CONTRACT.md § Events: webhooks, "Never on the request path"): two
+ * Webhooks across instances (docs/reference/webhooks.md, "Never on the request path"): two
  * server processes on one PostgreSQL schema share the outbox of one endpoint.
  *
  * 1. Creates spread over both; the receiver answers each attempt 20–50 ms late, so two attempts of

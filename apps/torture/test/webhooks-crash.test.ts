@@ -10,7 +10,7 @@ import { backendsGone, readPostgres, readSqlite, type StoredPlant } from './supp
 import { createToken } from './support/token.js';
 
 /**
- * Webhooks across `kill -9` (CONTRACT.md § Events: webhooks, "Outbox"): an endpoint registered
+ * Webhooks across `kill -9` (docs/reference/webhooks.md, at least once): an endpoint registered
  * with the CLI points at a receiver that is slow and mostly failing (503s, dropped connections, a
  * few 2xx), so events pile up in the outbox — due, waiting for a retry, or held by an attempt in
  * flight — while a stream of creates and deletes runs; SIGKILL mid-stream; the receiver turns

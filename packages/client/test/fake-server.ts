@@ -1,4 +1,4 @@
-// A small node:http server that answers like the real Plant Store would (CONTRACT.md): bearer
+// A small node:http server that answers like the real Plant Store would (docs/reference/api.md): bearer
 // auth, the five plant routes (PATCH included), `{error, message}` bodies, Location, Link (with
 // the tag filter), X-Request-Id, Idempotency-Key on creates (replays, 422 for a reused key), and
 // ETags with If-Match / If-None-Match (304, 412). Tests can queue one-shot handlers to script

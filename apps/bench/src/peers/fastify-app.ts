@@ -26,7 +26,7 @@ import {
  */
 
 /**
- * CONTRACT.md's text rule as the served OpenAPI document spells it (packages/domain
+ * The text rule of docs/reference/api.md as the served OpenAPI document spells it (packages/domain
  * openapi.ts): at least one character that is neither a control character nor whitespace, no
  * control characters. Ajv counts `minLength`/`maxLength` in code points; well-formed Unicode
  * (no lone surrogates), which a pattern cannot say, is the `well-formed` format below.

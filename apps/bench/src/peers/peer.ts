@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * What the peers (issue 19) have in common: how they are built and run, the plant as they store
- * it, and the rules of CONTRACT.md for the requests the bench sends, written once so that every
+ * What the peers have in common: how they are built and run, the plant as they store
+ * it, and the rules of docs/reference/api.md for the requests the bench sends, written once so that every
  * peer refuses what our server refuses.
  */
 
@@ -35,7 +35,7 @@ export interface PlantRow {
   readonly tag: string | null;
 }
 
-/** An absent tag is omitted from responses, never `null` (CONTRACT.md). */
+/** An absent tag is omitted from responses, never `null` (docs/reference/api.md). */
 export const toRecord = (row: PlantRow): PlantRecord => (row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag });
 
 export interface NewPlant {
@@ -93,7 +93,7 @@ export const ID_PATH_PROBLEM = `expected decimal digits without sign or leading 
 export const CURSOR = /^(?:0|[1-9][0-9]{0,15})$/;
 export const isCursor = (value: string): boolean => CURSOR.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER;
 
-/** `limit`: 1 … 1000, default 100 (CONTRACT.md). */
+/** `limit`: 1 … 1000, default 100 (docs/reference/api.md). */
 export const LIMIT = /^(?:[1-9][0-9]{0,2}|1000)$/;
 export const DEFAULT_LIMIT = 100;
 

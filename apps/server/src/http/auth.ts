@@ -26,7 +26,7 @@ export const authorizationValues = (rawHeaders: readonly string[]): string[] => 
 };
 
 /**
- * The bearer token of a request, RFC 6750 as CONTRACT.md reads it: no header or another scheme →
+ * The bearer token of a request, RFC 6750 as docs/reference/api.md reads it: no header or another scheme →
  * MissingCredentials (401, a query token alone counts as none); an empty or malformed token,
  * several headers, or a header together with an `access_token` query parameter → InvalidAuthRequest (400).
  */

@@ -10,7 +10,7 @@ const malformed = (reason: string): E.Either<RequestError, never> =>
 
 /**
  * The request's `Idempotency-Key`: undefined when there is none, else the key, or a 400 naming
- * the header for a value that is not one key on one field line (CONTRACT.md: bare or an RFC 8941
+ * the header for a value that is not one key on one field line (docs/reference/api.md: bare or an RFC 8941
  * string of key characters). Node joins repeated lines of an unknown header with ", ", and no key
  * holds a comma, so a well-formed key is read without looking further; only a refused value has
  * its lines counted in `rawHeaders`, for the message.

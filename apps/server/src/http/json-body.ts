@@ -72,7 +72,7 @@ export const idLiteralProblem = (raw: string, body: unknown): string | undefined
 };
 
 /**
- * Reads a JSON request body with koa-bodyparser, guarded so that CONTRACT.md holds:
+ * Reads a JSON request body with koa-bodyparser, guarded so that docs/reference/api.md holds:
  * - `Content-Type` must be application/json (charset utf-8 at most), else 415 — koa-bodyparser
  *   would otherwise accept its other JSON-ish types;
  * - `Content-Encoding` other than identity → 415, checked before the parser, which would
@@ -85,7 +85,7 @@ export const idLiteralProblem = (raw: string, body: unknown): string | undefined
  *   `ctx.state.bodyProblems` for the route to merge into its one 400 (see idLiteralProblem).
  * The parsed value lands in `ctx.request.body` for the route to decode with the domain codecs.
  * `checkHeaders`, when given, runs between the 415 and the 413 checks (the create's
- * Idempotency-Key syntax goes there in CONTRACT.md's order); its error is answered as it is.
+ * Idempotency-Key syntax goes there in the order of docs/reference/api.md); its error is answered as it is.
  */
 export const createJsonBody = (limit: number, { mergePatch = false, checkHeaders }: JsonBodyOptions = {}): AppMiddleware => {
   const mediaType = mergePatch ? mergePatchMediaType : jsonMediaType;

@@ -78,7 +78,7 @@ export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLi
   const canRead = requireScope(auth, 'plants:read', rateLimiter);
   const canWrite = requireScope(auth, 'plants:write', rateLimiter);
 
-  // The Idempotency-Key's syntax is checked after the 415s and before the 413 (CONTRACT.md).
+  // The Idempotency-Key's syntax is checked after the 415s and before the 413 (docs/reference/api.md).
   const createBody = createJsonBody(bodyLimitBytes, {
     checkHeaders: (ctx) => {
       const key = readIdempotencyKey(ctx.req);

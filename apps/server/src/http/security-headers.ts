@@ -1,8 +1,8 @@
 import type { AppMiddleware } from './context.js';
 
 /**
- * The OWASP REST Security Cheat Sheet's response headers (CONTRACT.md § "Response headers and
- * browsers"), one place for the app and for the answers Node's parser makes before it runs:
+ * The OWASP REST Security Cheat Sheet's response headers (docs/reference/api.md, headers and
+ * CORS), one place for the app and for the answers Node's parser makes before it runs:
  * - `X-Content-Type-Options: nosniff` on every response;
  * - `Content-Security-Policy` forbidding everything on JSON (and empty) responses: nothing here is
  *   a page to render or frame (the docs page, when it exists, sets its own);

@@ -1,6 +1,6 @@
 /**
  * The idempotency keys whose requests this process is processing, by owner and key. While one is
- * held, another request with it is answered 409 at once (CONTRACT.md); a key is released when its
+ * held, another request with it is answered 409 at once (docs/reference/api.md); a key is released when its
  * request is answered, so an in-flight mark never outlives its request (a crash forgets them all).
  * Across processes the store's lock decides instead: the later request waits for the earlier one's
  * commit and then gets its saved outcome.

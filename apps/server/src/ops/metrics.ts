@@ -4,7 +4,7 @@ import type { OutboxBacklog } from '../ports/webhook-store.js';
 import { DURATION_BUCKETS, RouteTable, routeHistogram } from './route-table.js';
 
 /**
- * The Prometheus metrics of CONTRACT.md § "Operations", with prom-client. Labels are bounded:
+ * The Prometheus metrics of docs/guides/operations.md, with prom-client. Labels are bounded:
  * HTTP method, route template (`/plants/{id}`, never a raw path; `unmatched` for a 404 or 405),
  * status, and fixed words (reasons, outcomes). No token, secret, id or plant data in any label.
  * Each app gets its own registry (tests build many); with WORKERS > 1 the primary aggregates the

@@ -3,7 +3,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { StoreError } from './plant-store.js';
 
 /**
- * The event types a change can emit (the domain's list, CONTRACT.md § Events). An endpoint
+ * The event types a change can emit (the domain's list, docs/reference/webhooks.md). An endpoint
  * subscribed to `null` receives every type, including types added later.
  */
 export const EVENT_TYPES = WEBHOOK_EVENT_TYPES;

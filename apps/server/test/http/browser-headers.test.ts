@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createPlant, jsonHeaders, request, startTestServer, type Reply, type TestServer } from './support.js';
 
 /**
- * CONTRACT.md § "Response headers and browsers" (issue 15): the OWASP REST headers on success and
+ * docs/reference/api.md, headers and CORS: the OWASP REST headers on success and
  * on every kind of error, those Node's parser answers included; CORS off by default and, with
  * CORS_ORIGINS, on for exactly those origins.
  */

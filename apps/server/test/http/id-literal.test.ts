@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createPlant, expectError, request, startTestServer, type TestServer } from './support.js';
 
 /**
- * CONTRACT.md: an id that is not an integer → 400 naming the field. JSON.parse rounds some
+ * docs/reference/api.md: an id that is not an integer → 400 naming the field. JSON.parse rounds some
  * fractions to integers (`5.0000000000000001` → 5), so the server checks the id as written.
  */
 

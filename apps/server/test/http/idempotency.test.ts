@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectError, jsonHeaders, request, startTestServer, testStoreKind, type Reply, type TestServer } from './support.js';
 
-/** CONTRACT.md § Idempotent creates, through a listening server, on the store PLANT_STORE_TEST_STORE names. */
+/** Idempotency keys (docs/reference/api.md), through a listening server, on the store PLANT_STORE_TEST_STORE names. */
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * One rate budget for the whole deployment (CONTRACT.md § Rate limits): two instances of the app —
+ * One rate budget for the whole deployment (docs/guides/operations.md, rate limiting): two instances of the app —
  * each its own Store, its own limiter and pool, opened as main.ts opens them — over one PostgreSQL
  * schema (and, in the second suite, one Redis), hammered with one principal for a few seconds.
  *
@@ -8,8 +8,7 @@
  * follow one another, so a run of N seconds may get B × ⌈N / W⌉ answers with a 2xx — about R × N,
  * rounded up to whole windows. The run lasts 5.5 s: three windows begin (at about 0, 2 and 4 s),
  * and the last still has 1.5 s to be used up however slow the machine is, so 120 are expected;
- * two budgets, one per instance, would give about 240. (The token bucket's R × N + B, 150, is
- * the figure of the limiter this replaced; see apps/server/README.md § Rate limiting.)
+ * two budgets, one per instance, would give about 240.
  */
 import { Writable } from 'node:stream';
 import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';

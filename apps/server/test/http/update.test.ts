@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createPlant, expectError, request, startTestServer, type Reply, type TestServer } from './support.js';
 
-// CONTRACT.md part 3 through a listening server: PATCH (JSON Merge Patch), ETags with If-Match /
+// docs/reference/api.md through a listening server: PATCH (JSON Merge Patch), ETags with If-Match /
 // If-None-Match, and the tag filter. Both stores: the `postgres` project runs this file again.
 
 let server: TestServer;

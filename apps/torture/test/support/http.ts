@@ -144,7 +144,7 @@ export const send = ({ agent, port, method, path, headers = {}, body, timeoutMs 
   });
 
 /**
- * What is wrong with `response` as an error response of CONTRACT.md (empty when nothing is):
+ * What is wrong with `response` as an error response of docs/reference/api.md (empty when nothing is):
  * `application/json` and exactly `{error: <the status>, message: <string>}`.
  */
 export const errorBodyProblems = (status: number, contentType: string | undefined, body: string): string[] => {

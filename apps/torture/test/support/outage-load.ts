@@ -6,7 +6,7 @@ import type { StoredPlant } from './store.js';
 /**
  * The mixed load of the PostgreSQL outage suite and what it knows about the store. Unlike
  * `Ledger` (crashes, where a 503 is a refusal that changed nothing), a write answered 503 here has
- * an unknown outcome (CONTRACT.md: a create whose answer was a 503 may have landed, that is what
+ * an unknown outcome (docs/reference/api.md: a create whose answer was a 503 may have landed, that is what
  * `Idempotency-Key` is for); so is one that got no answer at all (itself a violation: the server
  * never dies here). Every answer must come within `boundMs`, and be a 2xx, an expected 4xx or the
  * contract's JSON 503 (`violations`); answers later than the bound are kept apart (`late`).

@@ -252,7 +252,7 @@ const RFC3339_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * Checks every attempt as a Standard Webhooks receiver would (the `standardwebhooks` package with
- * the endpoint's secret; its ±5 min tolerance included) and as CONTRACT.md § Events says: headers,
+ * the endpoint's secret; its ±5 min tolerance included) and as docs/reference/webhooks.md says: headers,
  * a `webhook-id` of `msg_` + 1–64 alphanumerics, the same body byte for byte on every attempt of
  * one id, one payload `{type, timestamp, data}`. Groups the events by the write they report.
  */

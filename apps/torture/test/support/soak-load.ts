@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { errorBodyProblems, rawExchange, RequestFailed, send, type SimpleResponse } from './http.js';
 
 /**
- * The soak's mixed load (issue 14, item 4): one `step` is one request, drawn from creates without
+ * The soak's mixed load: one `step` is one request, drawn from creates without
  * and with an `Idempotency-Key` (some keys sent again once answered, to get replays), gets, lists,
  * deletes and 1 % hostile requests over a raw socket (bad JSON, a huge header, bad paths, wrong
- * media types). Every answer is checked against CONTRACT.md; what breaks it lands in `violations`.
+ * media types). Every answer is checked against docs/reference/api.md; what breaks it lands in `violations`.
  * The store is kept near a steady size (deletes catch up with creates above `FLOOR` plants), so
  * that memory follows the traffic, not a growing data set.
  */
