@@ -1,5 +1,5 @@
 /** The paths that need no authentication: the document, its web page, liveness and readiness. */
-import { common, error, headOf, ok, optionsOf } from './openapi-parts.js';
+import { common, error, headOf, ok, optionsOf, prose } from './openapi-parts.js';
 
 const getOpenApiDocument = {
   tags: ['health'],
@@ -16,8 +16,11 @@ const getDocs = {
   tags: ['health'],
   operationId: 'getDocs',
   summary: 'This reference, as a web page',
-  description:
-    'Swagger UI rendering `/openapi.json`, served with its script, style sheet and icon (`/docs/init.js`, `/docs/swagger-ui-bundle.js`, `/docs/swagger-ui.css`, `/docs/favicon-32x32.png`) from this server alone: it works offline, and its `Content-Security-Policy` allows nothing from elsewhere.',
+  description: prose(
+    'Swagger UI rendering `/openapi.json`, served with its script, style sheet and icon (`/docs/init.js`,',
+    '`/docs/swagger-ui-bundle.js`, `/docs/swagger-ui.css`, `/docs/favicon-32x32.png`) from this server alone:',
+    'it works offline, and its `Content-Security-Policy` allows nothing from elsewhere.',
+  ),
   security: [],
   responses: {
     '200': ok('The page.', {

@@ -3,6 +3,25 @@
  * operations derived from others, and the security headers added to every answer.
  */
 
+/** `Parts` joined by single spaces, as a type: literal pieces give the literal text. */
+type Joined<Parts extends readonly string[]> =
+  Parts extends readonly [infer Head extends string, ...infer Rest extends readonly string[]]
+    ? Rest extends readonly []
+      ? Head
+      : `${Head} ${Joined<Rest>}`
+    : string;
+
+/**
+ * Long text written as pieces, one a line, joined by single spaces: each piece ends where the
+ * text has a space. The result has the type the text written on one line would have had in an
+ * `as const` object: its literal type.
+ */
+export const prose = <const Parts extends readonly string[]>(...parts: Parts): Joined<Parts> =>
+  parts.join(' ') as Joined<Parts>;
+
+/** `prose` for objects that are not `as const`, where a string written on one line is a `string`. */
+export const proseString = (...parts: readonly string[]): string => parts.join(' ');
+
 export const error = (status: number, description: string, example: string, headers: Record<string, unknown> = {}) => ({
   description,
   headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...headers },
@@ -16,38 +35,88 @@ export const error = (status: number, description: string, example: string, head
 
 export const wwwAuthenticate = {
   'WWW-Authenticate': {
-    description: 'RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403).',
+    description: prose(
+      'RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400),',
+      '`error="invalid_token"` (401 for an unknown, expired or revoked token) or',
+      '`error="insufficient_scope", scope="…"` (403).',
+    ),
     schema: { type: 'string' },
   },
 };
 
 export const authErrors = {
-  '401': error(401, 'No credentials, another scheme, or an unknown, expired or revoked token.', 'missing bearer token', wwwAuthenticate),
-  '403': error(403, 'The token lacks the scope this operation needs.', 'this operation needs the plants:write scope', wwwAuthenticate),
+  '401': error(
+    401,
+    'No credentials, another scheme, or an unknown, expired or revoked token.',
+    'missing bearer token',
+    wwwAuthenticate,
+  ),
+  '403': error(
+    403,
+    'The token lacks the scope this operation needs.',
+    'this operation needs the plants:write scope',
+    wwwAuthenticate,
+  ),
 };
 
 export const common = {
-  '405': error(405, 'The route exists but not with this method (answered before authentication).', 'method PUT is not allowed on /plants; allowed: GET, POST', {
-    Allow: { description: 'The methods the route has.', schema: { type: 'string' } },
-  }),
+  '405': error(
+    405,
+    'The route exists but not with this method (answered before authentication).',
+    'method PUT is not allowed on /plants; allowed: GET, POST',
+    { Allow: { description: 'The methods the route has.', schema: { type: 'string' } } },
+  ),
   '429': error(
     429,
-    'Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`.',
+    prose(
+      'Rate limited: only where the operator configured a limit (off by default).',
+      'The limit holds per principal (a token, or a JWT subject) for the whole deployment:',
+      'every instance and worker draws from one budget.',
+      'With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R),',
+      'a principal may make B requests in a fixed window of B / R seconds,',
+      'which starts with its first request after the previous window ended: R per second on average,',
+      'at most B at once (and up to 2 × B across the end of one window and the start of the next).',
+      'Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do.',
+      'Every answer under `/plants` to such a request — this one, and every other status —',
+      'carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers):',
+      '`RateLimit-Policy: "default";q=B;w=B/R` and',
+      '`RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429,',
+      '`t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked',
+      '(fail open) and sends `RateLimit-Policy` without `RateLimit`.',
+    ),
     'rate limit of 10 requests per second exceeded; retry after 2 s',
     {
-      'Retry-After': { description: 'Whole seconds until the window ends and the quota is whole again.', required: true, schema: { type: 'integer', minimum: 1 } },
+      'Retry-After': {
+        description: 'Whole seconds until the window ends and the quota is whole again.',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      },
       'RateLimit-Policy': {
-        description: 'The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope.',
+        description: prose(
+          'The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`.',
+          'Also on every other answer under `/plants` to an authenticated request with the scope.',
+        ),
         schema: { type: 'string', pattern: '^"default";q=[1-9][0-9]*;w=[1-9][0-9]*$', example: '"default";q=20;w=2' },
       },
       RateLimit: {
-        description: 'What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached.',
+        description: prose(
+          'What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`,',
+          'and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with',
+          'the scope, unless the counters could not be reached.',
+        ),
         schema: { type: 'string', pattern: '^"default";r=(0|[1-9][0-9]*);t=(0|[1-9][0-9]*)$', example: '"default";r=0;t=2' },
       },
     },
   ),
   '500': error(500, 'Unexpected failure; details are only in the server log.', 'internal server error'),
-  '501': error(501, 'A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1).', 'Transfer-Encoding "gzip, chunked" is not supported; send the body with chunked alone or with Content-Length'),
+  '501': error(
+    501,
+    prose(
+      'A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`):',
+      'a coding this server does not understand (RFC 9112 §6.1).',
+    ),
+    'Transfer-Encoding "gzip, chunked" is not supported; send the body with chunked alone or with Content-Length',
+  ),
   '503': error(503, 'The store is unreachable, or the server is shutting down.', 'the store is unavailable; try again'),
 };
 
@@ -82,7 +151,8 @@ export const optionsOf = (allow: string, operationId: string, tag: 'plants' | 'h
   tags: [tag],
   operationId,
   summary: 'The methods of this path',
-  description: `Answered before authentication and without looking at the request further: 204 with \`Allow: ${allow}\`.`,
+  description:
+    `Answered before authentication and without looking at the request further: 204 with \`Allow: ${allow}\`.`,
   security: [],
   ...(anyId
     ? {
