@@ -181,7 +181,7 @@ export const optionsOf = (allow: string, operationId: string, tag: 'plants' | 'h
 type PathItems = Readonly<Record<string, object>>;
 
 /**
- * The security headers every answer carries (CONTRACT.md § "Response headers and browsers"):
+ * The security headers every answer carries (docs/reference/api.md):
  * `X-Content-Type-Options` and `Content-Security-Policy` on all, `Cache-Control: no-store` on
  * every answer under `/plants`. Added to each response of `paths` here rather than by hand.
  */

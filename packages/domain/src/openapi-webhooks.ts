@@ -1,5 +1,5 @@
 /**
- * The `webhooks` part of the OpenAPI document (CONTRACT.md § "Events: webhooks"): one `post` per
+ * The `webhooks` part of the OpenAPI document (docs/reference/webhooks.md): one `post` per
  * event type, the payload schemas and the Standard Webhooks headers. createOpenApiDocument in
  * openapi.ts puts these in place.
  */

@@ -8,7 +8,7 @@ import { webhooks, webhookTag } from './openapi-webhooks.js';
 export { TEXT_PATTERN } from './openapi-components.js';
 export { ENTITY_TAG_LIST_PATTERN } from './openapi-plant.js';
 
-/** What the served document states about the deployment (CONTRACT.md asks it to publish these). */
+/** What the served document states about the deployment (docs/reference/api.md). */
 export interface OpenApiSettings {
   /** IDEMPOTENCY_TTL_SECONDS in force; default 86400. */
   readonly idempotencyTtlSeconds?: number;
@@ -17,8 +17,8 @@ export interface OpenApiSettings {
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 86_400;
 
 /**
- * The OpenAPI 3.1 document of the whole contract (CONTRACT.md), served at `GET /openapi.json`,
- * with the deployment's settings stated where the contract asks for them.
+ * The OpenAPI 3.1 document of the whole API (docs/reference/api.md, docs/reference/webhooks.md),
+ * served at `GET /openapi.json`, with the deployment's settings stated where they apply.
  */
 export const createOpenApiDocument = ({ idempotencyTtlSeconds = DEFAULT_IDEMPOTENCY_TTL_SECONDS }: OpenApiSettings = {}) => ({
   openapi: '3.1.0',
