@@ -74,7 +74,7 @@ describe('the packed domain and client packages', () => {
     await project?.remove();
   });
 
-  it('contain only the build, the bin, the README and package.json', async () => {
+  it('contain only the build, its sources, the bin, the README, the LICENSE and package.json', async () => {
     const { stdout } = await exec('tar', ['-tzf', (await readdir(project.path)).find((f) => f.startsWith('plant-store-client'))!], {
       cwd: project.path,
     });
@@ -83,7 +83,9 @@ describe('the packed domain and client packages', () => {
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/cli.js');
     expect(files).toContain('package/bin/plant-store.js');
-    expect(files.filter((f) => !/^package\/(dist\/|bin\/plant-store\.js$|README\.md$|package\.json$|CHANGELOG\.md$|LICENSE)/.test(f))).toEqual([]);
+    expect(files).toContain('package/src/index.ts');
+    expect(files.filter((f) => /\.test\.ts$/.test(f))).toEqual([]);
+    expect(files.filter((f) => !/^package\/(dist\/|src\/|bin\/plant-store\.js$|README\.md$|package\.json$|CHANGELOG\.md$|LICENSE)/.test(f))).toEqual([]);
   });
 
   it('type-check and run in a plain ESM project against the live server', async () => {

@@ -5,7 +5,7 @@ import { PlantId } from './plant-id.js';
 import { struct } from './struct.js';
 
 /**
- * Every event type the server sends (CONTRACT.md § "Events: webhooks"). Adding one is one line
+ * Every event type the server sends (docs/reference/webhooks.md). Adding one is one line
  * here; the compiler then asks for its codec in `eventCodecs` below and for its entry in the
  * OpenAPI document's `webhooks`.
  */
