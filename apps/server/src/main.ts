@@ -7,7 +7,7 @@ import pino from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { startKeyPurge } from './adapters/idempotency-purge.js';
 import { openRateLimiter } from './adapters/open-rate-limiter.js';
-import { openStore, parseDatabaseUrl } from './adapters/open-store.js';
+import { openStore } from './adapters/open-store.js';
 import { createApp } from './app.js';
 import { isShutdownMessage, startPrimary } from './cluster-primary.js';
 import { configWarnings, decodeConfig, type Config } from './config.js';
@@ -121,12 +121,12 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     });
   }
 
-  const metrics = config.metrics === undefined ? undefined : createMetrics({ store: parseDatabaseUrl(config.databaseUrl).kind });
+  const metrics = config.metrics === undefined ? undefined : createMetrics({ store: config.storeLocation.kind });
   // The store wakes the dispatcher after a commit that wrote deliveries (SQLite; PostgreSQL is polled).
   let wakeDispatcher = (): void => undefined;
   let store: Store;
   try {
-    store = await openStore(config.databaseUrl, {
+    store = await openStore(config.storeLocation, {
       synchronous: config.sqliteSynchronous,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       onEvents: () => wakeDispatcher(),
@@ -154,7 +154,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   let rateLimiter: RateLimiter | undefined;
   if (config.rateLimit !== undefined) {
     try {
-      rateLimiter = await openRateLimiter({ config: config.rateLimit, databaseUrl: config.databaseUrl, logger, ...rateLimitHooks(logger, metrics) });
+      rateLimiter = await openRateLimiter({ config: config.rateLimit, storeLocation: config.storeLocation, logger, ...rateLimitHooks(logger, metrics) });
     } catch (err) {
       logger.fatal({ err, rateLimitStore: config.rateLimit.store }, 'could not open the rate limiter');
       return closeAndExit(store, logger, 1);
@@ -256,7 +256,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       {
         url,
         auth: config.auth.mode,
-        store: config.databaseUrl.split(':')[0],
+        store: config.storeLocation.kind,
         // Never the REDIS_URL: it may carry a password.
         ...(config.rateLimit === undefined
           ? {}

@@ -144,7 +144,7 @@ const run = async (argv: string[]): Promise<number> => {
   const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
   // SQLite's own FULL: the commit is on disk before COMMIT returns, so a running server (which
   // does not hold its reads back for another process's commits) never sees it earlier.
-  const store = await openStore(config.right.databaseUrl, { synchronous: config.right.sqliteSynchronous, syncOffEventLoop: false, logger });
+  const store = await openStore(config.right.storeLocation, { synchronous: config.right.sqliteSynchronous, syncOffEventLoop: false, logger });
   try {
     switch (command) {
       case 'create':

@@ -235,11 +235,11 @@ const run = async (argv: string[]): Promise<number> => {
     process.stderr.write(`plant-store-webhooks: ${config.left}\n`);
     return 1;
   }
-  const { databaseUrl, sqliteSynchronous, webhooks } = config.right;
+  const { storeLocation, sqliteSynchronous, webhooks } = config.right;
   const policy: Policy = { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate };
   const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
   // SQLite's own FULL: the commit is on disk before COMMIT returns (see the tokens CLI).
-  const store = await openStore(databaseUrl, { synchronous: sqliteSynchronous, syncOffEventLoop: false, logger });
+  const store = await openStore(storeLocation, { synchronous: sqliteSynchronous, syncOffEventLoop: false, logger });
   try {
     switch (command) {
       case 'add':
