@@ -22,7 +22,7 @@ export type ShutdownOutcome = 'drained' | 'cut';
  * Closes the HTTP listener gracefully: /readyz turns 503, the listener closes (no new
  * connections), idle keep-alive sockets close at once, in-flight requests finish and their sockets
  * close after the response (the app answers with `Connection: close` once `beginShutdown` ran),
- * bounded by `timeoutMs`.
+ * bounded by `timeoutMs`. See docs/guides/operations.md.
  */
 export const drainServer = async ({ server, logger, timeoutMs, beginShutdown }: DrainDeps): Promise<ShutdownOutcome> => {
   beginShutdown();

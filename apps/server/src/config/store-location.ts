@@ -13,7 +13,7 @@ export type StoreLocation = t.TypeOf<typeof StoreLocation>;
  * Reads a DATABASE_URL: `sqlite:<path>`, `sqlite://<path>` (so `sqlite:///abs/file.db` is an
  * absolute path), `sqlite::memory:`, `file:` URLs, or a plain file path → SQLite;
  * `postgres://…` / `postgresql://…` → PostgreSQL. Anything else (an empty value, a SQLite URL
- * without a file, another scheme) is undefined.
+ * without a file, another scheme) is undefined. See docs/reference/configuration.md.
  */
 export const parseStoreLocation = (databaseUrl: string): StoreLocation | undefined => {
   const url = databaseUrl.trim();
