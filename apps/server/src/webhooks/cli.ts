@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import * as E from 'fp-ts/lib/Either.js';
 import { iso, printTable } from '../cli/output.js';
 import { failOnLeft, Refused, runCli, UsageError, type CliContext } from '../cli/run-cli.js';
-import type { Config } from '../config.js';
 import type { Store } from '../ports/store.js';
 import { EVENT_TYPES, isDeliveryStatus, isEventType, type DeliveryRecord, type EndpointRecord } from '../ports/webhook-store.js';
 import { checkEndpointUrl, registerEndpoint } from './endpoints.js';
@@ -41,7 +40,7 @@ interface Policy {
 }
 
 /** WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE: which endpoint URLs are accepted. */
-const policyOf = ({ webhooks }: Config): Policy => ({ allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate });
+const policyOf = ({ webhooks }: CliContext['config']): Policy => ({ allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate });
 
 const noPositionals = (command: string, positionals: readonly string[]): void => {
   if (positionals.length > 0) throw new UsageError(`${command} takes no positional arguments, got ${positionals.join(' ')}`);
