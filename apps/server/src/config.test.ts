@@ -10,7 +10,7 @@ describe('decodeConfig', () => {
       E.right({
         host: '127.0.0.1',
         port: 3000,
-        databaseUrl: 'sqlite:./data/plant-store.db',
+        storeLocation: { kind: 'sqlite', file: './data/plant-store.db' },
         sqliteSynchronous: 'FULL',
         bodyLimitBytes: 16384,
         logLevel: 'info',
@@ -74,7 +74,7 @@ describe('decodeConfig', () => {
       E.right({
         host: '0.0.0.0',
         port: 0,
-        databaseUrl: 'postgres://app@db:5432/plants',
+        storeLocation: { kind: 'postgres', url: 'postgres://app@db:5432/plants' },
         sqliteSynchronous: 'NORMAL',
         bodyLimitBytes: 1024,
         logLevel: 'debug',

@@ -1,22 +1,23 @@
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { availableParallelism } from 'node:os';
-import * as t from 'io-ts';
+import type * as t from 'io-ts';
 import type { Level } from 'pino';
-import { parseDatabaseUrl } from './adapters/open-store.js';
-import { SERVER_TIMEOUTS } from './http/server.js';
+import { boolean, commaSeparated, fromString, hostName, integer, nonEmpty, oneOf, parseUrl, port } from './config/env-codecs.js';
+import { SERVER_TIMEOUTS } from './config/server-timeouts.js';
+import { DEFAULT_STORE_LOCATION, StoreLocationFromUrl, type StoreLocation } from './config/store-location.js';
 import { isB64Token } from './tokens/opaque-token.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './webhooks/retry-schedule.js';
 
 /**
  * The server's configuration, decoded from the environment. Every variable, its default and its
- * meaning are listed in the root README and in .env.example; test/configuration-docs.test.ts keeps the three in step.
+ * meaning are listed in docs/reference/configuration.md and in .env.example; test/configuration-docs.test.ts keeps them in step.
  */
 export interface Config {
   readonly host: string;
   readonly port: number;
-  /** `sqlite:<file>` (relative paths against the process's working directory), `sqlite::memory:`, or `postgres://…`. */
-  readonly databaseUrl: string;
+  /** DATABASE_URL, decoded: a SQLite file (relative paths against the process's working directory) or a PostgreSQL URL. */
+  readonly storeLocation: StoreLocation;
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly bodyLimitBytes: number;
   readonly logLevel: Level | 'silent';
@@ -77,12 +78,8 @@ export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
 
 /** A redis:// or rediss:// URL with a host (and, if any, a numeric database path). */
 const isRedisUrl = (s: string): boolean => {
-  try {
-    const url = new URL(s);
-    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(?:\/[0-9]{0,2})?$/.test(url.pathname);
-  } catch {
-    return false;
-  }
+  const url = parseUrl(s);
+  return url !== undefined && (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(?:\/[0-9]{0,2})?$/.test(url.pathname);
 };
 
 export interface PostgresConfig {
@@ -121,62 +118,26 @@ export type AuthConfig =
       readonly algorithms: readonly string[];
     };
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/plant-store.db';
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = SERVER_TIMEOUTS.headersTimeoutMs;
 export const DEFAULT_REQUEST_TIMEOUT_MS = SERVER_TIMEOUTS.requestTimeoutMs;
-
-/** A codec from an environment string; `expected` is what the one-line error says the variable should be. */
-const fromString = <A>(expected: string, parse: (s: string) => A | undefined): t.Type<A, string, unknown> =>
-  new t.Type<A, string, unknown>(
-    expected,
-    (u): u is A => u !== undefined,
-    (u, c) => {
-      const parsed = typeof u === 'string' ? parse(u) : undefined;
-      return parsed === undefined ? t.failure(u, c, expected) : t.success(parsed);
-    },
-    String,
-  );
-
-const integer = (min: number, max: number) =>
-  fromString(`an integer from ${min} to ${max}`, (s) => {
-    if (!/^(?:0|[1-9][0-9]{0,15})$/.test(s)) return undefined;
-    const n = Number(s);
-    return n >= min && n <= max ? n : undefined;
-  });
-
-const oneOf = <const K extends string>(values: readonly K[], caseInsensitive = false) =>
-  fromString(`one of ${values.join(', ')}`, (s) => values.find((v) => (caseInsensitive ? v.toLowerCase() === s.toLowerCase() : v === s)));
 
 /**
  * A CORS_ORIGINS entry as a browser writes it in `Origin`: http or https, lower-case host, no
  * default port, no path, no trailing slash (`https://app.example.com`, `http://127.0.0.1:5173`).
  */
 const isExactOrigin = (s: string): boolean => {
-  try {
-    const url = new URL(s);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === s;
-  } catch {
-    return false;
-  }
+  const url = parseUrl(s);
+  return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === s;
 };
-
-const boolean = fromString('true or false', (s) => (s === 'true' ? true : s === 'false' ? false : undefined));
 
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'] as const;
 const asymmetricAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 const codecs = {
-  HOST: fromString('a host name or IP address without spaces', (s) => (/^[^\s/]+$/.test(s) ? s : undefined)),
-  PORT: integer(0, 65535),
-  DATABASE_URL: fromString('sqlite:<file>, sqlite::memory:, a file path or postgres://…', (s) => {
-    try {
-      parseDatabaseUrl(s);
-      return s;
-    } catch {
-      return undefined;
-    }
-  }),
+  HOST: hostName,
+  PORT: port,
+  DATABASE_URL: StoreLocationFromUrl,
   SQLITE_SYNCHRONOUS: oneOf(['FULL', 'NORMAL'], true),
   BODY_LIMIT_BYTES: integer(64, 16 * 1024 * 1024),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -189,19 +150,19 @@ const codecs = {
   }),
   RATE_LIMIT_PER_SECOND: integer(0, 1_000_000),
   RATE_LIMIT_BURST: integer(1, 10_000_000),
-  METRICS_PORT: integer(0, 65535),
-  METRICS_HOST: fromString('a host name or IP address without spaces', (s) => (/^[^\s/]+$/.test(s) ? s : undefined)),
+  METRICS_PORT: port,
+  METRICS_HOST: hostName,
   RATE_LIMIT_STORE: oneOf(RATE_LIMIT_STORES),
   REDIS_URL: fromString('a redis:// or rediss:// URL (redis://host:6379, redis://:password@host:6379/0)', (s) => (isRedisUrl(s) ? s : undefined)),
   CORS_ORIGINS: fromString('a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)', (s) => {
-    const origins = s.split(',').map((o) => o.trim());
+    const origins = commaSeparated(s);
     return origins.every(isExactOrigin) ? [...new Set(origins)] : undefined;
   }),
   PG_POOL_SIZE: integer(1, 1000),
   PG_ACQUIRE_TIMEOUT_MS: integer(1, 600_000),
   PG_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000),
   PG_TOKEN_CACHE_MS: integer(0, 60_000),
-  // Node checks both once a second (http/server.ts), so less than a second would not be kept.
+  // Node checks both once a second (config/server-timeouts.ts), so less than a second would not be kept.
   HEADERS_TIMEOUT_MS: integer(1000, 600_000),
   REQUEST_TIMEOUT_MS: integer(1000, 3_600_000),
   // PostgreSQL takes the TTL as an int4 of seconds (68 years).
@@ -217,19 +178,15 @@ const codecs = {
   ),
   JWT_SECRET: fromString('a shared secret of at least 32 characters', (s) => (s.length >= 32 ? s : undefined)),
   JWT_JWKS_URL: fromString('an http(s) URL of a JSON Web Key Set', (s) => {
-    try {
-      const url = new URL(s);
-      return url.protocol === 'https:' || url.protocol === 'http:' ? s : undefined;
-    } catch {
-      return undefined;
-    }
+    const url = parseUrl(s);
+    return url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:') ? s : undefined;
   }),
-  JWT_ISSUER: fromString('a non-empty issuer', (s) => (s.trim() === '' ? undefined : s)),
-  JWT_AUDIENCE: fromString('a non-empty audience', (s) => (s.trim() === '' ? undefined : s)),
+  JWT_ISSUER: nonEmpty('issuer'),
+  JWT_AUDIENCE: nonEmpty('audience'),
   JWT_ALGORITHMS: fromString(
     `a comma-separated list of ${[...hmacAlgorithms, ...asymmetricAlgorithms].join(', ')} (never none)`,
     (s) => {
-      const list = s.split(',').map((a) => a.trim());
+      const list = commaSeparated(s);
       const known: readonly string[] = [...hmacAlgorithms, ...asymmetricAlgorithms];
       return list.length > 0 && list.every((a) => known.includes(a)) ? list : undefined;
     },
@@ -257,15 +214,15 @@ export const decodeConfig = (
     else problems.push(`${name} expects ${codecs[name].name}`);
   }
   const auth = decodeAuth(decoded, problems);
-  const databaseUrl = decoded.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const storeLocation = decoded.DATABASE_URL ?? DEFAULT_STORE_LOCATION;
   const workers = decoded.WORKERS === 'auto' ? Math.max(1, Math.min(MAX_WORKERS, system.availableParallelism())) : (decoded.WORKERS ?? 1);
   const databaseUrlBad = decoded.DATABASE_URL === undefined && (env.DATABASE_URL ?? '') !== '';
-  if (workers > 1 && !databaseUrlBad && parseDatabaseUrl(databaseUrl).kind !== 'postgres') problems.push(SQLITE_WORKERS_PROBLEM);
+  if (workers > 1 && !databaseUrlBad && storeLocation.kind !== 'postgres') problems.push(SQLITE_WORKERS_PROBLEM);
   const perSecond = decoded.RATE_LIMIT_PER_SECOND ?? 0;
   if (decoded.METRICS_PORT === undefined && decoded.METRICS_HOST !== undefined) {
     problems.push('METRICS_HOST set but metrics are off (set METRICS_PORT too, or unset it)');
   }
-  const rateLimit = decodeRateLimit(decoded, perSecond, workers, databaseUrlBad ? undefined : databaseUrl, problems);
+  const rateLimit = decodeRateLimit(decoded, perSecond, workers, databaseUrlBad ? undefined : storeLocation, problems);
   const headersTimeoutMs = decoded.HEADERS_TIMEOUT_MS ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = decoded.REQUEST_TIMEOUT_MS ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const timeoutBad = (['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] as const).some((name) => decoded[name] === undefined && (env[name] ?? '') !== '');
@@ -276,7 +233,7 @@ export const decodeConfig = (
   return E.right({
     host: decoded.HOST ?? '127.0.0.1',
     port: decoded.PORT ?? 3000,
-    databaseUrl,
+    storeLocation,
     sqliteSynchronous: decoded.SQLITE_SYNCHRONOUS ?? 'FULL',
     bodyLimitBytes: decoded.BODY_LIMIT_BYTES ?? 16_384,
     idempotencyTtlSeconds: decoded.IDEMPOTENCY_TTL_SECONDS ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
@@ -327,7 +284,7 @@ const decodeRateLimit = (
   d: Decoded,
   perSecond: number,
   workers: number,
-  databaseUrl: string | undefined,
+  storeLocation: StoreLocation | undefined,
   problems: string[],
 ): RateLimitConfig | undefined => {
   if (perSecond === 0) {
@@ -341,10 +298,10 @@ const decodeRateLimit = (
       `RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND (${perSecond}), got ${burst}: the window it gives, burst / rate seconds, must be whole seconds`,
     );
   }
-  const isPostgres = databaseUrl !== undefined && parseDatabaseUrl(databaseUrl).kind === 'postgres';
+  const isPostgres = storeLocation?.kind === 'postgres';
   const store = d.RATE_LIMIT_STORE ?? (d.REDIS_URL !== undefined ? 'redis' : isPostgres ? 'postgres' : 'memory');
   if (store === 'redis' && d.REDIS_URL === undefined) problems.push('RATE_LIMIT_STORE=redis expects REDIS_URL');
-  if (store === 'postgres' && databaseUrl !== undefined && !isPostgres) problems.push('RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL');
+  if (store === 'postgres' && storeLocation !== undefined && !isPostgres) problems.push('RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL');
   if (store === 'cluster' && workers === 1) problems.push('RATE_LIMIT_STORE=cluster expects WORKERS > 1 (one process keeps its counters in memory)');
   if (store === 'memory' && workers > 1) {
     problems.push('RATE_LIMIT_STORE=memory with WORKERS > 1 would give each worker its own budget; use cluster, postgres or redis');

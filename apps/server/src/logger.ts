@@ -26,7 +26,7 @@ export const REDACT_PATHS = [
 
 /**
  * stdout is written in chunks of at least this many bytes (about 30 request lines), not a write
- * per line: a write per line cost more than making the line (`pnpm bench`, issue 19).
+ * per line: a write per line cost more than making the line.
  */
 export const LOG_BUFFER_BYTES = 4096;
 /** …and at least this often, so a quiet server's lines are not held back. */

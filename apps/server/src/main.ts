@@ -1,26 +1,27 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import * as E from 'fp-ts/lib/Either.js';
 import pino from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { startKeyPurge } from './adapters/idempotency-purge.js';
 import { openRateLimiter } from './adapters/open-rate-limiter.js';
-import { openStore, parseDatabaseUrl } from './adapters/open-store.js';
+import { openStore } from './adapters/open-store.js';
 import { createApp } from './app.js';
 import { isShutdownMessage, startPrimary } from './cluster-primary.js';
 import { configWarnings, decodeConfig, type Config } from './config.js';
 import { createServer, limitConnections, logAcceptErrors } from './http/server.js';
+import { createLifecycle, type Lifecycle } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './ops/metrics.js';
 import { startMetricsServer } from './ops/metrics-server.js';
 import type { Store } from './ports/store.js';
-import { SCOPES } from './ports/token-store.js';
 import { startRateLimitClusterMaster } from './rate-limit/local-backends.js';
 import type { RateLimiter, RateLimiterHooks } from './rate-limit/rate-limiter.js';
-import { shutdownGracefully } from './shutdown.js';
-import { issueToken } from './tokens/issue-token.js';
+import { drainServer, type ShutdownOutcome } from './shutdown.js';
+import { firstRunToken, printFirstRunToken } from './tokens/first-run-token.js';
 import { createJwtAuthenticator } from './tokens/jwt-authenticator.js';
 import type { Authenticator } from './tokens/principal.js';
 import { createTokenAuthenticator } from './tokens/token-authenticator.js';
@@ -29,34 +30,18 @@ import { startRetentionPurge } from './webhooks/retention-purge.js';
 import { webhookUserAgent } from './webhooks/user-agent.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 
-/** Exits after the log is flushed (pino's asynchronous destination may hold buffered lines). */
-/** How often expired idempotency keys are looked for (each look forgets them in small steps). */
-const KEY_PURGE_INTERVAL_MS = 60_000;
+/** How often expired idempotency keys and ended webhook deliveries are looked for (each look forgets them in small steps). */
+const PURGE_INTERVAL_MS = 60_000;
 
+/** Exits after the log is flushed (pino's asynchronous destination may hold buffered lines). */
 const exit = (logger: Logger, code: number): void => {
   logger.flush(() => process.exit(code));
   setTimeout(() => process.exit(code), 2_000).unref();
 };
 
 /**
- * Closes the store, then (after `closed`) exits with `code`; a store that fails to close is logged
- * and exits 1, never an unhandled rejection on the way out.
- */
-const closeAndExit = (store: Store, logger: Logger, code: number, closed: () => void = () => {}): Promise<void> =>
-  store.close().then(
-    () => {
-      closed();
-      exit(logger, code);
-    },
-    (err: unknown) => {
-      logger.error({ err }, 'could not close the store');
-      exit(logger, 1);
-    },
-  );
-
-/**
  * What the rate limiter reports besides its own throttled warning: each request refused (429) and
- * each check its store failed (the request was served unchecked). The metrics of issue 12 hook in here.
+ * each check its store failed (the request was served unchecked). The metrics hook in here.
  */
 const rateLimitHooks = (logger: Logger, metrics: Metrics | undefined): Required<RateLimiterHooks> => ({
   onLimited: (backend) => logger.debug({ rateLimitStore: backend }, 'rate limited'),
@@ -69,64 +54,116 @@ const rateLimitHooks = (logger: Logger, metrics: Metrics | undefined): Required<
 const createAuthenticator = (config: Config, store: Store): Authenticator =>
   config.auth.mode === 'jwt' ? createJwtAuthenticator(config.auth) : createTokenAuthenticator(store.tokens, { seedToken: config.auth.seedToken });
 
+/** Listens; rejects with what kept the server from listening. Errors after that are failed accepts (logAcceptErrors). */
+const listen = (server: Server, port: number, host: string, logger: Logger): Promise<void> =>
+  new Promise((resolve, reject) => {
+    let listening = false;
+    const acceptError = logAcceptErrors(logger);
+    server.on('error', (err: NodeJS.ErrnoException) => (listening ? acceptError(err) : reject(err)));
+    server.listen(port, host, () => {
+      listening = true;
+      resolve();
+    });
+  });
+
 /**
- * The quick start's first token: when the store holds none and PLANT_STORE_STATIC_TOKEN is unset,
- * create one with both scopes. Only its hash is stored; the secret goes to the terminal (stderr) once,
- * never to the structured log.
+ * The webhook dispatcher and its sender, started. Stopping it lets the attempts in flight finish
+ * within the shutdown bound, or hands them back to the store for another instance or the next start.
  */
-const firstRunToken = async (config: Config, store: Store): Promise<string | undefined> => {
-  if (config.auth.mode !== 'tokens' || config.auth.seedToken !== undefined) return undefined;
-  const count = await store.tokens.count()();
-  if (E.isLeft(count)) throw new Error('could not count the stored tokens', { cause: count.left.cause });
-  if (count.right > 0) return undefined;
-  const issued = await issueToken(store.tokens, { name: 'first-run', scopes: SCOPES, expiresAt: null })();
-  if (E.isRight(issued)) return issued.right.token;
-  // Another instance sharing the store (PostgreSQL) may have created it at the same moment.
-  const recount = await store.tokens.count()();
-  if (E.isRight(recount) && recount.right > 0) return undefined;
-  throw new Error('could not store the first-run token', { cause: issued.left.cause });
+const startDispatcher = (config: Config, store: Store, logger: Logger, metrics: Metrics | undefined, requestsReceived: () => number, lifecycle: Lifecycle): WebhookDispatcher => {
+  const { webhooks } = config;
+  const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, policy: { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate } });
+  lifecycle.add('webhook sender', () => sender.close());
+  const dispatcher = new WebhookDispatcher({
+    store: store.webhooks,
+    sender,
+    holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    schedule: webhooks.retrySchedule,
+    timeoutMs: webhooks.timeoutMs,
+    userAgent: webhookUserAgent(),
+    requestsReceived,
+    logger,
+    ...(metrics === undefined ? {} : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
+  });
+  dispatcher.start();
+  lifecycle.add('webhook dispatcher', async () => {
+    const dispatched = await dispatcher.stop(Math.max(0, Math.min(config.shutdownTimeoutMs, webhooks.timeoutMs)));
+    logger.info({ outcome: dispatched }, 'webhook dispatcher stopped');
+  });
+  return dispatcher;
 };
 
-const printFirstRunToken = (token: string, url: string): void => {
-  process.stderr.write(
-    [
-      '',
-      'Plant Store created its first token (name "first-run", scopes plants:read plants:write).',
-      'It is shown only now; only its SHA-256 hash is stored. Keep it:',
-      '',
-      `    ${token}`,
-      '',
-      `Try it:  curl -H "Authorization: Bearer ${token}" ${url}/plants`,
-      'Manage tokens with: pnpm tokens --help',
-      '',
-      '',
-    ].join('\n'),
-  );
-};
-
-/** Opens the store, prepares authentication and serves: the single process, or one worker of WORKERS=N. */
+/**
+ * Opens the store, prepares authentication and serves: the single process, or one worker of
+ * WORKERS=N. Each component joins the lifecycle as it starts; every way out (a failed start, a
+ * shutdown request) goes through closeAndExit, which closes them newest first: the HTTP listener
+ * drains, then the dispatcher, the metrics listener, the purges, the rate limiter and the store.
+ */
 const serve = async (config: Config, logger: Logger): Promise<void> => {
-  let shuttingDown = false;
-  let onShutdownRequest: (reason: NodeJS.Signals | 'ipc') => void = (reason) => {
-    // Asked to stop before the server exists (a worker told by its primary while starting).
-    logger.info({ reason }, 'shutdown requested while starting');
-    shuttingDown = true;
-  };
+  const lifecycle = createLifecycle(logger);
   const worker = cluster.isWorker ? cluster.worker : undefined;
+  /** From the first shutdown request on: /readyz answers 503 and responses say `Connection: close`. */
+  let shuttingDown = false;
+  /** How the HTTP listener's drain ended ('drained' when it never listened). */
+  let outcome: ShutdownOutcome = 'drained';
+  let exiting = false;
+
+  /** The one way out: closes what started, newest first, then `end` says why and gives the exit code. */
+  const closeAndExit = (end: (closed: boolean) => number): void => {
+    if (exiting) return;
+    exiting = true;
+    void lifecycle.closeAll().then((closed) => exit(logger, end(closed)));
+  };
+  const fail = (msg: string, err: unknown, fields: object = {}): void =>
+    closeAndExit(() => {
+      logger.fatal({ err, ...fields }, msg);
+      return 1;
+    });
+  const stop = (): void =>
+    closeAndExit((closed) => {
+      if (!closed) {
+        logger.fatal('shutdown failed');
+        return 1;
+      }
+      logger.info({ outcome }, 'stopped');
+      return outcome === 'drained' ? 0 : 1;
+    });
+
+  /** Until the server listens, a request is noted and start-up stops at its next step. */
+  let listening = false;
+  let stopRequested = false;
+  const requestShutdown = (reason: NodeJS.Signals | 'ipc'): void => {
+    if (stopRequested) {
+      // Already stopping: the same request again (the primary's IPC request and the terminal's
+      // SIGINT both come from one Ctrl-C, in either order).
+      logger.debug({ reason }, 'shutdown already in progress');
+      return;
+    }
+    stopRequested = true;
+    shuttingDown = true;
+    if (!listening) {
+      // Asked to stop before the server exists (a worker told by its primary while starting).
+      logger.info({ reason }, 'shutdown requested while starting');
+      return;
+    }
+    logger.info({ reason, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    logger.flush();
+    stop();
+  };
   if (worker !== undefined) {
     // The primary's graceful shutdown request. Not a signal: a worker already draining (it got the
     // terminal's SIGINT itself) takes it as the same request, never as a second "exit at once".
     process.on('message', (message: unknown) => {
-      if (isShutdownMessage(message)) onShutdownRequest('ipc');
+      if (isShutdownMessage(message)) requestShutdown('ipc');
     });
   }
 
-  const metrics = config.metrics === undefined ? undefined : createMetrics({ store: parseDatabaseUrl(config.databaseUrl).kind });
+  const metrics = config.metrics === undefined ? undefined : createMetrics({ store: config.storeLocation.kind });
   // The store wakes the dispatcher after a commit that wrote deliveries (SQLite; PostgreSQL is polled).
   let wakeDispatcher = (): void => undefined;
   let store: Store;
   try {
-    store = await openStore(config.databaseUrl, {
+    store = await openStore(config.storeLocation, {
       synchronous: config.sqliteSynchronous,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       onEvents: () => wakeDispatcher(),
@@ -135,73 +172,44 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       ...(metrics === undefined ? {} : { observer: metrics.store }),
     });
   } catch (err) {
-    logger.fatal({ err }, 'could not open the store');
-    return exit(logger, 1);
+    return fail('could not open the store', err);
   }
+  lifecycle.add('store', () => store.close());
 
   let newToken: string | undefined;
   let auth: Authenticator;
   try {
     // With WORKERS=N only the first worker considers it (the others would race it for nothing).
-    if (worker === undefined || worker.id === 1) newToken = await firstRunToken(config, store);
+    const wantsFirstRunToken = config.auth.mode === 'tokens' && config.auth.seedToken === undefined;
+    if (wantsFirstRunToken && (worker === undefined || worker.id === 1)) newToken = await firstRunToken(store.tokens);
     auth = createAuthenticator(config, store);
   } catch (err) {
-    logger.fatal({ err }, 'could not prepare authentication');
-    return closeAndExit(store, logger, 1);
+    return fail('could not prepare authentication', err);
   }
-  if (shuttingDown) return closeAndExit(store, logger, 0, () => logger.info({ outcome: 'drained' }, 'stopped'));
+  if (stopRequested) return stop();
 
   let rateLimiter: RateLimiter | undefined;
   if (config.rateLimit !== undefined) {
     try {
-      rateLimiter = await openRateLimiter({ config: config.rateLimit, databaseUrl: config.databaseUrl, logger, ...rateLimitHooks(logger, metrics) });
+      rateLimiter = await openRateLimiter({ config: config.rateLimit, storeLocation: config.storeLocation, logger, ...rateLimitHooks(logger, metrics) });
     } catch (err) {
-      logger.fatal({ err, rateLimitStore: config.rateLimit.store }, 'could not open the rate limiter');
-      return closeAndExit(store, logger, 1);
+      return fail('could not open the rate limiter', err, { rateLimitStore: config.rateLimit.store });
     }
+    const limiter = rateLimiter;
+    // It has nothing to flush (counters are written as they change): failing to close is only worth a warning.
+    lifecycle.add('rate limiter', () => limiter.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter')));
+    if (stopRequested) return stop();
   }
-  const limiter = rateLimiter;
-  let metricsServer: { close(): Promise<void> } | undefined;
-  const keyPurge = startKeyPurge(store.plants, { intervalMs: KEY_PURGE_INTERVAL_MS, logger });
-  const { webhooks } = config;
-  // Counted for the dispatcher, which yields to requests when they keep the process busy.
-  let requestsReceived = 0;
-  const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, policy: { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate } });
-  const dispatcher = new WebhookDispatcher({
-    store: store.webhooks,
-    sender,
-    holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
-    schedule: webhooks.retrySchedule,
-    timeoutMs: webhooks.timeoutMs,
-    userAgent: webhookUserAgent(),
-    requestsReceived: () => requestsReceived,
-    logger,
-    ...(metrics === undefined ? {} : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
-  });
-  wakeDispatcher = () => dispatcher.wake();
-  const retentionPurge = startRetentionPurge(store.webhooks, { retentionMs: webhooks.retentionDays * 86_400_000, intervalMs: KEY_PURGE_INTERVAL_MS, logger });
+
+  const retentionPurge = startRetentionPurge(store.webhooks, { retentionMs: config.webhooks.retentionDays * 86_400_000, intervalMs: PURGE_INTERVAL_MS, logger });
+  lifecycle.add('webhook retention purge', () => retentionPurge.stop());
+  const keyPurge = startKeyPurge(store.plants, { intervalMs: PURGE_INTERVAL_MS, logger });
+  lifecycle.add('idempotency key purge', () => keyPurge.stop());
   metrics?.watchOutbox(async () => {
     const backlog = await store.webhooks.backlog()();
     return E.isRight(backlog) ? backlog.right : undefined;
   });
-  /**
-   * The metrics listener, the purges, the dispatcher (its attempts in flight finish within the
-   * shutdown bound, or go back to the store for another instance or the next start), the store,
-   * then the limiter's client (it has nothing to flush: counters are written as they change).
-   */
-  const closeStores = async (): Promise<void> => {
-    try {
-      await metricsServer?.close();
-      await keyPurge.stop();
-      await retentionPurge.stop();
-      const dispatched = await dispatcher.stop(Math.max(0, Math.min(config.shutdownTimeoutMs, webhooks.timeoutMs)));
-      sender.close();
-      logger.info({ outcome: dispatched }, 'webhook dispatcher stopped');
-      await store.close();
-    } finally {
-      await limiter?.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter'));
-    }
-  };
+
   const app = createApp({
     store,
     auth,
@@ -219,95 +227,74 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       new AggregatorRegistry();
       AggregatorRegistry.setRegistries([metrics.registry]);
     } else {
+      let metricsServer: { readonly url: string; close(): Promise<void> };
       try {
-        const started = await startMetricsServer(metrics.registry, config.metrics.host, config.metrics.port);
-        logger.info({ url: started.url }, 'metrics listening');
-        metricsServer = started;
+        metricsServer = await startMetricsServer(metrics.registry, config.metrics.host, config.metrics.port);
       } catch (err) {
-        logger.fatal({ err }, 'could not listen for metrics');
-        return closeAndExit(store, logger, 1);
+        return fail('could not listen for metrics', err);
       }
+      logger.info({ url: metricsServer.url }, 'metrics listening');
+      lifecycle.add('metrics server', () => metricsServer.close());
+      if (stopRequested) return stop();
     }
   }
+
   const server = createServer(app, logger, { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
   limitConnections(server, logger);
+  // Counted for the dispatcher, which yields to requests when they keep the process busy.
+  let requestsReceived = 0;
   server.on('request', () => {
     requestsReceived += 1;
   });
-  dispatcher.start();
-  // Before listening an error means no port (fatal); after, a failed accept (see logAcceptErrors).
-  let listening = false;
-  let listenFailed = false;
-  const acceptError = logAcceptErrors(logger);
-  server.on('error', (err: NodeJS.ErrnoException) => {
-    if (listening) return acceptError(err);
-    if (listenFailed) return;
-    listenFailed = true;
-    logger.fatal({ err }, 'could not listen');
-    void closeAndExit(store, logger, 1);
-  });
-  server.listen(config.port, config.host, () => {
-    listening = true;
-    const address = server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : config.port;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `http://${host}:${port}`;
-    logger.info(
-      {
-        url,
-        auth: config.auth.mode,
-        store: config.databaseUrl.split(':')[0],
-        // Never the REDIS_URL: it may carry a password.
-        ...(config.rateLimit === undefined
-          ? {}
-          : { rateLimit: { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, store: config.rateLimit.store } }),
-      },
-      'listening',
-    );
-    // Request lines go out in chunks (logger.ts); the start-up lines at once, for whoever waits for them.
-    logger.flush();
-    if (newToken !== undefined) printFirstRunToken(newToken, url);
-    newToken = undefined;
-  });
-
-  onShutdownRequest = (reason) => {
-    if (shuttingDown) {
-      // Already draining: the same request again (the primary's IPC request and the terminal's
-      // SIGINT both come from one Ctrl-C, in either order).
-      logger.debug({ reason }, 'shutdown already in progress');
-      return;
-    }
-    logger.info({ reason, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
-    logger.flush();
-    shutdownGracefully({
+  const dispatcher = startDispatcher(config, store, logger, metrics, () => requestsReceived, lifecycle);
+  wakeDispatcher = () => dispatcher.wake();
+  // Signals are counted, not requests: the second signal this process gets exits at once.
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals === 1) return requestShutdown(signal);
+    logger.warn({ signal }, 'second signal: exiting at once');
+    exit(logger, 1);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    await listen(server, config.port, config.host, logger);
+  } catch (err) {
+    return fail('could not listen', err);
+  }
+  lifecycle.add('HTTP listener', async () => {
+    outcome = await drainServer({
       server,
       logger,
       timeoutMs: config.shutdownTimeoutMs,
       beginShutdown: () => {
         shuttingDown = true;
       },
-      closeStore: closeStores,
-    }).then(
-      (outcome) => {
-        logger.info({ outcome }, 'stopped');
-        exit(logger, outcome === 'drained' ? 0 : 1);
-      },
-      (err: unknown) => {
-        logger.fatal({ err }, 'shutdown failed');
-        exit(logger, 1);
-      },
-    );
-  };
-  // Signals are counted, not requests: the second signal this process gets exits at once.
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals === 1) return onShutdownRequest(signal);
-    logger.warn({ signal }, 'second signal: exiting at once');
-    exit(logger, 1);
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+    });
+  });
+  listening = true;
+
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info(
+    {
+      url,
+      auth: config.auth.mode,
+      store: config.storeLocation.kind,
+      // Never the REDIS_URL: it may carry a password.
+      ...(config.rateLimit === undefined
+        ? {}
+        : { rateLimit: { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, store: config.rateLimit.store } }),
+    },
+    'listening',
+  );
+  // Request lines go out in chunks (logger.ts); the start-up lines at once, for whoever waits for them.
+  logger.flush();
+  if (newToken !== undefined) printFirstRunToken(newToken, url);
+  if (stopRequested) stop();
 };
 
 const main = async (): Promise<void> => {
@@ -337,9 +324,16 @@ const main = async (): Promise<void> => {
     ...(process.stdout.isTTY === true ? {} : { destination: pino.destination({ dest: 1, sync: true }) }),
   }).child({ role: 'primary' });
   warn(logger);
+  // Its own components (the metrics listener) close once every worker has exited.
+  const lifecycle = createLifecycle(logger);
   // RATE_LIMIT_STORE=cluster: the workers' counters live here, asked over IPC.
   if (config.rateLimit?.store === 'cluster') startRateLimitClusterMaster();
-  const primary = startPrimary({ cluster, workers: config.workers, logger, exit: (code) => exit(logger, code) });
+  const primary = startPrimary({
+    cluster,
+    workers: config.workers,
+    logger,
+    exit: (code) => void lifecycle.closeAll().then((closed) => exit(logger, closed ? code : 1)),
+  });
   if (config.metrics !== undefined) {
     const aggregator = new AggregatorRegistry();
     startMetricsServer(
@@ -347,7 +341,10 @@ const main = async (): Promise<void> => {
       config.metrics.host,
       config.metrics.port,
     ).then(
-      (started) => logger.info({ url: started.url }, 'metrics listening (all workers)'),
+      (started) => {
+        logger.info({ url: started.url }, 'metrics listening (all workers)');
+        lifecycle.add('metrics server', () => started.close());
+      },
       (err: unknown) => {
         logger.fatal({ err }, 'could not listen for metrics');
         primary.shutdown('SIGTERM');

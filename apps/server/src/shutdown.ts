@@ -1,13 +1,16 @@
 import type { Server } from 'node:http';
 import type { Logger } from './logger.js';
 
-export interface ShutdownDeps {
+export interface DrainDeps {
   readonly server: Server;
   readonly logger: Logger;
   /** Bound on waiting for in-flight requests; then the remaining connections are cut. */
   readonly timeoutMs: number;
   /** Called first, so that /readyz answers 503 from that moment. */
   readonly beginShutdown: () => void;
+}
+
+export interface ShutdownDeps extends DrainDeps {
   /** Closes the store once no request can reach it any more. */
   readonly closeStore: () => Promise<void>;
 }
@@ -16,12 +19,12 @@ export interface ShutdownDeps {
 export type ShutdownOutcome = 'drained' | 'cut';
 
 /**
- * Graceful shutdown: /readyz turns 503, the listener closes (no new connections), idle keep-alive
- * sockets close at once, in-flight requests finish and their sockets close after the response
- * (the app answers with `Connection: close` once `beginShutdown` ran), bounded by `timeoutMs`;
- * then the store closes.
+ * Closes the HTTP listener gracefully: /readyz turns 503, the listener closes (no new
+ * connections), idle keep-alive sockets close at once, in-flight requests finish and their sockets
+ * close after the response (the app answers with `Connection: close` once `beginShutdown` ran),
+ * bounded by `timeoutMs`. See docs/guides/operations.md.
  */
-export const shutdownGracefully = async ({ server, logger, timeoutMs, beginShutdown, closeStore }: ShutdownDeps): Promise<ShutdownOutcome> => {
+export const drainServer = async ({ server, logger, timeoutMs, beginShutdown }: DrainDeps): Promise<ShutdownOutcome> => {
   beginShutdown();
   let outcome: ShutdownOutcome = 'drained';
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -39,6 +42,12 @@ export const shutdownGracefully = async ({ server, logger, timeoutMs, beginShutd
     clearInterval(sweep);
     clearTimeout(bound);
   }
+  return outcome;
+};
+
+/** Graceful shutdown of a server and its store: drainServer, then the store closes. */
+export const shutdownGracefully = async ({ closeStore, ...drain }: ShutdownDeps): Promise<ShutdownOutcome> => {
+  const outcome = await drainServer(drain);
   await closeStore();
   return outcome;
 };

@@ -1,11 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import * as E from 'fp-ts/lib/Either.js';
-import pino from 'pino';
-import { openStore } from './adapters/open-store.js';
-import { decodeConfig } from './config.js';
-import { createLogger } from './logger.js';
-import type { Store } from './ports/store.js';
+import { iso, printTable } from './cli/output.js';
+import { failOnLeft, runCli, UsageError, type CliContext } from './cli/run-cli.js';
 import { isScope, SCOPES, type TokenRecord } from './ports/token-store.js';
 import { parseDuration } from './tokens/duration.js';
 import { issueToken } from './tokens/issue-token.js';
@@ -28,19 +24,10 @@ Exit codes: 0 done, 1 failed, 2 usage error.
 From the repository root: pnpm tokens <command> …
 `;
 
-class UsageError extends Error {}
-
 const status = (t: TokenRecord, now: number): string =>
   t.revokedAt !== null ? 'revoked' : t.expiresAt !== null && t.expiresAt.getTime() <= now ? 'expired' : 'active';
 
-const iso = (d: Date | null): string => (d === null ? '-' : d.toISOString());
-
-const failOnLeft = <A>(result: E.Either<{ readonly cause: unknown }, A>, what: string): A => {
-  if (E.isLeft(result)) throw new Error(`could not ${what}`, { cause: result.left.cause });
-  return result.right;
-};
-
-const create = async (store: Store, args: string[]): Promise<void> => {
+const create = async ({ store, args }: CliContext): Promise<void> => {
   const { values, positionals } = parseArgs({
     args,
     options: {
@@ -85,7 +72,7 @@ const create = async (store: Store, args: string[]): Promise<void> => {
   process.stdout.write(`${issued.token}\n`);
 };
 
-const list = async (store: Store, args: string[]): Promise<void> => {
+const list = async ({ store, args }: CliContext): Promise<void> => {
   const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
   if (positionals.length > 0) throw new UsageError(`list takes no positional arguments, got ${positionals.join(' ')}`);
   const tokens = failOnLeft(await store.tokens.list()(), 'list the tokens');
@@ -107,69 +94,28 @@ const list = async (store: Store, args: string[]): Promise<void> => {
     process.stdout.write('no tokens\n');
     return;
   }
-  const table = [
+  printTable([
     ['ID', 'NAME', 'SCOPES', 'CREATED', 'EXPIRES', 'STATUS'],
     ...tokens.map((t) => [t.id, t.name, t.scopes.join(' '), iso(t.createdAt), iso(t.expiresAt), status(t, now)]),
-  ];
-  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
-  process.stdout.write(table.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n') + '\n');
+  ]);
 };
 
-const revoke = async (store: Store, args: string[]): Promise<boolean> => {
+const revoke = async ({ store, args }: CliContext): Promise<number> => {
   const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
   const [target, ...rest] = positionals;
   if (target === undefined || rest.length > 0) throw new UsageError('revoke takes exactly one argument: the token id or name');
   const revoked = failOnLeft(await store.tokens.revoke(target, new Date())(), 'revoke the token');
   if (!revoked) {
     process.stderr.write(`no active token with id or name ${target}\n`);
-    return false;
-  }
-  process.stderr.write(`revoked ${target}\n`);
-  return true;
-};
-
-const run = async (argv: string[]): Promise<number> => {
-  const [command, ...args] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help' || args.includes('--help')) {
-    process.stdout.write(HELP);
-    return command === undefined ? 2 : 0;
-  }
-  if (!['create', 'list', 'revoke'].includes(command)) throw new UsageError(`unknown command ${command}`);
-  const config = decodeConfig(process.env);
-  if (E.isLeft(config)) {
-    process.stderr.write(`plant-store-tokens: ${config.left}\n`);
     return 1;
   }
-  if (config.right.auth.mode === 'jwt') process.stderr.write('note: AUTH_MODE=jwt; the server does not accept these tokens in that mode\n');
-  const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
-  // SQLite's own FULL: the commit is on disk before COMMIT returns, so a running server (which
-  // does not hold its reads back for another process's commits) never sees it earlier.
-  const store = await openStore(config.right.databaseUrl, { synchronous: config.right.sqliteSynchronous, syncOffEventLoop: false, logger });
-  try {
-    switch (command) {
-      case 'create':
-        await create(store, args);
-        return 0;
-      case 'list':
-        await list(store, args);
-        return 0;
-      default:
-        return (await revoke(store, args)) ? 0 : 1;
-    }
-  } finally {
-    await store.close();
-  }
+  process.stderr.write(`revoked ${target}\n`);
+  return 0;
 };
 
-try {
-  process.exitCode = await run(process.argv.slice(2));
-} catch (err) {
-  if (err instanceof UsageError || (err as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: unknown }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    process.stderr.write(`plant-store-tokens: ${(err as Error).message}\nRun plant-store-tokens --help for usage.\n`);
-    process.exitCode = 2;
-  } else {
-    const cause = (err as { cause?: unknown }).cause;
-    process.stderr.write(`plant-store-tokens: ${(err as Error).message}${cause instanceof Error ? `: ${cause.message}` : ''}\n`);
-    process.exitCode = 1;
-  }
-}
+await runCli({
+  name: 'plant-store-tokens',
+  help: HELP,
+  commands: { create, list, revoke },
+  notes: (config) => (config.auth.mode === 'jwt' ? ['note: AUTH_MODE=jwt; the server does not accept these tokens in that mode'] : []),
+});

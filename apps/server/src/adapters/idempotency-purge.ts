@@ -3,7 +3,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { PlantStore, StoreError } from '../ports/plant-store.js';
 
 
-/** Keys one purge step looks at: small, so a step holds the writers only briefly (well under a ms). */
+/** Keys one purge step looks at: small, so a step holds the writers only briefly. */
 export const PURGE_BATCH = 500;
 
 /** Steps per interval at most, so that a huge store's purge costs a bounded share of the time. */

@@ -1,13 +1,13 @@
 import type { RateLimitConfig } from '../config.js';
+import type { StoreLocation } from '../config/store-location.js';
 import type { Logger } from '../logger.js';
 import { createClusterBackend, createMemoryBackend } from '../rate-limit/local-backends.js';
 import { createRateLimiter, DEFAULT_STORE_TIMEOUT_MS, rateLimitPolicy, type RateLimiter, type RateLimiterHooks } from '../rate-limit/rate-limiter.js';
-import { parseDatabaseUrl } from './open-store.js';
 
 export interface OpenRateLimiterOptions extends RateLimiterHooks {
   readonly config: RateLimitConfig;
-  /** DATABASE_URL, for RATE_LIMIT_STORE=postgres. */
-  readonly databaseUrl: string;
+  /** DATABASE_URL, decoded: RATE_LIMIT_STORE=postgres keeps its counters in that database. */
+  readonly storeLocation: StoreLocation;
   readonly logger: Logger;
   /** How long a check may take before the request is served unchecked; default 1000 ms. */
   readonly timeoutMs?: number;
@@ -28,7 +28,7 @@ export const openRateLimiter = async (options: OpenRateLimiterOptions): Promise<
       case 'cluster':
         return createClusterBackend(policy, timeoutMs);
       case 'postgres': {
-        const location = parseDatabaseUrl(options.databaseUrl);
+        const location = options.storeLocation;
         if (location.kind !== 'postgres') throw new TypeError('RATE_LIMIT_STORE=postgres needs a postgres:// DATABASE_URL');
         const { openPostgresRateLimiter } = await import('./postgres/rate-limiter.js');
         return openPostgresRateLimiter({ url: location.url, policy, timeoutMs });

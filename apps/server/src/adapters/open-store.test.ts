@@ -1,46 +1,18 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { PlantName } from '@plant-store/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describePostgres, freshPostgresUrl } from '@plant-store/testkit';
-import { openStore, parseDatabaseUrl } from './open-store.js';
+import { openStore } from './open-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-open-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('parseDatabaseUrl', () => {
-  it.each([
-    ['sqlite:./data/plant-store.db', { kind: 'sqlite', file: './data/plant-store.db' }],
-    ['sqlite:data.db', { kind: 'sqlite', file: 'data.db' }],
-    ['sqlite:///var/lib/plants.db', { kind: 'sqlite', file: '/var/lib/plants.db' }],
-    ['sqlite://relative/plants.db', { kind: 'sqlite', file: 'relative/plants.db' }],
-    ['sqlite::memory:', { kind: 'sqlite', file: ':memory:' }],
-    ['SQLITE::memory:', { kind: 'sqlite', file: ':memory:' }],
-    ['file:///tmp/plants.db', { kind: 'sqlite', file: '/tmp/plants.db' }],
-    ['./data/plant-store.db', { kind: 'sqlite', file: './data/plant-store.db' }],
-    ['/abs/plants.db', { kind: 'sqlite', file: '/abs/plants.db' }],
-    ['  plants.db  ', { kind: 'sqlite', file: 'plants.db' }],
-    ['postgres://u:p@127.0.0.1:5432/test', { kind: 'postgres', url: 'postgres://u:p@127.0.0.1:5432/test' }],
-    ['postgresql://127.0.0.1/test', { kind: 'postgres', url: 'postgresql://127.0.0.1/test' }],
-  ])('reads %s', (url, expected) => {
-    expect(parseDatabaseUrl(url)).toEqual(expected);
-  });
-
-  it.each(['', '   ', 'sqlite:', 'sqlite://', 'mysql://localhost/db', 'http://example.com/db'])('refuses %j with a TypeError', (url) => {
-    expect(() => parseDatabaseUrl(url)).toThrow(TypeError);
-  });
-
-  it('names the unsupported scheme', () => {
-    expect(() => parseDatabaseUrl('mysql://localhost/db')).toThrow(/mysql:/);
-  });
-});
-
 describe('openStore', () => {
-  it('opens a SQLite file from a sqlite: URL, creating its folder', async () => {
+  it('opens a SQLite file, creating its folder', async () => {
     const file = join(dir, 'nested', 'plants.db');
-    const store = await openStore(`sqlite:${file}`);
+    const store = await openStore({ kind: 'sqlite', file });
     try {
       expect((await store.plants.create({ name: 'x' as PlantName })())._tag).toBe('Right');
       expect(existsSync(file)).toBe(true);
@@ -49,12 +21,12 @@ describe('openStore', () => {
     }
   });
 
-  it('opens a SQLite file from a plain path or a file: URL, with options', async () => {
+  it('opens a SQLite file again, with options', async () => {
     const file = join(dir, 'plain.db');
-    const first = await openStore(file, { synchronous: 'NORMAL' });
+    const first = await openStore({ kind: 'sqlite', file }, { synchronous: 'NORMAL' });
     await first.plants.create({ id: 3, name: 'kept' } as never)();
     await first.close();
-    const second = await openStore(pathToFileURL(file).href);
+    const second = await openStore({ kind: 'sqlite', file });
     try {
       expect(await second.plants.get(3 as never)()).toEqual({ _tag: 'Right', right: { plant: { id: 3, name: 'kept' }, version: expect.any(Number) } });
     } finally {
@@ -63,7 +35,7 @@ describe('openStore', () => {
   });
 
   it('opens an in-memory SQLite store', async () => {
-    const store = await openStore('sqlite::memory:');
+    const store = await openStore({ kind: 'sqlite', file: ':memory:' });
     try {
       expect(await store.plants.ping()()).toEqual({ _tag: 'Right', right: undefined });
     } finally {
@@ -72,19 +44,19 @@ describe('openStore', () => {
   });
 });
 
-describe('openStore with a postgres:// URL and the pool options', () => {
+describe('openStore with a PostgreSQL location and the pool options', () => {
   // The adapter checks its options before connecting: a bad one proves each is passed through.
   it.each([
     [{ poolSize: 0 }, /poolSize must be an integer from 1 to 1000, got 0/],
     [{ acquireTimeoutMs: 0 }, /acquireTimeoutMs must be an integer from 1 to 600000, got 0/],
     [{ statementTimeoutMs: 1.5 }, /statementTimeoutMs must be an integer from 1 to 3600000, got 1.5/],
   ])('passes %j on to the PostgreSQL adapter', async (options, message) => {
-    await expect(openStore('postgres://nobody@127.0.0.1:1/none', options)).rejects.toThrow(message);
+    await expect(openStore({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' }, options)).rejects.toThrow(message);
   });
 
   it('leaves them out of a SQLite store: values PostgreSQL refuses still open a working store', async () => {
     // Were the pool options checked or passed on for SQLite too, opening would reject as above.
-    const opening = openStore(join(dir, 'pool-options.db'), { poolSize: 0, acquireTimeoutMs: 0, statementTimeoutMs: 0 });
+    const opening = openStore({ kind: 'sqlite', file: join(dir, 'pool-options.db') }, { poolSize: 0, acquireTimeoutMs: 0, statementTimeoutMs: 0 });
     await expect(opening).resolves.toBeDefined();
     const store = await opening;
     try {
@@ -97,11 +69,11 @@ describe('openStore with a postgres:// URL and the pool options', () => {
   });
 });
 
-describePostgres('openStore with a postgres:// URL', () => {
+describePostgres('openStore with a PostgreSQL location', () => {
   it('opens the PostgreSQL adapter', async () => {
     const pg = await freshPostgresUrl();
     try {
-      const store = await openStore(pg.url, { synchronous: 'FULL' });
+      const store = await openStore({ kind: 'postgres', url: pg.url }, { synchronous: 'FULL' });
       try {
         const created = await store.plants.create({ id: 11, name: 'in postgres' } as never)();
         expect(created).toEqual({ _tag: 'Right', right: { plant: { id: 11, name: 'in postgres' }, version: expect.any(Number) } });
@@ -117,7 +89,7 @@ describePostgres('openStore with a postgres:// URL', () => {
   it('opens it with the pool options set', async () => {
     const pg = await freshPostgresUrl();
     try {
-      const store = await openStore(pg.url, { poolSize: 2, acquireTimeoutMs: 2000, statementTimeoutMs: 3000 });
+      const store = await openStore({ kind: 'postgres', url: pg.url }, { poolSize: 2, acquireTimeoutMs: 2000, statementTimeoutMs: 3000 });
       try {
         expect(await store.plants.ping()()).toEqual({ _tag: 'Right', right: undefined });
       } finally {

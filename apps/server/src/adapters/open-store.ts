@@ -1,11 +1,11 @@
-import { fileURLToPath } from 'node:url';
+import type { StoreLocation } from '../config/store-location.js';
 import type { Store } from '../ports/store.js';
 import type { StoreObserver } from '../ports/store-observer.js';
 import { openSqliteStore, type StoreLogger } from './sqlite/open.js';
 
 export type { StoreLogger } from './sqlite/open.js';
 
-/** Options for whichever adapter the URL picks; each takes what applies to it. */
+/** Options for whichever adapter the location picks; each takes what applies to it. */
 export interface OpenStoreOptions {
   readonly logger?: StoreLogger;
   /** What the adapter reports for metrics (group-commit batches, pool waits). */
@@ -28,38 +28,8 @@ export interface OpenStoreOptions {
   readonly onEvents?: () => void;
 }
 
-/** Where a DATABASE_URL points. */
-export type StoreLocation =
-  | { readonly kind: 'sqlite'; readonly file: string }
-  | { readonly kind: 'postgres'; readonly url: string };
-
-/**
- * Reads a DATABASE_URL: `sqlite:<path>`, `sqlite://<path>` (so `sqlite:///abs/file.db` is an
- * absolute path), `sqlite::memory:`, `file:` URLs, or a plain file path → SQLite;
- * `postgres://…` / `postgresql://…` → PostgreSQL. Anything else throws a TypeError naming it.
- */
-export const parseDatabaseUrl = (databaseUrl: string): StoreLocation => {
-  const url = databaseUrl.trim();
-  if (url === '') throw new TypeError('DATABASE_URL is empty: expected sqlite:<path>, a file path or postgres://…');
-  if (/^postgres(ql)?:\/\//i.test(url)) return { kind: 'postgres', url };
-  const sqlite = /^sqlite:(.*)$/is.exec(url);
-  if (sqlite !== null) {
-    const rest = sqlite[1] ?? '';
-    const file = rest.startsWith('//') ? rest.slice(2) : rest;
-    if (file === '') throw new TypeError(`DATABASE_URL ${url} names no file: expected sqlite:<path> or sqlite::memory:`);
-    return { kind: 'sqlite', file };
-  }
-  if (/^file:/i.test(url)) return { kind: 'sqlite', file: fileURLToPath(url) };
-  // A scheme we do not know (but not a Windows drive letter such as C:\).
-  if (/^[a-z][a-z0-9+.-]+:/i.test(url)) {
-    throw new TypeError(`DATABASE_URL has an unsupported scheme (${url.split(':')[0]}:): expected sqlite:, postgres:// or a file path`);
-  }
-  return { kind: 'sqlite', file: url };
-};
-
-/** Opens the store DATABASE_URL names (see parseDatabaseUrl). */
-export async function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Promise<Store> {
-  const location = parseDatabaseUrl(databaseUrl);
+/** Opens the store at `location` (DATABASE_URL, decoded by config/store-location.ts). */
+export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<Store> {
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
     const { openPostgresStore } = await import('./postgres/open.js');

@@ -10,31 +10,13 @@ import { timedOutSockets } from './timed-out.js';
 import { chooseRequestId } from './request-id.js';
 import { isPlantsTarget, NO_STORE, SECURITY_HEADERS } from './security-headers.js';
 import { toHttpError } from './to-http-error.js';
+import { SERVER_TIMEOUTS } from '../config/server-timeouts.js';
 
 /**
  * The security headers of an answer Node's parser made us write by hand. Its target may be
  * unreadable, so `Cache-Control: no-store` goes on every such answer, /plants or not.
  */
 const rawSecurityHeaders = [...Object.entries(SECURITY_HEADERS), ...Object.entries(NO_STORE)].map(([name, value]) => `${name}: ${value}\r\n`).join('');
-
-/**
- * The server's timeouts, chosen deliberately:
- * - headersTimeout 10 s: a client gets 10 s to send the request line and headers (slowloris guard);
- * - requestTimeout 30 s: the whole request, body included (bodies are at most a few KiB);
- *   these two are configurable (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS in config.ts);
- * - keepAliveTimeout 65 s: longer than the 60 s idle timeout of common load balancers, so the
- *   balancer, not this server, closes idle connections (no race on a reused socket);
- * - maxHeaderSize 16 KiB (Node's default, stated): larger headers → 431;
- * - connectionsCheckingInterval 1 s: how often Node checks the two request timeouts, so a 408
- *   comes at most ~1 s late.
- */
-export const SERVER_TIMEOUTS = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 65_000,
-  maxHeaderSize: 16 * 1024,
-  connectionsCheckingIntervalMs: 1_000,
-} as const;
 
 export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 
@@ -255,7 +237,7 @@ export interface CallbackApp {
   callback(): (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 }
 
-/** An HTTP server for `app` with the timeouts above (overridable, for tests); does not listen. */
+/** An HTTP server for `app` with SERVER_TIMEOUTS (config/server-timeouts.ts; overridable, for tests); does not listen. */
 export const createServer = (app: CallbackApp, logger: Logger, timeouts: Partial<ServerTimeouts> = {}): http.Server => {
   const t = { ...SERVER_TIMEOUTS, ...timeouts };
   const handle = app.callback();

@@ -1,10 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import * as E from 'fp-ts/lib/Either.js';
-import pino from 'pino';
-import { openStore } from '../adapters/open-store.js';
-import { decodeConfig } from '../config.js';
-import { createLogger } from '../logger.js';
+import { iso, printTable } from '../cli/output.js';
+import { failOnLeft, Refused, runCli, UsageError, type CliContext } from '../cli/run-cli.js';
 import type { Store } from '../ports/store.js';
 import { EVENT_TYPES, isDeliveryStatus, isEventType, type DeliveryRecord, type EndpointRecord } from '../ports/webhook-store.js';
 import { checkEndpointUrl, registerEndpoint } from './endpoints.js';
@@ -36,21 +34,13 @@ Exit codes: 0 done, 1 failed or refused, 2 usage error.
 From the repository root: pnpm webhooks <command> …
 `;
 
-class UsageError extends Error {}
-/** Refused for a reason the operator can act on (exit 1, the reason on stderr). */
-class Refused extends Error {}
+interface Policy {
+  readonly allowHttp: boolean;
+  readonly allowPrivate: boolean;
+}
 
-const failOnLeft = <A>(result: E.Either<{ readonly cause: unknown }, A>, what: string): A => {
-  if (E.isLeft(result)) throw new Error(`could not ${what}`, { cause: result.left.cause });
-  return result.right;
-};
-
-const iso = (d: Date | null): string => (d === null ? '-' : d.toISOString());
-
-const printTable = (rows: readonly (readonly string[])[]): void => {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
-  process.stdout.write(rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n') + '\n');
-};
+/** WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE: which endpoint URLs are accepted. */
+const policyOf = ({ webhooks }: CliContext['config']): Policy => ({ allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate });
 
 const noPositionals = (command: string, positionals: readonly string[]): void => {
   if (positionals.length > 0) throw new UsageError(`${command} takes no positional arguments, got ${positionals.join(' ')}`);
@@ -63,7 +53,8 @@ const oneId = (command: string, args: string[]): string => {
   return id;
 };
 
-const add = async (store: Store, args: string[], policy: Policy): Promise<void> => {
+const add = async ({ store, args, config }: CliContext): Promise<void> => {
+  const policy = policyOf(config);
   const { values, positionals } = parseArgs({
     args,
     options: { url: { type: 'string' }, event: { type: 'string', multiple: true } },
@@ -99,7 +90,7 @@ const endpointJson = (e: EndpointRecord) => ({
   secretRotatedAt: e.rotatedAt?.toISOString() ?? null,
 });
 
-const list = async (store: Store, args: string[]): Promise<void> => {
+const list = async ({ store, args }: CliContext): Promise<void> => {
   const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
   noPositionals('list', positionals);
   const endpoints = failOnLeft(await store.webhooks.listEndpoints()(), 'list the endpoints');
@@ -131,7 +122,27 @@ const deliveryJson = (d: DeliveryRecord) => ({
   endedAt: d.endedAt?.toISOString() ?? null,
 });
 
-const deliveries = async (store: Store, args: string[]): Promise<void> => {
+const remove = async ({ store, args }: CliContext): Promise<void> => {
+  const id = oneId('remove', args);
+  if (!failOnLeft(await store.webhooks.removeEndpoint(id)(), 'remove the endpoint')) throw new Refused(`no endpoint ${id}`);
+  process.stderr.write(`removed ${id} and its deliveries\n`);
+};
+
+const enable = async ({ store, args }: CliContext): Promise<void> => {
+  const id = oneId('enable', args);
+  if (!failOnLeft(await store.webhooks.enableEndpoint(id)(), 'enable the endpoint')) throw new Refused(`no endpoint ${id}`);
+  process.stderr.write(`enabled ${id}\n`);
+};
+
+const rotateSecret = async ({ store, args }: CliContext): Promise<void> => {
+  const id = oneId('rotate-secret', args);
+  const secret = newWebhookSecret();
+  if (!failOnLeft(await store.webhooks.rotateSecret(id, secret)(), 'rotate the secret')) throw new Refused(`no endpoint ${id}`);
+  process.stderr.write(`rotated the secret of ${id}; for 24 h attempts are signed with the new secret (first) and the previous one\n`);
+  process.stdout.write(`${secret}\n`);
+};
+
+const deliveries = async ({ store, args }: CliContext): Promise<void> => {
   const { values, positionals } = parseArgs({
     args,
     options: { endpoint: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
@@ -180,7 +191,8 @@ const checkStillAllowed = async (store: Store, endpointId: string, policy: Polic
   if (E.isLeft(checked)) throw new Refused(`refused: endpoint ${endpointId}'s URL is not allowed now: ${checked.left.reason}`);
 };
 
-const replay = async (store: Store, args: string[], policy: Policy): Promise<void> => {
+const replay = async ({ store, args, config }: CliContext): Promise<void> => {
+  const policy = policyOf(config);
   const { values, positionals } = parseArgs({
     args,
     options: { failed: { type: 'boolean' }, endpoint: { type: 'string' } },
@@ -218,83 +230,8 @@ const replay = async (store: Store, args: string[], policy: Policy): Promise<voi
   }
 };
 
-interface Policy {
-  readonly allowHttp: boolean;
-  readonly allowPrivate: boolean;
-}
-
-const run = async (argv: string[]): Promise<number> => {
-  const [command, ...args] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help' || args.includes('--help')) {
-    process.stdout.write(HELP);
-    return command === undefined ? 2 : 0;
-  }
-  if (!['add', 'list', 'remove', 'enable', 'rotate-secret', 'deliveries', 'replay'].includes(command)) throw new UsageError(`unknown command ${command}`);
-  const config = decodeConfig(process.env);
-  if (E.isLeft(config)) {
-    process.stderr.write(`plant-store-webhooks: ${config.left}\n`);
-    return 1;
-  }
-  const { databaseUrl, sqliteSynchronous, webhooks } = config.right;
-  const policy: Policy = { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate };
-  const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
-  // SQLite's own FULL: the commit is on disk before COMMIT returns (see the tokens CLI).
-  const store = await openStore(databaseUrl, { synchronous: sqliteSynchronous, syncOffEventLoop: false, logger });
-  try {
-    switch (command) {
-      case 'add':
-        await add(store, args, policy);
-        return 0;
-      case 'list':
-        await list(store, args);
-        return 0;
-      case 'remove': {
-        const id = oneId('remove', args);
-        if (!failOnLeft(await store.webhooks.removeEndpoint(id)(), 'remove the endpoint')) throw new Refused(`no endpoint ${id}`);
-        process.stderr.write(`removed ${id} and its deliveries\n`);
-        return 0;
-      }
-      case 'enable': {
-        const id = oneId('enable', args);
-        if (!failOnLeft(await store.webhooks.enableEndpoint(id)(), 'enable the endpoint')) throw new Refused(`no endpoint ${id}`);
-        process.stderr.write(`enabled ${id}\n`);
-        return 0;
-      }
-      case 'rotate-secret': {
-        const id = oneId('rotate-secret', args);
-        const secret = newWebhookSecret();
-        if (!failOnLeft(await store.webhooks.rotateSecret(id, secret)(), 'rotate the secret')) throw new Refused(`no endpoint ${id}`);
-        process.stderr.write(`rotated the secret of ${id}; for 24 h attempts are signed with the new secret (first) and the previous one\n`);
-        process.stdout.write(`${secret}\n`);
-        return 0;
-      }
-      case 'deliveries':
-        await deliveries(store, args);
-        return 0;
-      default:
-        await replay(store, args, policy);
-        return 0;
-    }
-  } finally {
-    await store.close();
-  }
-};
-
-const isUsageError = (err: unknown): boolean =>
-  err instanceof UsageError || ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'].includes(String((err as { code?: unknown }).code));
-
-try {
-  process.exitCode = await run(process.argv.slice(2));
-} catch (err) {
-  if (isUsageError(err)) {
-    process.stderr.write(`plant-store-webhooks: ${(err as Error).message}\nRun plant-store-webhooks --help for usage.\n`);
-    process.exitCode = 2;
-  } else if (err instanceof Refused) {
-    process.stderr.write(`plant-store-webhooks: ${err.message}\n`);
-    process.exitCode = 1;
-  } else {
-    const cause = (err as { cause?: unknown }).cause;
-    process.stderr.write(`plant-store-webhooks: ${(err as Error).message}${cause instanceof Error ? `: ${cause.message}` : ''}\n`);
-    process.exitCode = 1;
-  }
-}
+await runCli({
+  name: 'plant-store-webhooks',
+  help: HELP,
+  commands: { add, list, remove, enable, 'rotate-secret': rotateSecret, deliveries, replay },
+});

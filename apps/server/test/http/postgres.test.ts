@@ -13,8 +13,8 @@ describePostgres('two instances over one PostgreSQL store', () => {
   let b: TestServer;
   beforeAll(async () => {
     pg = await freshPostgresUrl();
-    a = await startTestServer({ open: () => openStore(pg.url), tokenPrefix: 'a-' });
-    b = await startTestServer({ open: () => openStore(pg.url), tokenPrefix: 'b-' });
+    a = await startTestServer({ open: () => openStore({ kind: 'postgres', url: pg.url }), tokenPrefix: 'a-' });
+    b = await startTestServer({ open: () => openStore({ kind: 'postgres', url: pg.url }), tokenPrefix: 'b-' });
   });
   afterAll(async () => {
     await a?.close();

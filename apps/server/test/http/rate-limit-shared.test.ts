@@ -63,9 +63,9 @@ const sharedBudgetSuite = (store: 'postgres' | 'redis', databaseUrl: () => strin
     const config: RateLimitConfig = { perSecond: RATE, burst: BURST, store, redisUrl: store === 'redis' ? redisTestUrl : undefined };
     const open = async (prefix: string) =>
       startTestServer({
-        open: () => openStore(databaseUrl()),
+        open: () => openStore({ kind: 'postgres', url: databaseUrl() }),
         tokenPrefix: prefix,
-        rateLimiter: await openRateLimiter({ config, databaseUrl: databaseUrl(), logger: quiet(), onStoreError: (backend) => void storeErrors.push(backend) }),
+        rateLimiter: await openRateLimiter({ config, storeLocation: { kind: 'postgres', url: databaseUrl() }, logger: quiet(), onStoreError: (backend) => void storeErrors.push(backend) }),
       });
     a = await open('a-');
     b = await open('b-');

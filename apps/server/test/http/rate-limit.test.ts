@@ -190,7 +190,7 @@ describe('rate limiting when the limiter\'s store cannot be reached (fail open)'
     // REDIS_URL names a port nothing listens on: every check fails at once.
     const rateLimiter = await openRateLimiter({
       config: { perSecond: 1, burst: 1, store: 'redis', redisUrl: 'redis://127.0.0.1:1' },
-      databaseUrl: 'sqlite::memory:',
+      storeLocation: { kind: 'sqlite', file: ':memory:' },
       logger: quiet,
       onStoreError: (backend) => void storeErrors.push(backend),
       onLimited: (backend) => void limited.push(backend),

@@ -48,7 +48,7 @@ const openThrowawayStore = async (
   if (testStoreKind === 'sqlite') return { store: await openSqliteStore({ file: join(dir, 'plants.db'), ...observing }), remove: async () => undefined };
   const pg = await freshPostgresUrl();
   try {
-    return { store: await openStore(pg.url, observing), remove: () => pg.drop() };
+    return { store: await openStore({ kind: 'postgres', url: pg.url }, observing), remove: () => pg.drop() };
   } catch (error) {
     await pg.drop();
     throw error;
