@@ -1,7 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
-import type { PlantStore, StoreError } from '../ports/plant-store.js';
-
+import type { StoreError } from '../ports/plant-store.js';
 
 /** Keys one purge step looks at: small, so a step holds the writers only briefly. */
 export const PURGE_BATCH = 500;
@@ -9,7 +8,7 @@ export const PURGE_BATCH = 500;
 /** Steps per interval at most, so that a huge store's purge costs a bounded share of the time. */
 export const MAX_PURGE_STEPS = 200;
 
-export interface KeyPurge {
+export interface PeriodicPurge {
   /** Stops the timer and waits for a step in progress. */
   stop(): Promise<void>;
 }
@@ -23,7 +22,7 @@ export interface KeyPurge {
 export const startPurge = (
   step: (limit: number) => TaskEither<StoreError, { readonly more: boolean }>,
   options: { readonly what: string; readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } },
-): KeyPurge => {
+): PeriodicPurge => {
   let stopped = false;
   let running: Promise<void> | undefined;
   const run = async (): Promise<void> => {
@@ -50,7 +49,3 @@ export const startPurge = (
     },
   };
 };
-
-/** Forgets expired idempotency keys (lookups ignore them anyway, so a late purge costs only disk). */
-export const startKeyPurge = (plants: PlantStore, options: { readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } }): KeyPurge =>
-  startPurge((limit) => plants.purgeExpiredKeys(limit), { ...options, what: 'expired idempotency keys' });
