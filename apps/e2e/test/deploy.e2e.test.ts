@@ -11,7 +11,7 @@ import { runNode, startServer, tempDir, type ServerProcess } from './support/pro
 const exec = promisify(execFile);
 
 /**
- * The README's deployment command produces a self-contained folder that starts with `node` alone,
+ * The deployment command of docs/guides/operations.md produces a self-contained folder that starts with `node` alone,
  * outside the workspace, against PostgreSQL.
  */
 describePostgres('the deployed server folder', () => {

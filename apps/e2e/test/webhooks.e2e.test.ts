@@ -7,7 +7,7 @@ import { paths } from './support/paths.js';
 import { runNode } from './support/processes.js';
 import { useLiveServer } from './support/store.js';
 
-// The README's path: a running server, `plant-store-webhooks add --url …`, and a receiver that
+// The path docs/reference/webhooks.md walks through: a running server, `plant-store-webhooks add --url …`, and a receiver that
 // verifies what arrives with the standardwebhooks package and with the client's verifyWebhook.
 
 const ALLOW_LOOPBACK = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };

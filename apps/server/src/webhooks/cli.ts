@@ -75,7 +75,7 @@ const add = async ({ store, args, config }: CliContext): Promise<void> => {
   const { endpoint, secret } = registered.right;
   process.stderr.write(
     `added endpoint ${endpoint.id} → ${endpoint.url} (${endpoint.events === null ? 'every event type' : endpoint.events.join(', ')}).\n` +
-      'Its signing secret is printed below once; verify deliveries with it (see the README).\n',
+      'Its signing secret is printed below once; verify deliveries with it (docs/reference/webhooks.md).\n',
   );
   process.stdout.write(`${secret}\n`);
 };
