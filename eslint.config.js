@@ -1,17 +1,48 @@
-// One flat config for the whole workspace. Besides the recommended rules it
-// enforces STYLE.md's module boundaries: packages are crossed by name only,
-// domain stays pure, and server and client never import each other.
+// One flat config for the whole workspace. Besides the recommended rules it checks the module
+// boundaries that docs/CONTRIBUTING.md describes: packages are crossed by name only, the domain
+// stays pure, server and client never import each other, and inside the server only `http/`
+// (and `app.ts`) knows Koa, only `adapters/` knows a database driver, and the capability folders
+// never reach into `adapters/`. Formatting is Prettier's (`pnpm lint` runs `prettier --check`).
+//
+// ESLint keeps one `no-restricted-imports` setting per file (a later block replaces an earlier
+// one), so every block below lists all the patterns that hold for its files.
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const deepImports = {
   group: ['@plant-store/*/src', '@plant-store/*/src/**', '@plant-store/*/dist', '@plant-store/*/dist/**'],
   message: 'Cross packages by name only (the package front door).',
 };
+const noClient = {
+  group: ['@plant-store/client', '@plant-store/client/**'],
+  message: 'The server never imports the client.',
+};
+const noServer = {
+  group: ['@plant-store/server', '@plant-store/server/**'],
+  message: 'The client never imports the server.',
+};
+const noKoa = {
+  regex: '^(koa|koa-.*|@koa/.*)$',
+  message: 'Only apps/server/src/http/ and app.ts know Koa; hand plain values to the rest.',
+};
+const noDrivers = {
+  regex: '^(better-sqlite3|postgres|pg|pg-.*|ioredis)$',
+  message: 'Only apps/server/src/adapters/ knows a database driver; go through a port in ports/.',
+};
+const noAdapters = {
+  regex: '(^|/)adapters(/|$)',
+  message: 'Capabilities see ports only; main.ts and the CLIs pick the adapters.',
+};
 
 const restrict = (...patterns) => ({
   'no-restricted-imports': ['error', { patterns: [deepImports, ...patterns] }],
 });
+
+const server = 'apps/server/src';
+const capabilities = ['plants', 'idempotency', 'webhooks', 'tokens', 'ops', 'ports', 'rate-limit'];
+const unitTests = [`${server}/**/*.test.ts`];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/coverage/**'] },
@@ -25,6 +56,17 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  // No import cycles inside a package, type-only imports included: a cycle means two files hold
+  // one concept between them, or a shared type sits in the wrong file.
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   {
     files: ['packages/domain/src/**/*.ts'],
     ignores: ['packages/domain/src/**/*.test.ts'],
@@ -33,12 +75,28 @@ export default tseslint.config(
       message: 'domain imports only io-ts, fp-ts and its own files (no I/O).',
     }),
   },
+  { files: ['packages/client/**/*.ts'], rules: restrict(noServer) },
+  { files: ['apps/server/**/*.ts'], rules: restrict(noClient) },
+  // The server's folders. Unit tests beside the code may open a real store to test against.
+  { files: [`${server}/*.ts`], ignores: [`${server}/app.ts`, ...unitTests], rules: restrict(noClient, noKoa, noDrivers) },
   {
-    files: ['packages/client/**/*.ts'],
-    rules: restrict({ group: ['@plant-store/server', '@plant-store/server/**'], message: 'The client never imports the server.' }),
+    files: [`${server}/http/**/*.ts`, `${server}/app.ts`],
+    ignores: unitTests,
+    rules: restrict(noClient, noDrivers, noAdapters),
+  },
+  { files: [`${server}/adapters/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa) },
+  // Configuration is decoded before anything opens: it knows no adapter and no listener.
+  {
+    files: [`${server}/config.ts`, `${server}/config/**/*.ts`],
+    ignores: unitTests,
+    rules: restrict(noClient, noKoa, noDrivers, noAdapters, {
+      regex: '(^|/)http(/|$)',
+      message: 'Configuration does not import http/; http/ reads the decoded values instead.',
+    }),
   },
   {
-    files: ['apps/server/**/*.ts'],
-    rules: restrict({ group: ['@plant-store/client', '@plant-store/client/**'], message: 'The server never imports the client.' }),
+    files: capabilities.map((folder) => `${server}/${folder}/**/*.ts`),
+    ignores: unitTests,
+    rules: restrict(noClient, noKoa, noDrivers, noAdapters),
   },
 );
