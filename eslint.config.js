@@ -78,7 +78,11 @@ export default tseslint.config(
   { files: ['packages/client/**/*.ts'], rules: restrict(noServer) },
   { files: ['apps/server/**/*.ts'], rules: restrict(noClient) },
   // The server's folders. Unit tests beside the code may open a real store to test against.
-  { files: [`${server}/*.ts`], ignores: [`${server}/app.ts`, ...unitTests], rules: restrict(noClient, noKoa, noDrivers) },
+  {
+    files: [`${server}/*.ts`],
+    ignores: [`${server}/app.ts`, ...unitTests],
+    rules: restrict(noClient, noKoa, noDrivers),
+  },
   {
     files: [`${server}/http/**/*.ts`, `${server}/app.ts`],
     ignores: unitTests,

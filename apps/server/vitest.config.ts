@@ -21,7 +21,9 @@ if (!runPostgres && !(noticed in globalThis)) {
   Object.defineProperty(globalThis, noticed, { value: true });
   // pgTestUrl without its password, as testkit prints it.
   const where = pgTestUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-  console.log(`PostgreSQL HTTP tests skipped: no PostgreSQL reachable at ${where} (set PG_TEST_URL; CI=true fails instead)`);
+  console.log(
+    `PostgreSQL HTTP tests skipped: no PostgreSQL reachable at ${where} (set PG_TEST_URL; CI=true fails instead)`,
+  );
 }
 
 const sqlite: TestProjectInlineConfiguration = {

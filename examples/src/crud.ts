@@ -39,7 +39,10 @@ for (let n = 1; ; n++) {
   if (page.next === undefined) break;
   page = await client.plants.list(page.next);
 }
-check(JSON.stringify(seen) === JSON.stringify(created.map((p) => p.id)), `the pages hold exactly the ${created.length} tagged plants, in id order`);
+check(
+  JSON.stringify(seen) === JSON.stringify(created.map((p) => p.id)),
+  `the pages hold exactly the ${created.length} tagged plants, in id order`,
+);
 console.log(`paged through ${seen.length} plants tagged ${tag}`);
 
 // The same in one line: `all` follows the pages for you.

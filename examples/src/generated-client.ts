@@ -17,9 +17,12 @@ const created = await api.POST('/plants', {
   params: { header: { 'Idempotency-Key': randomUUID() } },
   body: { name: 'Monstera deliciosa', tag: fresh('generated-demo') },
 });
-if (created.error !== undefined) throw new Error(`example failed: create answered ${created.error.error} ${created.error.message}`);
+if (created.error !== undefined)
+  throw new Error(`example failed: create answered ${created.error.error} ${created.error.message}`);
 const location = created.response.headers.get('Location') ?? '';
-console.log(`POST /plants: ${created.response.status}, Location: ${location}, ETag: ${created.response.headers.get('ETag')}, body: ${JSON.stringify(created.data)}`);
+console.log(
+  `POST /plants: ${created.response.status}, Location: ${location}, ETag: ${created.response.headers.get('ETag')}, body: ${JSON.stringify(created.data)}`,
+);
 const id = Number(/^\/plants\/([0-9]+)$/.exec(location)?.[1]);
 check(created.response.status === 201 && Number.isSafeInteger(id), 'a 201 with Location: /plants/{id}');
 

@@ -15,7 +15,12 @@ const proxy = await startLossyProxy(baseUrl);
 const client = connect({
   baseUrl: proxy.url,
   hooks: {
-    beforeRetry: [({ request, error }) => console.log(`attempt ${request.attempt} got no answer (${error._tag}: ${error.message}); retrying with the same key`)],
+    beforeRetry: [
+      ({ request, error }) =>
+        console.log(
+          `attempt ${request.attempt} got no answer (${error._tag}: ${error.message}); retrying with the same key`,
+        ),
+    ],
   },
 });
 
@@ -39,7 +44,9 @@ console.log(`same key again: plant ${again.id} (replayed: ${again.replayed})`);
 check(again.id === plant.id && again.replayed, 'the same key gives the same plant');
 
 // 3. The same key with a different request is refused (422) and changes nothing.
-const misuse = await client.plants.create({ name: 'Something else', tag }, { idempotencyKey: key }).catch((error: unknown) => error);
+const misuse = await client.plants
+  .create({ name: 'Something else', tag }, { idempotencyKey: key })
+  .catch((error: unknown) => error);
 check(misuse instanceof IdempotencyKeyReusedError, 'a key reused for another request is refused');
 console.log(`same key, other plant: ${misuse.status} ${misuse.message}`);
 

@@ -15,7 +15,8 @@ const start = await client.plants.create({ name: 'Monstera', tag: fresh('rmw-dem
 console.log(`created plant ${start.id}: ${start.name} [${start.tag}] ETag ${start.etag}`);
 
 /** Our change, computed from the plant as we read it: mark it repotted (once). */
-const repotted = (plant: Plant): string => (plant.name.endsWith(' (repotted)') ? plant.name : `${plant.name} (repotted)`);
+const repotted = (plant: Plant): string =>
+  plant.name.endsWith(' (repotted)') ? plant.name : `${plant.name} (repotted)`;
 
 let conflicts = 0;
 let result: UpdatedPlant | undefined;

@@ -10,7 +10,9 @@ export const baseUrl: string = process.env['PLANT_STORE_URL'] || 'http://127.0.0
 export const token = (): string => {
   const value = process.env['PLANT_STORE_TOKEN'];
   if (value === undefined || value === '') {
-    console.error('Set PLANT_STORE_TOKEN to a token with plants:read and plants:write (the one `pnpm start` printed on its first run).');
+    console.error(
+      'Set PLANT_STORE_TOKEN to a token with plants:read and plants:write (the one `pnpm start` printed on its first run).',
+    );
     process.exit(2);
   }
   return value;
@@ -24,7 +26,8 @@ export const connect = (options: Partial<PlantStoreClientOptions> = {}): PlantSt
  * A tag (or key) no earlier run used, so that an example sees only the plants it made, whatever
  * else your store holds.
  */
-export const fresh = (prefix: string): string => `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+export const fresh = (prefix: string): string =>
+  `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** Stops the example (exit code 1) when `condition` is false: "what it shows did not happen". */
 export function check(condition: boolean, what: string): asserts condition {

@@ -85,13 +85,16 @@ const arrival = async (type: WebhookEvent['type'], id: number): Promise<Delivery
     const found = [...handled.values()].find((d) => d.event.type === type && d.event.data.id === id);
     if (found !== undefined) return found;
   }
-  throw new Error(`example failed: no ${type} event for plant ${id} within 20 s. Is this receiver registered (pnpm webhooks list), and was the server started with WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOW_PRIVATE=true?`);
+  throw new Error(
+    `example failed: no ${type} event for plant ${id} within 20 s. Is this receiver registered (pnpm webhooks list), and was the server started with WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOW_PRIVATE=true?`,
+  );
 };
 
 /** POSTs a delivery to this receiver again, as the server would, with `body` instead of the original. */
 const resend = async (delivery: Delivery, body: Buffer): Promise<number> => {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) headers[name] = String(delivery.headers[name]);
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+    headers[name] = String(delivery.headers[name]);
   const response = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', headers, body });
   await response.arrayBuffer();
   return response.status;

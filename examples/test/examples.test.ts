@@ -27,14 +27,18 @@ const storeExamples = (live: LiveServer): void => {
     const id = /^created plant (\d+): Fiddle-leaf fig \(replayed: true\)$/m.exec(out)?.[1];
     expect(id).toBeDefined();
     expect(out).toContain(`same key again: plant ${id} (replayed: true)`);
-    expect(out).toMatch(/^same key, other plant: 422 Idempotency-Key "order-\w+:line-1" was already used with a different request/m);
+    expect(out).toMatch(
+      /^same key, other plant: 422 Idempotency-Key "order-\w+:line-1" was already used with a different request/m,
+    );
     expect(out).toMatch(/^plants tagged idempotency-demo-\w+: 1$/m);
   });
 
   it('read-modify-write: gets a 412 from a second writer, reads again and keeps both changes', async () => {
     const out = await runExample(live.server, 'read-modify-write.js');
     expect(out).toMatch(/^ {2}meanwhile another writer moved it to \[window sill\]: ETag now "\w+"$/m);
-    expect(out).toMatch(/^round 1: 412 plant \d+ has changed: If-Match does not name its current ETag; reading it again$/m);
+    expect(out).toMatch(
+      /^round 1: 412 plant \d+ has changed: If-Match does not name its current ETag; reading it again$/m,
+    );
     expect(out).toMatch(/^round 2: updated to "Monstera \(repotted\)" \[window sill\]$/m);
     expect(out).toMatch(/^kept both changes after 1 conflict/m);
   });
@@ -46,7 +50,10 @@ describe('the examples on SQLite', () => {
 
   it('curl: creates with an Idempotency-Key, replays it, gets and deletes the plant', async () => {
     const out = await runExample(live.server, 'create-with-curl.sh');
-    const location = /^POST \/plants: 201, Location: (\/plants\/\d+), ETag: "\w+", body: \{"name":"Monstera deliciosa","tag":"tropical"\}$/m.exec(out)?.[1];
+    const location =
+      /^POST \/plants: 201, Location: (\/plants\/\d+), ETag: "\w+", body: \{"name":"Monstera deliciosa","tag":"tropical"\}$/m.exec(
+        out,
+      )?.[1];
     expect(location).toBeDefined();
     expect(out).toContain(`the same POST again: 201, Location: ${location}, Idempotent-Replayed: true`);
     expect(out).toContain(`DELETE ${location}: 204`);
@@ -54,13 +61,19 @@ describe('the examples on SQLite', () => {
 
   it('generated-client: creates, gets and deletes through openapi-fetch with the generated types', async () => {
     const out = await runExample(live.server, 'generated-client.js');
-    expect(out).toMatch(/^POST \/plants: 201, Location: \/plants\/\d+, ETag: "\w+", body: \{"name":"Monstera deliciosa","tag":"generated-demo-\w+"\}$/m);
-    expect(out).toMatch(/^GET \/plants\/\d+: 200 \{"id":\d+,"name":"Monstera deliciosa","tag":"generated-demo-\w+"\}$/m);
+    expect(out).toMatch(
+      /^POST \/plants: 201, Location: \/plants\/\d+, ETag: "\w+", body: \{"name":"Monstera deliciosa","tag":"generated-demo-\w+"\}$/m,
+    );
+    expect(out).toMatch(
+      /^GET \/plants\/\d+: 200 \{"id":\d+,"name":"Monstera deliciosa","tag":"generated-demo-\w+"\}$/m,
+    );
     expect(out).toMatch(/^DELETE \/plants\/\d+ again: 404 no plant with id \d+$/m);
   });
 
   it('the generated types match what openapi-typescript makes of the served /openapi.json', async () => {
-    expect(await runExample(live.server, 'generate-api-types.js', {}, ['--check'])).toMatch(/plant-store-api\.ts matches /);
+    expect(await runExample(live.server, 'generate-api-types.js', {}, ['--check'])).toMatch(
+      /plant-store-api\.ts matches /,
+    );
   });
 
   it('every example cleans up after itself', async () => {
@@ -83,14 +96,30 @@ describe('the one command of each example', () => {
 
   it('is the `pnpm -C examples <script>` its header names, and that script runs this very file', () => {
     const commands = sources.flatMap((file) => {
-      const name = /^(?:\/\/|#) +(?:\d\. )?pnpm -C examples ([\w-]+)/m.exec(readFileSync(`${paths.examples}src/${file}`, 'utf8'))?.[1];
+      const name = /^(?:\/\/|#) +(?:\d\. )?pnpm -C examples ([\w-]+)/m.exec(
+        readFileSync(`${paths.examples}src/${file}`, 'utf8'),
+      )?.[1];
       return name === undefined ? [] : [{ file, name, command: pkg.scripts[name] ?? '(no such script)' }];
     });
     expect(commands.map((c) => c.file).sort()).toEqual(
-      ['create-with-curl.sh', 'crud.ts', 'generate-api-types.ts', 'generated-client.ts', 'idempotent-create.ts', 'read-modify-write.ts', 'webhook-receiver.ts'].sort(),
+      [
+        'create-with-curl.sh',
+        'crud.ts',
+        'generate-api-types.ts',
+        'generated-client.ts',
+        'idempotent-create.ts',
+        'read-modify-write.ts',
+        'webhook-receiver.ts',
+      ].sort(),
     );
     for (const { file, command } of commands) {
-      expect(command).toMatch(file.endsWith('.sh') ? `bash src/${file}` : new RegExp(`^turbo run build --filter=@plant-store/examples\\.\\.\\. .*&& node dist/${file.replace('.ts', '.js')}$`));
+      expect(command).toMatch(
+        file.endsWith('.sh')
+          ? `bash src/${file}`
+          : new RegExp(
+              `^turbo run build --filter=@plant-store/examples\\.\\.\\. .*&& node dist/${file.replace('.ts', '.js')}$`,
+            ),
+      );
     }
   });
 });

@@ -54,8 +54,18 @@ export const useServer = (
 };
 
 /** Runs a command to completion (bounded by `timeoutMs`), with `env` over the test's environment. */
-export const run = async (command: string, args: readonly string[], env: Record<string, string>, timeoutMs = 20_000): Promise<RunResult> => {
-  const child = spawn(command, args, { cwd: paths.examples, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+export const run = async (
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<RunResult> => {
+  const child = spawn(command, args, {
+    cwd: paths.examples,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: timeoutMs,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -69,7 +79,12 @@ export const run = async (command: string, args: readonly string[], env: Record<
  * shell script) against `server`, as PLANT_STORE_URL and PLANT_STORE_TOKEN, and returns its
  * stdout; fails with everything it printed unless it exited 0.
  */
-export const runExample = async (server: ServerProcess, file: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<string> => {
+export const runExample = async (
+  server: ServerProcess,
+  file: string,
+  env: Record<string, string> = {},
+  args: readonly string[] = [],
+): Promise<string> => {
   const exampleEnv = { PLANT_STORE_URL: server.url, PLANT_STORE_TOKEN: TOKEN, ...env };
   const result = file.endsWith('.sh')
     ? await run('bash', [`src/${file}`, ...args], exampleEnv)

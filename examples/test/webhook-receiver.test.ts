@@ -15,13 +15,20 @@ describe('the webhook receiver example', () => {
   let secret = '';
   const live = useServer('sqlite', ALLOW_LOOPBACK, async (databaseUrl) => {
     port = await freePort();
-    const added = await run(process.execPath, [paths.webhooksCli, 'add', '--url', `http://127.0.0.1:${port}/webhooks`], { DATABASE_URL: databaseUrl, ...ALLOW_LOOPBACK });
+    const added = await run(
+      process.execPath,
+      [paths.webhooksCli, 'add', '--url', `http://127.0.0.1:${port}/webhooks`],
+      { DATABASE_URL: databaseUrl, ...ALLOW_LOOPBACK },
+    );
     expect(added.code, added.stderr).toBe(0);
     secret = added.stdout.trim();
   });
 
   it('verifies the signed events of its plant, refuses a tampered body with 400 and drops a duplicate', async () => {
-    const out = await runExample(live.server, 'webhook-receiver.js', { PLANT_STORE_WEBHOOK_SECRET: secret, WEBHOOK_RECEIVER_PORT: String(port) });
+    const out = await runExample(live.server, 'webhook-receiver.js', {
+      PLANT_STORE_WEBHOOK_SECRET: secret,
+      WEBHOOK_RECEIVER_PORT: String(port),
+    });
     expect(out).toContain(`receiving webhooks on http://127.0.0.1:${port}/webhooks`);
     const [, id, plant] = /^verified plant\.created (msg_\w+): plant (\d+) Bird of paradise$/m.exec(out) ?? [];
     expect(id).toBeDefined();
@@ -34,7 +41,10 @@ describe('the webhook receiver example', () => {
   });
 
   it('refuses to start without the secret `webhooks add` printed', async () => {
-    const result = await run(process.execPath, ['dist/webhook-receiver.js'], { PLANT_STORE_WEBHOOK_SECRET: '', PLANT_STORE_URL: live.server.url });
+    const result = await run(process.execPath, ['dist/webhook-receiver.js'], {
+      PLANT_STORE_WEBHOOK_SECRET: '',
+      PLANT_STORE_URL: live.server.url,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Set PLANT_STORE_WEBHOOK_SECRET');
   });

@@ -34,6 +34,9 @@ declare module 'autocannon' {
     }
   }
 
-  function autocannon(options: autocannon.Options, done: (error: Error | null, result: autocannon.Result) => void): autocannon.Instance;
+  function autocannon(
+    options: autocannon.Options,
+    done: (error: Error | null, result: autocannon.Result) => void,
+  ): autocannon.Instance;
   export default autocannon;
 }

@@ -25,12 +25,16 @@ export type BearerCheck = (authorization: string | undefined) => BearerDenial | 
 export const createBearerCheck = (token: string): BearerCheck => {
   const expected = createHash('sha256').update(token).digest();
   return (header) => {
-    if (header === undefined || !/^bearer(?: |$)/i.test(header)) return { status: 401, message: 'missing bearer token', wwwAuthenticate: REALM };
+    if (header === undefined || !/^bearer(?: |$)/i.test(header))
+      return { status: 401, message: 'missing bearer token', wwwAuthenticate: REALM };
     const match = B64TOKEN.exec(header);
-    if (match === null) return { status: 400, message: 'malformed bearer token', wwwAuthenticate: `${REALM}, error="invalid_request"` };
+    if (match === null)
+      return { status: 400, message: 'malformed bearer token', wwwAuthenticate: `${REALM}, error="invalid_request"` };
     const actual = createHash('sha256')
       .update(match[1] as string)
       .digest();
-    return timingSafeEqual(actual, expected) ? undefined : { status: 401, message: 'unknown token', wwwAuthenticate: `${REALM}, error="invalid_token"` };
+    return timingSafeEqual(actual, expected)
+      ? undefined
+      : { status: 401, message: 'unknown token', wwwAuthenticate: `${REALM}, error="invalid_token"` };
   };
 };

@@ -14,7 +14,9 @@ if (token === undefined || token === '' || !Number.isInteger(port)) {
 const { server } = createCeilingServer(token);
 server.listen(port, host, () => {
   const address = server.address();
-  process.stdout.write(`ceiling listening on ${typeof address === 'object' && address !== null ? address.port : port}\n`);
+  process.stdout.write(
+    `ceiling listening on ${typeof address === 'object' && address !== null ? address.port : port}\n`,
+  );
 });
 process.once('SIGTERM', () => {
   server.close(() => process.exit(0));

@@ -29,7 +29,9 @@ interface Reply {
 }
 
 const error = (status: number, message: string, headers?: Readonly<Record<string, string>>): Reply =>
-  headers === undefined ? { status, body: { error: status, message } } : { status, headers, body: { error: status, message } };
+  headers === undefined
+    ? { status, body: { error: status, message } }
+    : { status, headers, body: { error: status, message } };
 
 const send = (res: ServerResponse, reply: Reply): void => {
   setImmediate(() => {
@@ -98,7 +100,9 @@ export const createCeilingServer = (token: string): CeilingServer => {
 
   const authenticate = (req: IncomingMessage): Reply | undefined => {
     const denial = checkBearer(req.headers.authorization);
-    return denial === undefined ? undefined : error(denial.status, denial.message, { 'www-authenticate': denial.wwwAuthenticate });
+    return denial === undefined
+      ? undefined
+      : error(denial.status, denial.message, { 'www-authenticate': denial.wwwAuthenticate });
   };
 
   const ofTag = (tag: string): SortedIds => {
@@ -117,8 +121,14 @@ export const createCeilingServer = (token: string): CeilingServer => {
     if (plant.tag !== undefined) ofTag(plant.tag).remove(plant.id);
   };
 
-  const parseJson = (raw: Buffer, contentType: string | undefined, mediaTypes: RegExp, expected: string): Reply | { readonly json: unknown } => {
-    if (contentType === undefined || !mediaTypes.test(contentType)) return error(415, `expected Content-Type: ${expected}`);
+  const parseJson = (
+    raw: Buffer,
+    contentType: string | undefined,
+    mediaTypes: RegExp,
+    expected: string,
+  ): Reply | { readonly json: unknown } => {
+    if (contentType === undefined || !mediaTypes.test(contentType))
+      return error(415, `expected Content-Type: ${expected}`);
     try {
       return { json: JSON.parse(raw.toString('utf8')) as unknown };
     } catch {
@@ -181,7 +191,11 @@ export const createCeilingServer = (token: string): CeilingServer => {
   };
 
   /** GET, DELETE, or PATCH with its body. */
-  const byId = (method: string, segment: string, body?: { readonly raw: Buffer; readonly contentType: string | undefined }): Reply => {
+  const byId = (
+    method: string,
+    segment: string,
+    body?: { readonly raw: Buffer; readonly contentType: string | undefined },
+  ): Reply => {
     const decoded = PlantIdFromPath.decode(segment);
     if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'id').join('; '));
     const id = decoded.right;
@@ -205,7 +219,8 @@ export const createCeilingServer = (token: string): CeilingServer => {
     const isItem = path.startsWith('/plants/') && path.indexOf('/', 8) === -1;
     if (!isCollection && !isItem) return send(res, error(404, 'no such route'));
     const allowed = isCollection ? ['GET', 'POST'] : ['GET', 'PATCH', 'DELETE'];
-    if (!allowed.includes(method)) return send(res, error(405, `method ${method} not allowed`, { allow: allowed.join(', ') }));
+    if (!allowed.includes(method))
+      return send(res, error(405, `method ${method} not allowed`, { allow: allowed.join(', ') }));
     const denied = authenticate(req);
     if (denied !== undefined) {
       req.resume();

@@ -29,7 +29,17 @@ describe('parseConfig', () => {
           'fastify-postgres',
           'postgres',
         ],
-        scenarios: ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency', 'create-delete-1', 'get-1'],
+        scenarios: [
+          'create',
+          'create-delete',
+          'get',
+          'patch',
+          'list',
+          'list-tag',
+          'latency',
+          'create-delete-1',
+          'get-1',
+        ],
         pgAdminUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
         baselineDir: undefined,
         pin: true,
@@ -41,17 +51,37 @@ describe('parseConfig', () => {
   });
 
   it('reads the knobs, keeping the store order fixed', () => {
-    const config = parseConfig({ BENCH_SECONDS: '3', BENCH_PRELOAD: '1_000_000', BENCH_STORES: 'sqlite, ceiling', BENCH_PIN: 'off' });
-    expect(config._tag === 'Right' && config.right).toMatchObject({ seconds: 3, preload: 1_000_000, stores: ['ceiling', 'sqlite'], pin: false });
+    const config = parseConfig({
+      BENCH_SECONDS: '3',
+      BENCH_PRELOAD: '1_000_000',
+      BENCH_STORES: 'sqlite, ceiling',
+      BENCH_PIN: 'off',
+    });
+    expect(config._tag === 'Right' && config.right).toMatchObject({
+      seconds: 3,
+      preload: 1_000_000,
+      stores: ['ceiling', 'sqlite'],
+      pin: false,
+    });
   });
 
   it('runs the baseline row only when asked for, from the folder named', () => {
-    const config = parseConfig({ BENCH_STORES: 'sqlite-baseline,sqlite', BENCH_BASELINE_DIR: '/tmp/before/apps/server' });
-    expect(config._tag === 'Right' && config.right).toMatchObject({ stores: ['sqlite', 'sqlite-baseline'], baselineDir: '/tmp/before/apps/server' });
+    const config = parseConfig({
+      BENCH_STORES: 'sqlite-baseline,sqlite',
+      BENCH_BASELINE_DIR: '/tmp/before/apps/server',
+    });
+    expect(config._tag === 'Right' && config.right).toMatchObject({
+      stores: ['sqlite', 'sqlite-baseline'],
+      baselineDir: '/tmp/before/apps/server',
+    });
   });
 
   it('runs the tagged stores when named, at the sizes BENCH_TAG_SIZES gives (issue 18)', () => {
-    const config = parseConfig({ BENCH_STORES: 'postgres-tag-large,sqlite-tag-small,sqlite', BENCH_TAG_SIZES: '20_000, 2000000', BENCH_SCENARIOS: 'list-tag,patch' });
+    const config = parseConfig({
+      BENCH_STORES: 'postgres-tag-large,sqlite-tag-small,sqlite',
+      BENCH_TAG_SIZES: '20_000, 2000000',
+      BENCH_SCENARIOS: 'list-tag,patch',
+    });
     expect(config._tag === 'Right' && config.right).toMatchObject({
       stores: ['sqlite', 'sqlite-tag-small', 'postgres-tag-large'],
       tagSizes: [20_000, 2_000_000],
@@ -60,7 +90,15 @@ describe('parseConfig', () => {
   });
 
   it('wants two tag sizes, the smaller first, each large enough for a full page after some cursor', () => {
-    for (const sizes of ['10000', '1000000,10000', '10000,10000', '1999,1000000', '10000,1000000,2000000', '10k,1M', '10000,200000000']) {
+    for (const sizes of [
+      '10000',
+      '1000000,10000',
+      '10000,10000',
+      '1999,1000000',
+      '10000,1000000,2000000',
+      '10k,1M',
+      '10000,200000000',
+    ]) {
       const config = parseConfig({ BENCH_TAG_SIZES: sizes });
       expect(config._tag === 'Left' && config.left.join('\n')).toContain('BENCH_TAG_SIZES');
     }
@@ -68,14 +106,28 @@ describe('parseConfig', () => {
   });
 
   it('runs the peers by name, each in its place in the table (issue 19)', () => {
-    const config = parseConfig({ BENCH_STORES: 'postgres,fastify-postgres,sqlite-normal,fastify-sqlite,koa-minimal,ceiling' });
-    expect(config._tag === 'Right' && config.right.stores).toEqual(['ceiling', 'koa-minimal', 'fastify-sqlite', 'sqlite-normal', 'fastify-postgres', 'postgres']);
+    const config = parseConfig({
+      BENCH_STORES: 'postgres,fastify-postgres,sqlite-normal,fastify-sqlite,koa-minimal,ceiling',
+    });
+    expect(config._tag === 'Right' && config.right.stores).toEqual([
+      'ceiling',
+      'koa-minimal',
+      'fastify-sqlite',
+      'sqlite-normal',
+      'fastify-postgres',
+      'postgres',
+    ]);
     expect(parseConfig({ BENCH_STORES: 'fastify' })._tag).toBe('Left');
   });
 
   it('reads the 1-connection scenarios of issue 19 beside latency (create with one connection)', () => {
     const config = parseConfig({ BENCH_SCENARIOS: 'get-1,latency,create-delete-1,create' });
-    expect(config._tag === 'Right' && config.right.scenarios).toEqual(['create', 'latency', 'create-delete-1', 'get-1']);
+    expect(config._tag === 'Right' && config.right.scenarios).toEqual([
+      'create',
+      'latency',
+      'create-delete-1',
+      'get-1',
+    ]);
     const bad = parseConfig({ BENCH_SCENARIOS: 'get-50' });
     expect(bad._tag === 'Left' && bad.left.join('\n')).toContain('get-1');
   });

@@ -33,7 +33,12 @@ export const PEER_STORES: readonly StoreName[] = ['koa-minimal', 'fastify-sqlite
  * The stores of the tag page (issue 18): a store of BENCH_TAG_SIZES[0] and one of
  * BENCH_TAG_SIZES[1] plants, written straight into the store before the server starts.
  */
-export const TAG_STORES: readonly StoreName[] = ['sqlite-tag-small', 'sqlite-tag-large', 'postgres-tag-small', 'postgres-tag-large'];
+export const TAG_STORES: readonly StoreName[] = [
+  'sqlite-tag-small',
+  'sqlite-tag-large',
+  'postgres-tag-small',
+  'postgres-tag-large',
+];
 /**
  * What runs when BENCH_STORES is unset: every store but the baseline, which needs
  * BENCH_BASELINE_DIR, and the tagged stores (four more servers, two of a million plants, and
@@ -67,7 +72,10 @@ const storeList = new t.Type<readonly StoreName[], string, unknown>(
   (u): u is readonly StoreName[] => Array.isArray(u),
   (u, c) => {
     if (typeof u !== 'string') return t.failure(u, c, 'expected a comma-separated list');
-    const names = u.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const names = u
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     const unknown = names.filter((n) => !(STORES as readonly string[]).includes(n));
     return unknown.length > 0 || names.length === 0
       ? t.failure(u, c, `expected some of ${STORES.join(', ')}, got ${JSON.stringify(u)}`)
@@ -77,7 +85,17 @@ const storeList = new t.Type<readonly StoreName[], string, unknown>(
 );
 
 /** BENCH_SCENARIOS' names: the scenario kinds (`latency` is create with one connection). */
-const SCENARIO_NAMES = ['create', 'create-delete', 'get', 'patch', 'list', 'list-tag', 'latency', 'create-delete-1', 'get-1'] as const;
+const SCENARIO_NAMES = [
+  'create',
+  'create-delete',
+  'get',
+  'patch',
+  'list',
+  'list-tag',
+  'latency',
+  'create-delete-1',
+  'get-1',
+] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 const scenarioList = new t.Type<readonly ScenarioName[], string, unknown>(
@@ -85,7 +103,10 @@ const scenarioList = new t.Type<readonly ScenarioName[], string, unknown>(
   (u): u is readonly ScenarioName[] => Array.isArray(u),
   (u, c) => {
     if (typeof u !== 'string') return t.failure(u, c, 'expected a comma-separated list');
-    const names = u.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const names = u
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     const unknown = names.filter((n) => !(SCENARIO_NAMES as readonly string[]).includes(n));
     return unknown.length > 0 || names.length === 0
       ? t.failure(u, c, `expected some of ${SCENARIO_NAMES.join(', ')}, got ${JSON.stringify(u)}`)
@@ -101,9 +122,18 @@ const tagSizes = new t.Type<readonly [number, number], string, unknown>(
   (u, c) => {
     const parts = typeof u === 'string' ? u.split(',').map((s) => s.trim().replaceAll('_', '')) : [];
     const [small, large] = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : Number.NaN));
-    return parts.length === 2 && small !== undefined && large !== undefined && small >= MIN_TAGGED_SIZE && small < large && large <= 100_000_000
+    return parts.length === 2 &&
+      small !== undefined &&
+      large !== undefined &&
+      small >= MIN_TAGGED_SIZE &&
+      small < large &&
+      large <= 100_000_000
       ? t.success([small, large] as const)
-      : t.failure(u, c, `expected two sizes, the smaller first, each from ${MIN_TAGGED_SIZE} to 100000000 (e.g. 10000,1000000), got ${JSON.stringify(u)}`);
+      : t.failure(
+          u,
+          c,
+          `expected two sizes, the smaller first, each from ${MIN_TAGGED_SIZE} to 100000000 (e.g. 10000,1000000), got ${JSON.stringify(u)}`,
+        );
   },
   (sizes) => sizes.join(','),
 );
@@ -183,9 +213,13 @@ export interface BenchConfig {
 const truthy = (v: string | undefined, fallback: boolean): boolean =>
   v === undefined ? fallback : v === 'on' || v === '1' || v === 'true';
 
-export const parseConfig = (env: Readonly<Record<string, string | undefined>>): E.Either<readonly string[], BenchConfig> =>
+export const parseConfig = (
+  env: Readonly<Record<string, string | undefined>>,
+): E.Either<readonly string[], BenchConfig> =>
   pipe(
-    Env.decode(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('BENCH_') && v !== undefined && v !== ''))),
+    Env.decode(
+      Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('BENCH_') && v !== undefined && v !== '')),
+    ),
     E.mapLeft((errors) => formatErrors(errors)),
     E.map((e) => ({
       seconds: e.BENCH_SECONDS ?? 8,

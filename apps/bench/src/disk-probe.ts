@@ -15,7 +15,12 @@ const percentile = (sorted: readonly number[], p: number): number =>
 
 export const summarizeSyncs = (millis: readonly number[]): DiskProbe => {
   const sorted = [...millis].sort((a, b) => a - b);
-  return { syncs: sorted.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), maxMs: sorted.at(-1) ?? 0 };
+  return {
+    syncs: sorted.length,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted.at(-1) ?? 0,
+  };
 };
 
 /**

@@ -77,7 +77,11 @@ const withAutocannon = (): Promise<DriverResult> => {
             method: 'PATCH',
             path: `/plants/${spec.seedFrom}`,
             headers: patchHeaders,
-            setupRequest: (request) => ({ ...request, path: `/plants/${seeded()}`, body: JSON.stringify({ name: `bench patch ${nextId++}` }) }),
+            setupRequest: (request) => ({
+              ...request,
+              path: `/plants/${seeded()}`,
+              body: JSON.stringify({ name: `bench patch ${nextId++}` }),
+            }),
           },
         ];
       case 'list':
@@ -107,7 +111,13 @@ const withAutocannon = (): Promise<DriverResult> => {
 
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: spec.url, connections: spec.connections, duration: spec.warmupSeconds + spec.seconds, timeout: 10, requests },
+      {
+        url: spec.url,
+        connections: spec.connections,
+        duration: spec.warmupSeconds + spec.seconds,
+        timeout: 10,
+        requests,
+      },
       (error, result) => {
         clearTimeout(warmup);
         if (error !== null) return reject(error);

@@ -28,7 +28,17 @@ import { wrkAvailable } from './wrk.js';
  * it, so that each store's patch and create (issue 18's ≥ 0.9× comparison) are close in time.
  * Each 1-connection scenario follows its 50-connection one.
  */
-const SCENARIO_ORDER: readonly ScenarioKind[] = ['list', 'list-tag', 'get', 'get-1', 'create-delete', 'create-delete-1', 'latency', 'patch', 'create'];
+const SCENARIO_ORDER: readonly ScenarioKind[] = [
+  'list',
+  'list-tag',
+  'get',
+  'get-1',
+  'create-delete',
+  'create-delete-1',
+  'latency',
+  'patch',
+  'create',
+];
 
 const DISK_PROBE_SECONDS = 2;
 
@@ -46,7 +56,8 @@ const main = async (config: BenchConfig): Promise<number> => {
   // server's core is what the rows measure.
   const receiverCore = pinned ? (availableParallelism() >= 3 ? 2 : 1) : undefined;
   const hasWrk = wrkAvailable();
-  if (config.load === 'wrk' && !hasWrk) throw new TypeError('BENCH_LOAD=wrk but wrk is not installed (apt-get install wrk)');
+  if (config.load === 'wrk' && !hasWrk)
+    throw new TypeError('BENCH_LOAD=wrk but wrk is not installed (apt-get install wrk)');
   const generator: LoadGenerator = config.load === 'autocannon' || !hasWrk ? 'autocannon' : 'wrk';
   const benchDir = fileURLToPath(new URL('..', import.meta.url));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -76,7 +87,11 @@ const main = async (config: BenchConfig): Promise<number> => {
     loadAverageAtStart: loadavg(),
   };
   log(`plant-store bench: ${machine.cpus} cpus (${machine.model}), node ${machine.node}, ${machine.pinned}`);
-  log(`load generator: ${generator}${generator === 'autocannon' && hasWrk ? ' (BENCH_LOAD=autocannon)' : generator === 'autocannon' ? ' (wrk not installed)' : ''}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `load generator: ${generator}${generator === 'autocannon' && hasWrk ? ' (BENCH_LOAD=autocannon)' : generator === 'autocannon' ? ' (wrk not installed)' : ''}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   log(
     `${config.warmupSeconds}s warm-up + ${config.seconds}s measured per scenario, ${config.connections} connections, ` +
       `stores: ${config.stores.join(', ')}, work dir ${work}`,
@@ -135,9 +150,12 @@ const main = async (config: BenchConfig): Promise<number> => {
       if (launched.seeded === undefined) await seedPlants(server.url, server.token, seedFrom, seedTo);
       await smokeCheck(server.url, server.token, seedFrom, seedTo);
       if (plan.tagged !== undefined) await smokeCheckTagPage(server.url, server.token, plan.tagged.size);
-      if (plan.scenarios.includes('patch') && config.scenarios.includes('patch')) await smokeCheckPatch(server.url, server.token, seedFrom);
+      if (plan.scenarios.includes('patch') && config.scenarios.includes('patch'))
+        await smokeCheckPatch(server.url, server.token, seedFrom);
       live.push({ plan, server, seedFrom, seedTo, webhooks: launched.webhooks, nextId: seedTo + 2, failed: false });
-      log(`${plan.label}: ready at ${server.url} (pid ${server.pid}), ${launched.seeded === undefined ? `${config.seed} plants seeded` : `${(seedTo - seedFrom + 1).toLocaleString('en-US')} plants preloaded`}`);
+      log(
+        `${plan.label}: ready at ${server.url} (pid ${server.pid}), ${launched.seeded === undefined ? `${config.seed} plants seeded` : `${(seedTo - seedFrom + 1).toLocaleString('en-US')} plants preloaded`}`,
+      );
     } catch (error) {
       failures.push(`${plan.label}: ${message(error)}\n${server.output()}`);
       log(`${plan.label}: FAILED: ${message(error)}`);
@@ -163,7 +181,10 @@ const main = async (config: BenchConfig): Promise<number> => {
       idempotencyKeys: plan.idempotencyKeys ?? 'none',
     };
     await entry.webhooks?.beforeLoad();
-    const { row, nextId } = await runScenario(server, { name: plan.name, label: plan.label }, spec, { server: serverCore, driver: driverCore });
+    const { row, nextId } = await runScenario(server, { name: plan.name, label: plan.label }, spec, {
+      server: serverCore,
+      driver: driverCore,
+    });
     entry.nextId = nextId + 1;
     // The load has stopped: how long the outbox takes to empty (and the next run starts from an
     // empty one).
@@ -171,7 +192,9 @@ const main = async (config: BenchConfig): Promise<number> => {
     log(
       `${label} (${connections} conn): ${Math.round(row.rps).toLocaleString('en-US')} req/s, ` +
         `p50 ${row.latency.p50.toFixed(2)} ms, p99 ${row.latency.p99.toFixed(2)} ms, errors ${row.errors}` +
-        (row.otherCpuServerCore === undefined ? '' : `, other load on the server's core ${Math.round(row.otherCpuServerCore * 100)}%`) +
+        (row.otherCpuServerCore === undefined
+          ? ''
+          : `, other load on the server's core ${Math.round(row.otherCpuServerCore * 100)}%`) +
         (row.errors > 0 ? `, statuses ${JSON.stringify(row.statusCounts)}` : ''),
     );
     if (row.errors > 0) failures.push(`${label}: ${row.errors} errors, statuses ${JSON.stringify(row.statusCounts)}`);
@@ -179,9 +202,12 @@ const main = async (config: BenchConfig): Promise<number> => {
       log(`${label}: webhooks: ${formatDrain(webhookDrain)}`);
       // The receiver answers every POST 204 at once: an attempt that failed is the server's.
       if (webhookDrain.retried > 0 || webhookDrain.failed > 0) {
-        failures.push(`${label}: webhook attempts failed against a receiver answering 204: ${webhookDrain.retried} to retry, ${webhookDrain.failed} for good`);
+        failures.push(
+          `${label}: webhook attempts failed against a receiver answering 204: ${webhookDrain.retried} to retry, ${webhookDrain.failed} for good`,
+        );
       }
-      if (webhookDrain.seconds === undefined) warn(`${label}: the webhook outbox did not drain within ${webhookDrain.limitSeconds} s`);
+      if (webhookDrain.seconds === undefined)
+        warn(`${label}: the webhook outbox did not drain within ${webhookDrain.limitSeconds} s`);
     }
     if (!server.alive()) throw new Error('the server process exited during the run');
     return { ...row, round, ...(webhookDrain === undefined ? {} : { webhookDrain }) };
@@ -211,10 +237,16 @@ const main = async (config: BenchConfig): Promise<number> => {
       const fits = (Date.now() - started) / 1000 + remaining + secondsPerRun <= config.budgetSeconds;
       if ((row.otherCpuServerCore ?? 0) > NOISY && fits) {
         retries++;
-        log(`${label}: rerun, the server's core was ${Math.round((row.otherCpuServerCore ?? 0) * 100)}% busy with other work`);
+        log(
+          `${label}: rerun, the server's core was ${Math.round((row.otherCpuServerCore ?? 0) * 100)}% busy with other work`,
+        );
         const again = await once();
-        const [kept, dropped] = (again.otherCpuServerCore ?? 0) < (row.otherCpuServerCore ?? 0) ? [again, row] : [row, again];
-        row = { ...kept, discarded: [{ rps: dropped.rps, p99: dropped.latency.p99, otherCpuServerCore: dropped.otherCpuServerCore }] };
+        const [kept, dropped] =
+          (again.otherCpuServerCore ?? 0) < (row.otherCpuServerCore ?? 0) ? [again, row] : [row, again];
+        row = {
+          ...kept,
+          discarded: [{ rps: dropped.rps, p99: dropped.latency.p99, otherCpuServerCore: dropped.otherCpuServerCore }],
+        };
       }
       rows.push(row);
     } catch (error) {
@@ -234,13 +266,23 @@ const main = async (config: BenchConfig): Promise<number> => {
     const baseName = BASES[variant.plan.name]?.store;
     const base = live.find((entry) => entry.plan.name === baseName);
     if (base === undefined || config.sideBySide === 0) continue;
-    for (const kind of SCENARIO_ORDER.filter((k) => !SCENARIOS[k].oneConnection && variant.plan.scenarios.includes(k) && base.plan.scenarios.includes(k) && config.scenarios.includes(k))) {
+    for (const kind of SCENARIO_ORDER.filter(
+      (k) =>
+        !SCENARIOS[k].oneConnection &&
+        variant.plan.scenarios.includes(k) &&
+        base.plan.scenarios.includes(k) &&
+        config.scenarios.includes(k),
+    )) {
       const ratios: number[] = [];
       const drains: WebhookDrain[] = [];
       for (let run = 0; run < config.sideBySide && !variant.failed && !base.failed; run++) {
-        const label = (entry: Live): string => `${entry.plan.label} · ${SCENARIOS[kind].label} (side by side ${run + 1}/${config.sideBySide})`;
+        const label = (entry: Live): string =>
+          `${entry.plan.label} · ${SCENARIOS[kind].label} (side by side ${run + 1}/${config.sideBySide})`;
         try {
-          const [v, b] = await Promise.all([measure(variant, kind, label(variant), run), measure(base, kind, label(base), run)]);
+          const [v, b] = await Promise.all([
+            measure(variant, kind, label(variant), run),
+            measure(base, kind, label(base), run),
+          ]);
           ratios.push(v.rps / b.rps);
           if (v.webhookDrain !== undefined) drains.push(v.webhookDrain);
         } catch (error) {
@@ -248,7 +290,13 @@ const main = async (config: BenchConfig): Promise<number> => {
           failures.push(`${label(variant)}: ${message(error)}\n${variant.server.output()}\n${base.server.output()}`);
         }
       }
-      if (ratios.length > 0) sideBySide.push({ scenario: kind, store: variant.plan.name, ratios, ...(drains.length === 0 ? {} : { webhookDrains: drains }) });
+      if (ratios.length > 0)
+        sideBySide.push({
+          scenario: kind,
+          store: variant.plan.name,
+          ratios,
+          ...(drains.length === 0 ? {} : { webhookDrains: drains }),
+        });
     }
   }
 
@@ -260,7 +308,11 @@ const main = async (config: BenchConfig): Promise<number> => {
   const rated = rate(rows, sideBySide);
   const elapsed = (Date.now() - started) / 1000;
   log('');
-  log(`load generator: ${generator}; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `load generator: ${generator}; load average at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   log(formatTable(rated));
   log(formatProbe('before the runs', disk.before));
   log(formatProbe('after the runs', disk.after));

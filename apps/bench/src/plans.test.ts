@@ -33,7 +33,10 @@ describe('planStores', () => {
   });
 
   it('plans a tagged store of each size on each technology, running only the tag page (issue 18)', () => {
-    const plans = planStores(configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large,postgres-tag-small,postgres-tag-large' }), ctx);
+    const plans = planStores(
+      configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large,postgres-tag-small,postgres-tag-large' }),
+      ctx,
+    );
     expect(plans.map((p) => [p.name, p.label, p.scenarios, p.tagged])).toEqual([
       ['sqlite-tag-small', 'sqlite FULL 10k', ['list-tag'], { size: 10_000 }],
       ['sqlite-tag-large', 'sqlite FULL 1M', ['list-tag'], { size: 1_000_000 }],
@@ -43,7 +46,10 @@ describe('planStores', () => {
   });
 
   it('plans the peers beside our rows, each running what the rows of its store run (issue 19)', () => {
-    const plans = planStores(configOf({ BENCH_STORES: 'ceiling,koa-minimal,fastify-sqlite,sqlite,sqlite-normal,fastify-postgres,postgres' }), ctx);
+    const plans = planStores(
+      configOf({ BENCH_STORES: 'ceiling,koa-minimal,fastify-sqlite,sqlite,sqlite-normal,fastify-postgres,postgres' }),
+      ctx,
+    );
     const all = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
     expect(plans.map((p) => [p.name, p.label, p.scenarios])).toEqual([
       ['ceiling', 'ceiling', all],
@@ -57,7 +63,10 @@ describe('planStores', () => {
   });
 
   it('sizes the tagged stores from BENCH_TAG_SIZES', () => {
-    const plans = planStores(configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large', BENCH_TAG_SIZES: '2500,5000000' }), ctx);
+    const plans = planStores(
+      configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large', BENCH_TAG_SIZES: '2500,5000000' }),
+      ctx,
+    );
     expect(plans.map((p) => [p.label, p.tagged?.size])).toEqual([
       ['sqlite FULL 2.5k', 2500],
       ['sqlite FULL 5M', 5_000_000],
@@ -67,6 +76,13 @@ describe('planStores', () => {
 
 describe('compact', () => {
   it('shortens thousands and millions for labels', () => {
-    expect([999, 1000, 2500, 10_000, 1_000_000, 5_500_000].map(compact)).toEqual(['999', '1k', '2.5k', '10k', '1M', '5.5M']);
+    expect([999, 1000, 2500, 10_000, 1_000_000, 5_500_000].map(compact)).toEqual([
+      '999',
+      '1k',
+      '2.5k',
+      '10k',
+      '1M',
+      '5.5M',
+    ]);
   });
 });

@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { BenchConfig, StoreName } from './config.js';
 import type { ScenarioKind } from './scenarios.js';
 import { freePort } from './processes.js';
-import { addWebhookEndpoint, createToken, startCeiling, startPeer, startPlantServer, startWebhookReceiver, type PeerName, type RunningServer } from './servers.js';
+import {
+  addWebhookEndpoint,
+  createToken,
+  startCeiling,
+  startPeer,
+  startPlantServer,
+  startWebhookReceiver,
+  type PeerName,
+  type RunningServer,
+} from './servers.js';
 import { createPgDatabase, preloadPostgres, preloadSqlite } from './stores.js';
 import { tagSql } from './tag-pages.js';
 import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
@@ -67,7 +76,8 @@ export const DRAIN_LIMIT_SECONDS = 60;
 /** How often the drain is read (the drain time's resolution). */
 const DRAIN_POLL_MS = 100;
 
-export const compact = (n: number): string => (n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n));
+export const compact = (n: number): string =>
+  n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n);
 
 /** The URL without its password, for printing. */
 export const redact = (url: string): string => {
@@ -135,7 +145,13 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         notePreload(label, preload, preloadSqlite(file, preload, tagged ? tagSql : undefined));
       }
       await prepare?.(env);
-      const server = await startPlantServer({ core: serverCore, env, token, ...profile, ...(serverDir === undefined ? {} : { serverDir }) });
+      const server = await startPlantServer({
+        core: serverCore,
+        env,
+        token,
+        ...profile,
+        ...(serverDir === undefined ? {} : { serverDir }),
+      });
       return {
         server,
         firstFreeId: preload + 1,
@@ -152,10 +168,14 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
    * A fresh PostgreSQL database for `launch` (given its URL), dropped if the launch fails and
    * after its server stops; a printable skip when PostgreSQL is unreachable.
    */
-  const onFreshDatabase = async (label: string, launch: (url: string) => Promise<Omit<Launched, 'cleanup'>>): Promise<Launched | string> => {
+  const onFreshDatabase = async (
+    label: string,
+    launch: (url: string) => Promise<Omit<Launched, 'cleanup'>>,
+  ): Promise<Launched | string> => {
     const db = await createPgDatabase(config.pgAdminUrl);
     if (typeof db === 'string') return `${label}: skipped, not reachable at ${redact(config.pgAdminUrl)} (${db})`;
-    const drop = (): Promise<void> => db.drop().catch((e: unknown) => warn(`${label}: could not drop ${db.name}: ${String(e)}`));
+    const drop = (): Promise<void> =>
+      db.drop().catch((e: unknown) => warn(`${label}: could not drop ${db.name}: ${String(e)}`));
     try {
       const launched = await launch(db.url);
       return {
@@ -195,7 +215,6 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       }),
   });
 
-
   /**
    * The SQLite FULL server with one webhook endpoint, subscribed to every event, at a receiver
    * answering 204 at once (its own process, on `receiverCore`): each create then also writes a
@@ -205,7 +224,8 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
   const webhookPlan = (name: StoreName, label: string): Plan => {
     // The receiver stops by itself at the latest after every run could have happened (each
     // rerun, every side-by-side run, each followed by a full drain), and when the bench exits.
-    const runs = config.rounds * config.scenarios.length * config.stores.length * 2 + config.sideBySide * config.stores.length * 2;
+    const runs =
+      config.rounds * config.scenarios.length * config.stores.length * 2 + config.sideBySide * config.stores.length * 2;
     const lifetimeSeconds = runs * (config.warmupSeconds + config.seconds + DRAIN_LIMIT_SECONDS + 5) + 600;
     return {
       name,
@@ -215,10 +235,20 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         const receiver = await startWebhookReceiver(receiverCore, lifetimeSeconds);
         try {
           const metricsPort = await freePort();
-          const env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) };
-          const launched = await sqlitePlan(name, label, 'FULL', ['create'], { extraEnv: env, prepare: (serverEnv) => addWebhookEndpoint(serverEnv, receiver.url) }).start();
+          const env = {
+            WEBHOOK_ALLOW_HTTP: 'true',
+            WEBHOOK_ALLOW_PRIVATE: 'true',
+            METRICS_HOST: '127.0.0.1',
+            METRICS_PORT: String(metricsPort),
+          };
+          const launched = await sqlitePlan(name, label, 'FULL', ['create'], {
+            extraEnv: env,
+            prepare: (serverEnv) => addWebhookEndpoint(serverEnv, receiver.url),
+          }).start();
           if (typeof launched === 'string') throw new Error(launched);
-          log(`${label}: one webhook endpoint, ${receiver.url} (receiver pid ${receiver.pid}${receiverCore === undefined ? '' : `, core ${receiverCore}`})`);
+          log(
+            `${label}: one webhook endpoint, ${receiver.url} (receiver pid ${receiver.pid}${receiverCore === undefined ? '' : `, core ${receiverCore}`})`,
+          );
           return {
             ...launched,
             webhooks: createWebhookProbe({
@@ -265,9 +295,9 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     name,
     label,
     scenarios: ALL,
-    start: () => onFreshDatabase(label, async (url) => ({ server: await startPeer(name, serverCore, url), firstFreeId: 1 })),
+    start: () =>
+      onFreshDatabase(label, async (url) => ({ server: await startPeer(name, serverCore, url), firstFreeId: 1 })),
   });
-
 
   const [small, large] = config.tagSizes;
   const plans: Plan[] = [];
@@ -297,24 +327,35 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', ALL));
         break;
       case 'sqlite-baseline':
-        if (config.baselineDir === undefined) ctx.skipped.push('sqlite-baseline: skipped, BENCH_BASELINE_DIR is not set');
+        if (config.baselineDir === undefined)
+          ctx.skipped.push('sqlite-baseline: skipped, BENCH_BASELINE_DIR is not set');
         else plans.push(sqlitePlan(store, 'sqlite FULL baseline', 'FULL', ALL, { serverDir: config.baselineDir }));
         break;
       case 'sqlite-preloaded':
         if (config.preload === 0) ctx.skipped.push('sqlite-preloaded: skipped, BENCH_PRELOAD=0');
-        else plans.push(sqlitePlan(store, `sqlite FULL +${compact(config.preload)}`, 'FULL', ['create'], { preload: config.preload }));
+        else
+          plans.push(
+            sqlitePlan(store, `sqlite FULL +${compact(config.preload)}`, 'FULL', ['create'], {
+              preload: config.preload,
+            }),
+          );
         break;
       case 'sqlite-normal':
         plans.push(sqlitePlan(store, 'sqlite NORMAL', 'NORMAL', SQLITE_NORMAL));
         break;
       case 'sqlite-metrics':
         // The same server with its Prometheus instrumentation on (METRICS_PORT=0: any free port).
-        plans.push(sqlitePlan(store, 'sqlite FULL +metrics', 'FULL', ['create', 'get'], { extraEnv: { METRICS_PORT: '0' } }));
+        plans.push(
+          sqlitePlan(store, 'sqlite FULL +metrics', 'FULL', ['create', 'get'], { extraEnv: { METRICS_PORT: '0' } }),
+        );
         break;
       case 'sqlite-keyed':
         // The same server, loaded with creates that each carry an Idempotency-Key (issue 10: the
         // key's cost, measured side by side with creates without one).
-        plans.push({ ...sqlitePlan(store, `sqlite FULL keyed (${config.keys})`, 'FULL', ['create']), idempotencyKeys: config.keys });
+        plans.push({
+          ...sqlitePlan(store, `sqlite FULL keyed (${config.keys})`, 'FULL', ['create']),
+          idempotencyKeys: config.keys,
+        });
         break;
       case 'sqlite-webhook':
         plans.push(webhookPlan(store, 'sqlite FULL +webhook'));
@@ -324,7 +365,9 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         // Issue 18: the same tag page on a small and a large store (the large one measured as a
         // variant of the small one, side by side).
         const size = store === 'sqlite-tag-small' ? small : large;
-        plans.push(sqlitePlan(store, `sqlite FULL ${compact(size)}`, 'FULL', ['list-tag'], { preload: size, tagged: true }));
+        plans.push(
+          sqlitePlan(store, `sqlite FULL ${compact(size)}`, 'FULL', ['list-tag'], { preload: size, tagged: true }),
+        );
         break;
       }
       case 'postgres':

@@ -49,10 +49,16 @@ export const waitForExit = (child: ChildProcess): Promise<void> =>
   exited(child) ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 
 /** Polls `url` until it answers 200; fails when the child exits first or after `timeoutMs`. */
-export const waitUntilReady = async (url: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> => {
+export const waitUntilReady = async (
+  url: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  output: () => string,
+): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exited(child)) throw new Error(`server exited (code ${String(child.exitCode ?? child.signalCode)}) before ready:\n${output()}`);
+    if (exited(child))
+      throw new Error(`server exited (code ${String(child.exitCode ?? child.signalCode)}) before ready:\n${output()}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
@@ -128,7 +134,11 @@ export const coreBusySecondsOf = (core: number): number | undefined => {
       .split('\n')
       .find((l) => l.startsWith(`cpu${core} `));
     if (line === undefined) return undefined;
-    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return (user + nice + system + irq + softirq + steal) / clockTicks;
   } catch {
     return undefined;

@@ -60,7 +60,9 @@ describe('formatTable', () => {
     expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^\| scenario +\| store +\| conns \|/);
     expect(lines[0]).toMatch(/\| +req\/s \| × ceiling \| × peer \| × floor \| p50 ms \|/);
-    expect(lines[3]).toMatch(/\| create +\| sqlite FULL +\| +50 \| +8,000 \| +0\.40× \| +– \| +– \| +1\.50 \| +4\.25 \| 3 \(1 t\/o\) \| +80 \| +98% \| +50% \| +2%\/10% \|/);
+    expect(lines[3]).toMatch(
+      /\| create +\| sqlite FULL +\| +50 \| +8,000 \| +0\.40× \| +– \| +– \| +1\.50 \| +4\.25 \| 3 \(1 t\/o\) \| +80 \| +98% \| +50% \| +2%\/10% \|/,
+    );
   });
 });
 
@@ -107,17 +109,26 @@ describe('checkTargets', () => {
         row({ scenario: 'get', store: 'sqlite-metrics', rps: 9400 }),
       ]),
     );
-    expect(checks.find((c) => c.target.startsWith('create and get with metrics on'))).toMatchObject({ value: '0.97× / 0.94×', met: false });
+    expect(checks.find((c) => c.target.startsWith('create and get with metrics on'))).toMatchObject({
+      value: '0.97× / 0.94×',
+      met: false,
+    });
   });
 
   it('compares the keyed create row with the plain SQLite create', () => {
     const checks = checkTargets(
       rate(
-        [row({ scenario: 'create', store: 'sqlite', rps: 8000 }), row({ scenario: 'create', store: 'sqlite-keyed', rps: 7000 })],
+        [
+          row({ scenario: 'create', store: 'sqlite', rps: 8000 }),
+          row({ scenario: 'create', store: 'sqlite-keyed', rps: 7000 }),
+        ],
         [{ scenario: 'create', store: 'sqlite-keyed', ratios: [0.86, 0.88, 0.84] }],
       ),
     );
-    expect(checks.find((c) => c.target.startsWith('create with an Idempotency-Key'))).toMatchObject({ value: '0.86×', met: true });
+    expect(checks.find((c) => c.target.startsWith('create with an Idempotency-Key'))).toMatchObject({
+      value: '0.86×',
+      met: true,
+    });
   });
 
   const drain = (over: Partial<WebhookDrain> = {}): WebhookDrain => ({
@@ -135,19 +146,41 @@ describe('checkTargets', () => {
   it('compares the webhook create row with the plain SQLite create, p99s beside, and checks its drain', () => {
     const rows = [
       row({ scenario: 'create', store: 'sqlite', rps: 8000, latency: { p50: 4, p90: 6, p99: 8.7, max: 30, mean: 4 } }),
-      row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, latency: { p50: 4, p90: 6, p99: 9.12, max: 30, mean: 4 }, webhookDrain: drain() }),
+      row({
+        scenario: 'create',
+        store: 'sqlite-webhook',
+        rps: 7000,
+        latency: { p50: 4, p90: 6, p99: 9.12, max: 30, mean: 4 },
+        webhookDrain: drain(),
+      }),
     ];
-    const checks = checkTargets(rate(rows, [{ scenario: 'create', store: 'sqlite-webhook', ratios: [0.9, 0.84, 0.88] }]));
-    expect(checks.filter((c) => c.target.includes('issue 11')).map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
-      ['create with one webhook endpoint: ≥ 0.85× without (issue 11)', '0.88× (p99 9.12 ms with, 8.70 ms without)', true, false],
-      ['webhook outbox empty ≤ 5 s after the create load stops (issue 11)', '2.3 s (backlog at stop 12,345)', true, false],
-    ]);
+    const checks = checkTargets(
+      rate(rows, [{ scenario: 'create', store: 'sqlite-webhook', ratios: [0.9, 0.84, 0.88] }]),
+    );
+    expect(checks.filter((c) => c.target.includes('issue 11')).map((c) => [c.target, c.value, c.met, c.noisy])).toEqual(
+      [
+        [
+          'create with one webhook endpoint: ≥ 0.85× without (issue 11)',
+          '0.88× (p99 9.12 ms with, 8.70 ms without)',
+          true,
+          false,
+        ],
+        [
+          'webhook outbox empty ≤ 5 s after the create load stops (issue 11)',
+          '2.3 s (backlog at stop 12,345)',
+          true,
+          false,
+        ],
+      ],
+    );
     expect(formatTable(rate(rows))).toMatch(/0\.88× no webhook; outbox 12,345 at stop, drained in 2\.3 s \|/);
   });
 
   it('misses the drain target when the outbox took too long or never emptied, and shows failed attempts', () => {
     const check = (d: WebhookDrain) =>
-      checkTargets(rate([row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, webhookDrain: d })])).find((c) => c.target.startsWith('webhook outbox'));
+      checkTargets(rate([row({ scenario: 'create', store: 'sqlite-webhook', rps: 7000, webhookDrain: d })])).find((c) =>
+        c.target.startsWith('webhook outbox'),
+      );
     expect(check(drain({ seconds: 5.01 }))).toMatchObject({ value: '5.0 s (backlog at stop 12,345)', met: false });
     expect(check(drain({ seconds: undefined, backlogAtEnd: 4000, retried: 7 }))).toMatchObject({
       value: '> 60 s, 4,000 left (backlog at stop 12,345; 7 attempts retried, 0 failed)',
@@ -189,7 +222,10 @@ describe('rate over several rounds', () => {
 describe('rate with side-by-side runs', () => {
   it('takes a variant’s ratio to its base from the runs made at the same time', () => {
     const rated = rate(
-      [row({ scenario: 'get', store: 'sqlite', rps: 10_000 }), row({ scenario: 'get', store: 'sqlite-metrics', rps: 8_000 })],
+      [
+        row({ scenario: 'get', store: 'sqlite', rps: 10_000 }),
+        row({ scenario: 'get', store: 'sqlite-metrics', rps: 8_000 }),
+      ],
       [{ scenario: 'get', store: 'sqlite-metrics', ratios: [0.97, 1.01, 0.99] }],
     );
     const metrics = rated.find((r) => r.store === 'sqlite-metrics');
@@ -202,7 +238,13 @@ describe('patch against create (issue 18)', () => {
   it('divides each store’s patch by its create of the same round and shows it in the note', () => {
     const rated = rate([
       row({ scenario: 'create', store: 'sqlite', rps: 10_000, storeLabel: 'sqlite FULL' }),
-      row({ scenario: 'patch', store: 'sqlite', rps: 9_300, storeLabel: 'sqlite FULL', statusCounts: { '200': 93_000 } }),
+      row({
+        scenario: 'patch',
+        store: 'sqlite',
+        rps: 9_300,
+        storeLabel: 'sqlite FULL',
+        statusCounts: { '200': 93_000 },
+      }),
       row({ scenario: 'create', store: 'postgres', rps: 8_000 }),
       row({ scenario: 'patch', store: 'postgres', rps: 6_000, otherCpuServerCore: 0.4 }),
       row({ scenario: 'create', store: 'ceiling', rps: 20_000 }),
@@ -215,8 +257,18 @@ describe('patch against create (issue 18)', () => {
     expect(formatTable(rated)).toMatch(/\| patch +\| sqlite FULL +\| +50 \| +9,300 \| +0\.50× \|.*\| 0\.93× create \|/);
     const checks = checkTargets(rated).filter((c) => c.target.startsWith('patch'));
     expect(checks.map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
-      ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), sqlite FULL', '0.93× (9,300 vs 10,000 req/s)', true, false],
-      ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), postgres', '0.75× (6,000 vs 8,000 req/s)', false, true],
+      [
+        'patch, 50 connections: ≥ 0.9× create on the same store (issue 18), sqlite FULL',
+        '0.93× (9,300 vs 10,000 req/s)',
+        true,
+        false,
+      ],
+      [
+        'patch, 50 connections: ≥ 0.9× create on the same store (issue 18), postgres',
+        '0.75× (6,000 vs 8,000 req/s)',
+        false,
+        true,
+      ],
     ]);
   });
 
@@ -235,8 +287,20 @@ describe('patch against create (issue 18)', () => {
 
 describe('tag page on the larger store against the smaller (issue 18)', () => {
   const tagRows = [
-    row({ scenario: 'list-tag', store: 'sqlite-tag-small', rps: 4_000, storeLabel: 'sqlite FULL 10k', latency: { p50: 11.5, p90: 14, p99: 20, max: 40, mean: 12 } }),
-    row({ scenario: 'list-tag', store: 'sqlite-tag-large', rps: 3_600, storeLabel: 'sqlite FULL 1M', latency: { p50: 12.25, p90: 15, p99: 22, max: 45, mean: 13 } }),
+    row({
+      scenario: 'list-tag',
+      store: 'sqlite-tag-small',
+      rps: 4_000,
+      storeLabel: 'sqlite FULL 10k',
+      latency: { p50: 11.5, p90: 14, p99: 20, max: 40, mean: 12 },
+    }),
+    row({
+      scenario: 'list-tag',
+      store: 'sqlite-tag-large',
+      rps: 3_600,
+      storeLabel: 'sqlite FULL 1M',
+      latency: { p50: 12.25, p90: 15, p99: 22, max: 45, mean: 13 },
+    }),
     row({ scenario: 'list-tag', store: 'postgres-tag-small', rps: 2_000, storeLabel: 'postgres 10k' }),
     row({ scenario: 'list-tag', store: 'postgres-tag-large', rps: 1_500, storeLabel: 'postgres 1M' }),
   ];
@@ -245,10 +309,20 @@ describe('tag page on the larger store against the smaller (issue 18)', () => {
     const rated = rate(tagRows, [{ scenario: 'list-tag', store: 'sqlite-tag-large', ratios: [0.97, 1.01, 0.95] }]);
     const checks = checkTargets(rated).filter((c) => c.target.startsWith('tag page'));
     expect(checks.map((c) => [c.target, c.value, c.met])).toEqual([
-      ['tag page (limit 100), 1M vs 10k plants: ≥ 0.8× req/s (issue 18), sqlite FULL', '0.97× (side by side, median of 3; sequential 0.90×; p50 12.3 vs 11.5 ms)', true],
-      ['tag page (limit 100), 1M vs 10k plants: ≥ 0.8× req/s (issue 18), postgres', '0.75× (sequential; p50 1.50 vs 1.50 ms)', false],
+      [
+        'tag page (limit 100), 1M vs 10k plants: ≥ 0.8× req/s (issue 18), sqlite FULL',
+        '0.97× (side by side, median of 3; sequential 0.90×; p50 12.3 vs 11.5 ms)',
+        true,
+      ],
+      [
+        'tag page (limit 100), 1M vs 10k plants: ≥ 0.8× req/s (issue 18), postgres',
+        '0.75× (sequential; p50 1.50 vs 1.50 ms)',
+        false,
+      ],
     ]);
-    expect(formatTable(rated)).toMatch(/\| list tag 100 +\| sqlite FULL 1M +\|.*\| 0\.97× smaller store \(side by side, median of 3\) \|/);
+    expect(formatTable(rated)).toMatch(
+      /\| list tag 100 +\| sqlite FULL 1M +\|.*\| 0\.97× smaller store \(side by side, median of 3\) \|/,
+    );
     expect(rated.find((r) => r.store === 'sqlite-tag-large')?.ratio).toBeUndefined();
   });
 });
@@ -266,7 +340,13 @@ describe('our rows against the peers and the floor (issue 19)', () => {
     row({ scenario: 'create-delete', store: 'sqlite', rps: 10_500, otherCpuServerCore: 0.3 }),
     row({ scenario: 'latency', store: 'koa-minimal', rps: 4_000, ...one }),
     row({ scenario: 'latency', store: 'sqlite-normal', rps: 3_800, ...one }),
-    row({ scenario: 'latency', store: 'sqlite', rps: 1_500, latency: { p50: 0.3, p90: 0.4, p99: 2, max: 9, mean: 0.35 }, ...one }),
+    row({
+      scenario: 'latency',
+      store: 'sqlite',
+      rps: 1_500,
+      latency: { p50: 0.3, p90: 0.4, p99: 2, max: 9, mean: 0.35 },
+      ...one,
+    }),
     row({ scenario: 'latency', store: 'fastify-postgres', rps: 1_000, ...one }),
     row({ scenario: 'latency', store: 'postgres', rps: 950, ...one }),
     row({ scenario: 'list', store: 'ceiling', rps: 14_000 }),
@@ -276,7 +356,8 @@ describe('our rows against the peers and the floor (issue 19)', () => {
     row({ scenario: 'get-1', store: 'sqlite-normal', rps: 4_500, ...one }),
   ];
   const rated = rate(runs);
-  const find = (scenario: Row['scenario'], store: Row['store']) => rated.find((r) => r.scenario === scenario && r.store === store);
+  const find = (scenario: Row['scenario'], store: Row['store']) =>
+    rated.find((r) => r.scenario === scenario && r.store === store);
 
   it('divides each row of ours by its store’s peer and by the floor, same scenario', () => {
     expect(find('create', 'sqlite')).toMatchObject({ vsPeer: 9_000 / 8_000, vsFloor: 0.9 });
@@ -289,7 +370,8 @@ describe('our rows against the peers and the floor (issue 19)', () => {
 
   it('gives the ceiling and the peers themselves no ratio to a peer or the floor', () => {
     for (const store of ['ceiling', 'koa-minimal', 'fastify-sqlite', 'fastify-postgres'] as const) {
-      for (const r of rated.filter((x) => x.store === store)) expect([r.store, r.vsPeer, r.vsFloor]).toEqual([store, undefined, undefined]);
+      for (const r of rated.filter((x) => x.store === store))
+        expect([r.store, r.vsPeer, r.vsFloor]).toEqual([store, undefined, undefined]);
     }
   });
 
@@ -307,7 +389,8 @@ describe('our rows against the peers and the floor (issue 19)', () => {
 
   it('prints × peer and × floor, 1.00× on the reference rows', () => {
     const lines = formatTable(rated).split('\n');
-    const line = (scenario: string, store: string) => lines.find((l) => l.startsWith(`| ${scenario} `) && l.includes(`| ${store} `)) ?? '';
+    const line = (scenario: string, store: string) =>
+      lines.find((l) => l.startsWith(`| ${scenario} `) && l.includes(`| ${store} `)) ?? '';
     expect(line('create', 'sqlite FULL')).toMatch(/\| +– \| +1\.13× \| +0\.90× \|/);
     expect(line('create', 'koa minimal NORMAL')).toMatch(/\| +– \| +– \| +1\.00× \|/);
     expect(line('create', 'fastify sqlite NORMAL')).toMatch(/\| +– \| +1\.00× \| +– \|/);
@@ -318,12 +401,32 @@ describe('our rows against the peers and the floor (issue 19)', () => {
     const disk = { syncs: 9000, p50Ms: 0.12, p99Ms: 0.3, maxMs: 5 };
     const checks = checkTargets(rated, disk).filter((c) => c.target.includes('issue 19'));
     expect(checks.map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([
-      ['create, 1 connection, sqlite NORMAL: ≥ 1.0× koa minimal NORMAL (issue 19)', '0.95× (3,800 vs 4,000 req/s)', false, false],
-      ["create, 1 connection: p50 ≤ the disk's fsync p50 + 0.1 ms (issue 19)", '0.30 ms (fsync p50 0.12 ms before the runs: ≤ 0.22 ms)', false, false],
+      [
+        'create, 1 connection, sqlite NORMAL: ≥ 1.0× koa minimal NORMAL (issue 19)',
+        '0.95× (3,800 vs 4,000 req/s)',
+        false,
+        false,
+      ],
+      [
+        "create, 1 connection: p50 ≤ the disk's fsync p50 + 0.1 ms (issue 19)",
+        '0.30 ms (fsync p50 0.12 ms before the runs: ≤ 0.22 ms)',
+        false,
+        false,
+      ],
       ['create, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', '1.13× (9,000 vs 8,000 req/s)', true, false],
-      ['create+delete, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', '1.05× (10,500 vs 10,000 req/s)', true, true],
+      [
+        'create+delete, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)',
+        '1.05× (10,500 vs 10,000 req/s)',
+        true,
+        true,
+      ],
       ['create, 1 connection, postgres: ≥ 0.9× fastify postgres (issue 19)', '0.95× (950 vs 1,000 req/s)', true, false],
-      ['create, 50 connections, postgres: ≥ 1.2× fastify postgres (issue 19)', '1.10× (5,500 vs 5,000 req/s)', false, false],
+      [
+        'create, 50 connections, postgres: ≥ 1.2× fastify postgres (issue 19)',
+        '1.10× (5,500 vs 5,000 req/s)',
+        false,
+        false,
+      ],
       ['list 100, 50 connections: ≥ 0.5× the ceiling (issue 19)', '0.55× (7,700 vs 14,000 req/s)', true, false],
     ]);
     const fast = checkTargets(rated, { ...disk, p50Ms: 0.25 }).find((c) => c.target.includes('fsync'));

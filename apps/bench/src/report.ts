@@ -33,7 +33,11 @@ export interface Row {
   /** Which round of BENCH_ROUNDS this run belongs to (0 when there is one). */
   readonly round?: number;
   /** Noisier runs of the same scenario that this row replaced. */
-  readonly discarded?: readonly { readonly rps: number; readonly p99: number; readonly otherCpuServerCore: number | undefined }[];
+  readonly discarded?: readonly {
+    readonly rps: number;
+    readonly p99: number;
+    readonly otherCpuServerCore: number | undefined;
+  }[];
   /** For a server with a webhook endpoint: its outbox when this run's load stopped, and how long it took to empty. */
   readonly webhookDrain?: WebhookDrain;
 }
@@ -89,9 +93,10 @@ export const PEER_OF: Partial<Record<StoreName, StoreName>> = Object.fromEntries
 );
 
 /** Scenarios measured against another scenario on the same store (issue 18: patch ≥ 0.9× create). */
-export const SCENARIO_BASES: Partial<Record<ScenarioKind, { readonly scenario: ScenarioKind; readonly note: string }>> = {
-  patch: { scenario: 'create', note: 'create' },
-};
+export const SCENARIO_BASES: Partial<Record<ScenarioKind, { readonly scenario: ScenarioKind; readonly note: string }>> =
+  {
+    patch: { scenario: 'create', note: 'create' },
+  };
 
 const SCENARIO_ORDER = Object.keys(SCENARIOS) as ScenarioKind[];
 
@@ -145,7 +150,12 @@ export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = [
         ratio: medianRatio(group, 'ceiling'),
         vsPeer: peer === undefined ? undefined : medianRatio(group, peer),
         vsFloor: isOurs(representative.store) ? medianRatio(group, FLOOR) : undefined,
-        vsBase: base === undefined ? undefined : paired === undefined ? medianRatio(group, base.store) : median(paired.ratios),
+        vsBase:
+          base === undefined
+            ? undefined
+            : paired === undefined
+              ? medianRatio(group, base.store)
+              : median(paired.ratios),
         vsScenario: baseScenario === undefined ? undefined : medianRatio(group, representative.store, baseScenario),
         sideBySide: paired?.ratios.length,
         roundsRps: group.map((r) => r.rps),
@@ -153,7 +163,8 @@ export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = [
     })
     .sort(
       (a, b) =>
-        SCENARIO_ORDER.indexOf(a.scenario) - SCENARIO_ORDER.indexOf(b.scenario) || STORES.indexOf(a.store) - STORES.indexOf(b.store),
+        SCENARIO_ORDER.indexOf(a.scenario) - SCENARIO_ORDER.indexOf(b.scenario) ||
+        STORES.indexOf(a.store) - STORES.indexOf(b.store),
     );
 };
 
@@ -163,7 +174,23 @@ export const mb = (bytes: number | undefined): string => (bytes === undefined ? 
 const pct = (fraction: number | undefined): string => (fraction === undefined ? '–' : `${Math.round(fraction * 100)}%`);
 export const times = (ratio: number | undefined): string => (ratio === undefined ? '–' : `${ratio.toFixed(2)}×`);
 
-const HEADER = ['scenario', 'store', 'conns', 'req/s', '× ceiling', '× peer', '× floor', 'p50 ms', 'p99 ms', 'errors', 'RSS MB', 'srv CPU', 'drv CPU', 'other', 'note'];
+const HEADER = [
+  'scenario',
+  'store',
+  'conns',
+  'req/s',
+  '× ceiling',
+  '× peer',
+  '× floor',
+  'p50 ms',
+  'p99 ms',
+  'errors',
+  'RSS MB',
+  'srv CPU',
+  'drv CPU',
+  'other',
+  'note',
+];
 const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 
 /** The reference rows show 1.00× in their own column, as the ceiling does under `× ceiling`. */
@@ -188,10 +215,14 @@ export const tableCells = (rows: readonly RatedRow[]): string[][] =>
       ? '–'
       : `${pct(r.otherCpuServerCore)}/${pct(r.otherCpuDriverCore)}`,
     [
-      r.vsBase === undefined ? '' : `${times(r.vsBase)} ${BASES[r.store]?.note ?? ''}${r.sideBySide === undefined ? '' : ` (side by side, median of ${r.sideBySide})`}`,
+      r.vsBase === undefined
+        ? ''
+        : `${times(r.vsBase)} ${BASES[r.store]?.note ?? ''}${r.sideBySide === undefined ? '' : ` (side by side, median of ${r.sideBySide})`}`,
       r.vsScenario === undefined ? '' : `${times(r.vsScenario)} ${SCENARIO_BASES[r.scenario]?.note ?? ''}`,
       r.roundsRps.length > 1 ? `median of ${r.roundsRps.length}` : '',
-      r.webhookDrain === undefined ? '' : `outbox ${int(r.webhookDrain.backlogAtStop)} at stop, ${drainTime(r.webhookDrain)}`,
+      r.webhookDrain === undefined
+        ? ''
+        : `outbox ${int(r.webhookDrain.backlogAtStop)} at stop, ${drainTime(r.webhookDrain)}`,
       r.discarded === undefined ? '' : 'quieter of 2 runs',
     ]
       .filter((n) => n !== '')

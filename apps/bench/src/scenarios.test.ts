@@ -29,7 +29,11 @@ describe('SCENARIOS', () => {
 
 describe('the 1-connection scenarios (issue 19)', () => {
   it('send the requests of their 50-connection scenario over one connection', () => {
-    expect(Object.values(SCENARIOS).filter((s) => s.oneConnection).map((s) => [s.kind, s.label, s.requests, s.expected, s.creates])).toEqual([
+    expect(
+      Object.values(SCENARIOS)
+        .filter((s) => s.oneConnection)
+        .map((s) => [s.kind, s.label, s.requests, s.expected, s.creates]),
+    ).toEqual([
       ['latency', 'create 1 conn', 'create', [201], true],
       ['create-delete-1', 'create+delete 1 conn', 'create-delete', [201, 204], true],
       ['get-1', 'get 1 conn', 'get', [200], false],

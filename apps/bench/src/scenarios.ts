@@ -6,7 +6,17 @@ import * as t from 'io-ts';
  * status, socket error or timeout during a run (warm-up included) fails `pnpm bench`.
  */
 export const ScenarioKind = t.keyof(
-  { create: null, 'create-delete': null, get: null, patch: null, list: null, 'list-tag': null, latency: null, 'get-1': null, 'create-delete-1': null },
+  {
+    create: null,
+    'create-delete': null,
+    get: null,
+    patch: null,
+    list: null,
+    'list-tag': null,
+    latency: null,
+    'get-1': null,
+    'create-delete-1': null,
+  },
   'ScenarioKind',
 );
 export type ScenarioKind = t.TypeOf<typeof ScenarioKind>;
@@ -26,7 +36,13 @@ export interface ScenarioInfo {
   readonly oneConnection: boolean;
 }
 
-const scenario = (kind: ScenarioKind, label: string, requests: RequestMix, expected: readonly number[], oneConnection = false): ScenarioInfo => ({
+const scenario = (
+  kind: ScenarioKind,
+  label: string,
+  requests: RequestMix,
+  expected: readonly number[],
+  oneConnection = false,
+): ScenarioInfo => ({
   kind,
   label,
   expected,
@@ -82,7 +98,10 @@ export const DriverSpec = t.type(
 );
 export type DriverSpec = t.TypeOf<typeof DriverSpec>;
 
-export const Latency = t.type({ p50: t.number, p90: t.number, p99: t.number, max: t.number, mean: t.number }, 'Latency');
+export const Latency = t.type(
+  { p50: t.number, p90: t.number, p99: t.number, max: t.number, mean: t.number },
+  'Latency',
+);
 export type Latency = t.TypeOf<typeof Latency>;
 
 /** What the driver reports back (one `RESULT {json}` line on its stdout). */

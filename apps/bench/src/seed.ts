@@ -8,7 +8,8 @@ const post = async (base: string, token: string, id: number): Promise<void> => {
     body: JSON.stringify({ id, name: `seed plant ${id}`, tag: 'seed' }),
   });
   const text = await res.text();
-  if (res.status !== 201) throw new Error(`seeding: POST /plants id ${id} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status !== 201)
+    throw new Error(`seeding: POST /plants id ${id} answered ${res.status}: ${text.slice(0, 300)}`);
   if (res.headers.get('location') !== `/plants/${id}`) throw new Error(`seeding: 201 without Location /plants/${id}`);
 };
 
@@ -54,7 +55,8 @@ export const smokeCheckPatch = async (base: string, token: string, id: number): 
   const auth = { authorization: `Bearer ${token}` };
   const before = await fetch(`${base}/plants/${id}`, { headers: auth });
   const plant = Plant.decode(await before.json());
-  if (before.status !== 200 || plant._tag === 'Left') throw new Error(`smoke check: GET /plants/${id} answered ${before.status} without a plant`);
+  if (before.status !== 200 || plant._tag === 'Left')
+    throw new Error(`smoke check: GET /plants/${id} answered ${before.status} without a plant`);
   const name = `smoke check patch ${id}`;
   const res = await fetch(`${base}/plants/${id}`, {
     method: 'PATCH',
@@ -63,14 +65,24 @@ export const smokeCheckPatch = async (base: string, token: string, id: number): 
   });
   const patched = Plant.decode(await res.json());
   const { tag } = plant.right;
-  if (res.status !== 200 || patched._tag === 'Left' || patched.right.id !== id || patched.right.name !== name || patched.right.tag !== tag) {
-    throw new Error(`smoke check: PATCH /plants/${id} {"name"} answered ${res.status} without the plant renamed ${JSON.stringify(name)}, tag ${JSON.stringify(tag)}`);
+  if (
+    res.status !== 200 ||
+    patched._tag === 'Left' ||
+    patched.right.id !== id ||
+    patched.right.name !== name ||
+    patched.right.tag !== tag
+  ) {
+    throw new Error(
+      `smoke check: PATCH /plants/${id} {"name"} answered ${res.status} without the plant renamed ${JSON.stringify(name)}, tag ${JSON.stringify(tag)}`,
+    );
   }
   const etags = [before.headers.get('etag'), res.headers.get('etag')];
-  if (etags[0] !== null && etags[0] === etags[1]) throw new Error(`smoke check: PATCH /plants/${id} changed the name but kept the ETag ${etags[0]}`);
+  if (etags[0] !== null && etags[0] === etags[1])
+    throw new Error(`smoke check: PATCH /plants/${id} changed the name but kept the ETag ${etags[0]}`);
   const after = await fetch(`${base}/plants/${id}`, { headers: auth });
   const seen = Plant.decode(await after.json());
-  if (after.status !== 200 || seen._tag === 'Left' || seen.right.name !== name) throw new Error(`smoke check: GET /plants/${id} after a PATCH does not show the new name`);
+  if (after.status !== 200 || seen._tag === 'Left' || seen.right.name !== name)
+    throw new Error(`smoke check: GET /plants/${id} after a PATCH does not show the new name`);
 };
 
 /**
@@ -83,15 +95,20 @@ export const smokeCheckTagPage = async (base: string, token: string, size: numbe
     const path = `${tagPagePrefix(PAGE_TAG)}${after}`;
     const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
     const page = PlantPage.decode(await res.json());
-    const ids = page._tag === 'Right' && page.right.every((p) => p.tag === PAGE_TAG) ? page.right.map((p) => p.id) : undefined;
+    const ids =
+      page._tag === 'Right' && page.right.every((p) => p.tag === PAGE_TAG) ? page.right.map((p) => p.id) : undefined;
     const expected = expectedTagPage(size, after);
     if (res.status !== 200 || ids === undefined || ids.join(',') !== expected.join(',')) {
-      throw new Error(`smoke check: GET ${path} answered ${res.status} without the ${expected.length} plants tagged ${PAGE_TAG} from ${expected[0]} to ${expected.at(-1)}`);
+      throw new Error(
+        `smoke check: GET ${path} answered ${res.status} without the ${expected.length} plants tagged ${PAGE_TAG} from ${expected[0]} to ${expected.at(-1)}`,
+      );
     }
     // The first page has more after it (the last one may or may not say so).
     const link = res.headers.get('link') ?? '';
     if (after === 0 && (!link.includes(`tag=${PAGE_TAG}`) || !link.includes(`after=${expected.at(-1)}`))) {
-      throw new Error(`smoke check: GET ${path}: the next page's Link does not carry the tag and the cursor: ${JSON.stringify(link)}`);
+      throw new Error(
+        `smoke check: GET ${path}: the next page's Link does not carry the tag and the cursor: ${JSON.stringify(link)}`,
+      );
     }
   }
 };

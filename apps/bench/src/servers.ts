@@ -23,9 +23,20 @@ export interface RunningServer {
 
 const READY_TIMEOUT_MS = 60_000;
 
-const launch = async (args: readonly string[], env: NodeJS.ProcessEnv, core: number | undefined, token: string, cwd?: string): Promise<RunningServer> => {
+const launch = async (
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  core: number | undefined,
+  token: string,
+  cwd?: string,
+): Promise<RunningServer> => {
   const port = await freePort();
-  const child = spawnNode({ core, args, env: { ...env, HOST: '127.0.0.1', PORT: String(port) }, ...(cwd === undefined ? {} : { cwd }) });
+  const child = spawnNode({
+    core,
+    args,
+    env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+    ...(cwd === undefined ? {} : { cwd }),
+  });
   const output = captureOutput(child);
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -35,7 +46,14 @@ const launch = async (args: readonly string[], env: NodeJS.ProcessEnv, core: num
     throw error;
   }
   if (child.pid === undefined) throw new Error('server process has no pid');
-  return { url, token, pid: child.pid, output, alive: () => child.exitCode === null && child.signalCode === null, stop: () => stopChild(child) };
+  return {
+    url,
+    token,
+    pid: child.pid,
+    output,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    stop: () => stopChild(child),
+  };
 };
 
 /** The ceiling (src/ceiling-server.ts) as its own process, like the real server. */
@@ -88,9 +106,14 @@ const runServerCli = (script: string, args: readonly string[], env: NodeJS.Proce
  * the schema) and returns the secret, which the CLI prints alone on stdout (details on stderr).
  */
 export const createToken = async (env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<string> => {
-  const outcome = await runServerCli('tokens-cli.js', ['create', '--name', 'bench', '--scope', 'plants:read', '--scope', 'plants:write'], env);
+  const outcome = await runServerCli(
+    'tokens-cli.js',
+    ['create', '--name', 'bench', '--scope', 'plants:read', '--scope', 'plants:write'],
+    env,
+  );
   const token = outcome.stdout.trim();
-  if (!TOKEN_SHAPE.test(token)) throw new Error(`tokens-cli create printed no token (exit ${outcome.code}): ${outcome.stderr.trim()}`);
+  if (!TOKEN_SHAPE.test(token))
+    throw new Error(`tokens-cli create printed no token (exit ${outcome.code}): ${outcome.stderr.trim()}`);
   // The CLI prints the secret only after the store committed it, so the token is usable even if
   // the process then failed to exit cleanly; say so rather than hide it.
   if (outcome.code !== 0) warn(`tokens-cli create printed a token but exited with code ${outcome.code}`);
@@ -123,9 +146,17 @@ export interface RunningReceiver {
  * Starts the webhook receiver as its own process on `core`; it exits by itself after
  * `lifetimeSeconds` or when this process goes away.
  */
-export const startWebhookReceiver = async (core: number | undefined, lifetimeSeconds: number): Promise<RunningReceiver> => {
+export const startWebhookReceiver = async (
+  core: number | undefined,
+  lifetimeSeconds: number,
+): Promise<RunningReceiver> => {
   const entry = fileURLToPath(new URL('./webhook-receiver-main.js', import.meta.url));
-  const running = await launch([entry], { ...process.env, RECEIVER_LIFETIME_SECONDS: String(Math.ceil(lifetimeSeconds)) }, core, '');
+  const running = await launch(
+    [entry],
+    { ...process.env, RECEIVER_LIFETIME_SECONDS: String(Math.ceil(lifetimeSeconds)) },
+    core,
+    '',
+  );
   return {
     url: `${running.url}/hook`,
     pid: running.pid,
@@ -153,7 +184,13 @@ export interface PlantServerOptions {
 }
 
 /** The production server: `node apps/server/dist/main.js`, configured by environment. */
-export const startPlantServer = ({ core, env, token, cpuProfileDir, serverDir }: PlantServerOptions): Promise<RunningServer> => {
+export const startPlantServer = ({
+  core,
+  env,
+  token,
+  cpuProfileDir,
+  serverDir,
+}: PlantServerOptions): Promise<RunningServer> => {
   const dir = serverDir ?? serverPackageDir();
   const flags = cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir];
   return launch([...flags, join(dir, 'dist', 'main.js')], env, core, token, dir);

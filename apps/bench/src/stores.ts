@@ -44,13 +44,18 @@ const PRELOADED_TAG = (): string => "'preloaded'";
  * load; WAL mode is restored afterwards. `tagSql` gives each plant's tag as an SQL expression over
  * its id. Returns the milliseconds it took.
  */
-export const preloadSqlite = (file: string, count: number, tagSql: (idExpr: string) => string = PRELOADED_TAG): number => {
+export const preloadSqlite = (
+  file: string,
+  count: number,
+  tagSql: (idExpr: string) => string = PRELOADED_TAG,
+): number => {
   const Database = requireFromServer()('better-sqlite3') as SqliteConstructor;
   const started = Date.now();
   const db = new Database(file);
   try {
     const columns = db.prepare('PRAGMA table_info(plants)').all() as ColumnInfo[];
-    if (columns.length === 0) throw new TypeError(`preloadSqlite: ${file} has no plants table (did the server create its schema?)`);
+    if (columns.length === 0)
+      throw new TypeError(`preloadSqlite: ${file} has no plants table (did the server create its schema?)`);
     const values: Record<string, string> = { id: 'x', name: "'preloaded plant ' || x", tag: tagSql('x') };
     const names: string[] = [];
     const exprs: string[] = [];
@@ -60,7 +65,9 @@ export const preloadSqlite = (file: string, count: number, tagSql: (idExpr: stri
         names.push(`"${column.name}"`);
         exprs.push(expr);
       } else if (column.notnull === 1 && column.dflt_value === null) {
-        throw new TypeError(`preloadSqlite: plants.${column.name} is NOT NULL without a default; teach the bench how to fill it`);
+        throw new TypeError(
+          `preloadSqlite: plants.${column.name} is NOT NULL without a default; teach the bench how to fill it`,
+        );
       }
     }
     db.pragma('journal_mode = OFF');
@@ -138,7 +145,11 @@ const PG_PRELOAD_TIMEOUT_MS = 5 * 60_000;
  * the server meets a table as settled as one filled over time (statistics, visibility map, hint
  * bits). Bounded by a statement timeout. Returns the milliseconds it took.
  */
-export const preloadPostgres = async (url: string, count: number, tagSql: (idExpr: string) => string = PRELOADED_TAG): Promise<number> => {
+export const preloadPostgres = async (
+  url: string,
+  count: number,
+  tagSql: (idExpr: string) => string = PRELOADED_TAG,
+): Promise<number> => {
   const started = Date.now();
   const sql = connect(url);
   try {
@@ -146,9 +157,15 @@ export const preloadPostgres = async (url: string, count: number, tagSql: (idExp
       "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'plants' AND is_nullable = 'NO' AND column_default IS NULL",
     )) as readonly { readonly name: string }[];
     const unknown = columns.map((c) => c.name).filter((name) => !['id', 'name'].includes(name));
-    if (unknown.length > 0) throw new TypeError(`preloadPostgres: plants.${unknown.join(', ')} NOT NULL without a default; teach the bench how to fill it`);
+    if (unknown.length > 0)
+      throw new TypeError(
+        `preloadPostgres: plants.${unknown.join(', ')} NOT NULL without a default; teach the bench how to fill it`,
+      );
     await sql.unsafe(`SET statement_timeout = ${PG_PRELOAD_TIMEOUT_MS}`);
-    await sql.unsafe(`INSERT INTO plants (id, name, tag) SELECT g, 'preloaded plant ' || g, ${tagSql('g')} FROM generate_series(1, $1::int8) AS g`, [count]);
+    await sql.unsafe(
+      `INSERT INTO plants (id, name, tag) SELECT g, 'preloaded plant ' || g, ${tagSql('g')} FROM generate_series(1, $1::int8) AS g`,
+      [count],
+    );
     await sql.unsafe('UPDATE plant_id_counter SET next_id = GREATEST(next_id, $1::int8 + 1)', [count]);
     await sql.unsafe('VACUUM (ANALYZE) plants');
   } finally {

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { expectedTagPage, lastCursor, MIN_TAGGED_SIZE, PAGE_TAG, TAG_EVERY, TAG_PAGE_LIMIT, tagOf, tagPagePrefix, tagSql } from './tag-pages.js';
+import {
+  expectedTagPage,
+  lastCursor,
+  MIN_TAGGED_SIZE,
+  PAGE_TAG,
+  TAG_EVERY,
+  TAG_PAGE_LIMIT,
+  tagOf,
+  tagPagePrefix,
+  tagSql,
+} from './tag-pages.js';
 
 describe('tagOf', () => {
   it('puts the page tag on one plant in TAG_EVERY and other tags on the rest', () => {

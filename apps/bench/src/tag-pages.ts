@@ -31,10 +31,11 @@ export const MIN_TAGGED_SIZE = 2 * TAG_PAGE_LIMIT * TAG_EVERY;
 /** The ids `GET /plants?tag=PAGE_TAG&limit=…&after=…` must answer in a tagged store of plants `1…size`. */
 export const expectedTagPage = (size: number, after: number, limit: number = TAG_PAGE_LIMIT): readonly number[] => {
   const ids: number[] = [];
-  for (let id = (Math.floor(after / TAG_EVERY) + 1) * TAG_EVERY; id <= size && ids.length < limit; id += TAG_EVERY) ids.push(id);
+  for (let id = (Math.floor(after / TAG_EVERY) + 1) * TAG_EVERY; id <= size && ids.length < limit; id += TAG_EVERY)
+    ids.push(id);
   return ids;
 };
 
-
 /** The request path of a tag page, but for the cursor: `<prefix><after>`. */
-export const tagPagePrefix = (tag: string): string => `/plants?tag=${encodeURIComponent(tag)}&limit=${TAG_PAGE_LIMIT}&after=`;
+export const tagPagePrefix = (tag: string): string =>
+  `/plants?tag=${encodeURIComponent(tag)}&limit=${TAG_PAGE_LIMIT}&after=`;

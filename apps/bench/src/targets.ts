@@ -7,7 +7,8 @@ import { FLOOR, int, mb, ms, NOISY, times, type RatedRow, type Row } from './rep
  * they are printed.
  */
 
-const noisy = (...rows: readonly (Row | undefined)[]): boolean => rows.some((r) => (r?.otherCpuServerCore ?? 0) > NOISY);
+const noisy = (...rows: readonly (Row | undefined)[]): boolean =>
+  rows.some((r) => (r?.otherCpuServerCore ?? 0) > NOISY);
 
 export interface TargetCheck {
   readonly target: string;
@@ -36,7 +37,10 @@ export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): reado
   const webhook = find('create', 'sqlite-webhook');
   const drain = webhook?.webhookDrain;
   const ours = rows.filter((r) => r.store === 'sqlite' || r.store === 'sqlite-preloaded');
-  const peakRss = ours.reduce<number | undefined>((max, r) => (r.rssPeak === undefined ? max : Math.max(max ?? 0, r.rssPeak)), undefined);
+  const peakRss = ours.reduce<number | undefined>(
+    (max, r) => (r.rssPeak === undefined ? max : Math.max(max ?? 0, r.rssPeak)),
+    undefined,
+  );
   return [
     {
       target: 'create, 50 connections: ≥ 0.33× the ceiling',
@@ -90,7 +94,9 @@ export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): reado
       target: 'create with one webhook endpoint: ≥ 0.85× without (issue 11)',
       value:
         times(webhook?.vsBase) +
-        (webhook === undefined ? '' : ` (p99 ${ms(webhook.latency.p99)} ms with, ${create === undefined ? '–' : `${ms(create.latency.p99)} ms`} without)`),
+        (webhook === undefined
+          ? ''
+          : ` (p99 ${ms(webhook.latency.p99)} ms with, ${create === undefined ? '–' : `${ms(create.latency.p99)} ms`} without)`),
       met: webhook?.vsBase === undefined ? undefined : webhook.vsBase >= 0.85,
       noisy: noisy(webhook, create),
     },
@@ -101,12 +107,16 @@ export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): reado
           ? '–'
           : `${drain.seconds === undefined ? `> ${drain.limitSeconds} s, ${int(drain.backlogAtEnd)} left` : `${drain.seconds.toFixed(1)} s`}` +
             ` (backlog at stop ${int(drain.backlogAtStop)}` +
-            (drain.retried + drain.failed > 0 ? `; ${int(drain.retried)} attempts retried, ${int(drain.failed)} failed` : '') +
+            (drain.retried + drain.failed > 0
+              ? `; ${int(drain.retried)} attempts retried, ${int(drain.failed)} failed`
+              : '') +
             ')',
       met: drain === undefined ? undefined : drain.seconds !== undefined && drain.seconds <= 5,
       noisy: noisy(webhook),
     },
-    ...(['sqlite', 'postgres'] as const).map((store) => patchTarget(find('patch', store), find('create', store), store === 'sqlite' ? 'sqlite FULL' : 'postgres')),
+    ...(['sqlite', 'postgres'] as const).map((store) =>
+      patchTarget(find('patch', store), find('create', store), store === 'sqlite' ? 'sqlite FULL' : 'postgres'),
+    ),
     ...(
       [
         ['sqlite-tag-large', 'sqlite-tag-small', 'sqlite FULL'],
@@ -120,9 +130,18 @@ export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): reado
 type Find = (scenario: Row['scenario'], store: StoreName) => RatedRow | undefined;
 
 /** `row`'s req/s ≥ `min` × `other`'s, read on the ratio `rate` took (the median of the rounds' ratios). */
-const ratioTarget = (target: string, row: RatedRow | undefined, ratio: number | undefined, other: RatedRow | undefined, min: number): TargetCheck => ({
+const ratioTarget = (
+  target: string,
+  row: RatedRow | undefined,
+  ratio: number | undefined,
+  other: RatedRow | undefined,
+  min: number,
+): TargetCheck => ({
   target,
-  value: ratio === undefined || row === undefined || other === undefined ? '–' : `${times(ratio)} (${int(row.rps)} vs ${int(other.rps)} req/s)`,
+  value:
+    ratio === undefined || row === undefined || other === undefined
+      ? '–'
+      : `${times(ratio)} (${int(row.rps)} vs ${int(other.rps)} req/s)`,
   met: ratio === undefined ? undefined : ratio >= min,
   noisy: noisy(row, other),
 });
@@ -157,18 +176,51 @@ const issue19Targets = (find: Find, disk: DiskProbe | undefined): readonly Targe
       met: latency === undefined || fsyncLimit === undefined ? undefined : latency.latency.p50 <= fsyncLimit,
       noisy: noisy(latency),
     },
-    ratioTarget('create, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', create, create?.vsPeer, find('create', 'fastify-sqlite'), 1.0),
-    ratioTarget('create+delete, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', createDelete, createDelete?.vsPeer, find('create-delete', 'fastify-sqlite'), 1.0),
-    ratioTarget('create, 1 connection, postgres: ≥ 0.9× fastify postgres (issue 19)', pgLatency, pgLatency?.vsPeer, find('latency', 'fastify-postgres'), 0.9),
-    ratioTarget('create, 50 connections, postgres: ≥ 1.2× fastify postgres (issue 19)', pgCreate, pgCreate?.vsPeer, find('create', 'fastify-postgres'), 1.2),
-    ratioTarget('list 100, 50 connections: ≥ 0.5× the ceiling (issue 19)', list, list?.ratio, find('list', 'ceiling'), 0.5),
+    ratioTarget(
+      'create, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)',
+      create,
+      create?.vsPeer,
+      find('create', 'fastify-sqlite'),
+      1.0,
+    ),
+    ratioTarget(
+      'create+delete, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)',
+      createDelete,
+      createDelete?.vsPeer,
+      find('create-delete', 'fastify-sqlite'),
+      1.0,
+    ),
+    ratioTarget(
+      'create, 1 connection, postgres: ≥ 0.9× fastify postgres (issue 19)',
+      pgLatency,
+      pgLatency?.vsPeer,
+      find('latency', 'fastify-postgres'),
+      0.9,
+    ),
+    ratioTarget(
+      'create, 50 connections, postgres: ≥ 1.2× fastify postgres (issue 19)',
+      pgCreate,
+      pgCreate?.vsPeer,
+      find('create', 'fastify-postgres'),
+      1.2,
+    ),
+    ratioTarget(
+      'list 100, 50 connections: ≥ 0.5× the ceiling (issue 19)',
+      list,
+      list?.ratio,
+      find('list', 'ceiling'),
+      0.5,
+    ),
   ];
 };
 
 /** Issue 18: PATCH at 50 connections ≥ 0.9× create's req/s, on the same store in the same run. */
 const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, store: string): TargetCheck => ({
   target: `patch, 50 connections: ≥ 0.9× create on the same store (issue 18), ${store}`,
-  value: patch?.vsScenario === undefined || create === undefined ? '–' : `${times(patch.vsScenario)} (${int(patch.rps)} vs ${int(create.rps)} req/s)`,
+  value:
+    patch?.vsScenario === undefined || create === undefined
+      ? '–'
+      : `${times(patch.vsScenario)} (${int(patch.rps)} vs ${int(create.rps)} req/s)`,
   met: patch?.vsScenario === undefined ? undefined : patch.vsScenario >= 0.9,
   noisy: noisy(patch, create),
 });
@@ -179,7 +231,8 @@ const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, 
  * sequential rows); the sequential ratio and both p50s are shown beside it.
  */
 const tagPageTarget = (large: RatedRow | undefined, small: RatedRow | undefined, store: string): TargetCheck => {
-  const size = (row: RatedRow | undefined, fallback: string): string => row?.storeLabel.replace(`${store} `, '') ?? fallback;
+  const size = (row: RatedRow | undefined, fallback: string): string =>
+    row?.storeLabel.replace(`${store} `, '') ?? fallback;
   const sequential = large !== undefined && small !== undefined && small.rps > 0 ? large.rps / small.rps : undefined;
   const how = large?.sideBySide === undefined ? 'sequential' : `side by side, median of ${large.sideBySide}`;
   return {

@@ -17,7 +17,9 @@ describe('metricValue', () => {
   it('finds a sample by name and labels, in any label order', () => {
     expect(metricValue(SCRAPE, 'plant_store_webhook_outbox_pending')).toBe(42);
     expect(metricValue(SCRAPE, 'plant_store_webhook_attempts_total', { outcome: 'retry' })).toBe(3);
-    expect(metricValue(SCRAPE, 'plant_store_http_requests_total', { status: '201', route: '/plants', method: 'POST' })).toBe(9);
+    expect(
+      metricValue(SCRAPE, 'plant_store_http_requests_total', { status: '201', route: '/plants', method: 'POST' }),
+    ).toBe(9);
   });
 
   it('returns undefined for an absent sample or one with other labels', () => {
@@ -38,7 +40,12 @@ describe('parseOutbox', () => {
 });
 
 describe('measureDrain', () => {
-  const reading = (pending: number, delivered: number): OutboxReading => ({ pending, delivered, retried: 0, failed: 0 });
+  const reading = (pending: number, delivered: number): OutboxReading => ({
+    pending,
+    delivered,
+    retried: 0,
+    failed: 0,
+  });
   const start = reading(0, 1000);
 
   it('reads until the outbox is empty and times it from the load’s end', async () => {
@@ -64,7 +71,9 @@ describe('measureDrain', () => {
       retried: 0,
       failed: 0,
     });
-    expect(formatDrain(drain)).toBe('backlog 500 at stop (0 at start), drained in 1.2 s; attempts 1,000 delivered, 0 retried, 0 failed');
+    expect(formatDrain(drain)).toBe(
+      'backlog 500 at stop (0 at start), drained in 1.2 s; attempts 1,000 delivered, 0 retried, 0 failed',
+    );
   });
 
   it('gives up after the limit and says what is left', async () => {

@@ -37,7 +37,11 @@ export interface WebhookDrain {
  * The value of the sample `name{labels}` (labels in any order; none: the sample without labels) in
  * a Prometheus text exposition; undefined when absent.
  */
-export const metricValue = (text: string, name: string, labels: Readonly<Record<string, string>> = {}): number | undefined => {
+export const metricValue = (
+  text: string,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number | undefined => {
   const wanted = Object.entries(labels)
     .map(([k, v]) => `${k}="${v}"`)
     .sort()
@@ -62,7 +66,8 @@ export const metricValue = (text: string, name: string, labels: Readonly<Record<
 export const parseOutbox = (text: string): OutboxReading => {
   const read = (name: string, labels?: Record<string, string>): number => {
     const value = metricValue(text, name, labels);
-    if (value === undefined) throw new Error(`metrics: no ${name}${labels === undefined ? '' : JSON.stringify(labels)} in the scrape`);
+    if (value === undefined)
+      throw new Error(`metrics: no ${name}${labels === undefined ? '' : JSON.stringify(labels)} in the scrape`);
     return value;
   };
   const attempts = (outcome: string): number => read('plant_store_webhook_attempts_total', { outcome });
@@ -96,7 +101,13 @@ export interface DrainOptions {
  * Called the moment the load stops: reads the backlog, then reads again every `pollMs` until it is
  * 0 or `limitSeconds` have passed.
  */
-export const measureDrain = async ({ read, start, limitSeconds, pollMs, now = () => performance.now() }: DrainOptions): Promise<WebhookDrain> => {
+export const measureDrain = async ({
+  read,
+  start,
+  limitSeconds,
+  pollMs,
+  now = () => performance.now(),
+}: DrainOptions): Promise<WebhookDrain> => {
   const stopped = now();
   const first = await read();
   let last = first;
@@ -144,10 +155,17 @@ export const createWebhookProbe = ({ metricsUrl, received, limitSeconds, pollMs 
       [start, receivedAtStart] = await Promise.all([read(), received()]);
     },
     afterLoad: async () => {
-      const drain = await measureDrain({ read, start: start ?? { pending: 0, delivered: 0, retried: 0, failed: 0 }, limitSeconds, pollMs });
+      const drain = await measureDrain({
+        read,
+        start: start ?? { pending: 0, delivered: 0, retried: 0, failed: 0 },
+        limitSeconds,
+        pollMs,
+      });
       const receivedNow = await received();
       start = undefined;
-      return receivedNow === undefined || receivedAtStart === undefined ? drain : { ...drain, received: receivedNow - receivedAtStart };
+      return receivedNow === undefined || receivedAtStart === undefined
+        ? drain
+        : { ...drain, received: receivedNow - receivedAtStart };
     },
   };
 };
@@ -156,7 +174,9 @@ const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** "drained in 2.3 s" or "not drained in 60 s (1,234 left)". */
 export const drainTime = (d: WebhookDrain): string =>
-  d.seconds === undefined ? `not drained in ${d.limitSeconds} s (${int(d.backlogAtEnd)} left)` : `drained in ${d.seconds.toFixed(1)} s`;
+  d.seconds === undefined
+    ? `not drained in ${d.limitSeconds} s (${int(d.backlogAtEnd)} left)`
+    : `drained in ${d.seconds.toFixed(1)} s`;
 
 /** One line for the log. */
 export const formatDrain = (d: WebhookDrain): string =>

@@ -23,7 +23,9 @@ const stop = (code: number): void => {
 };
 server.listen(port, host, () => {
   const address = server.address();
-  process.stdout.write(`webhook receiver listening on ${typeof address === 'object' && address !== null ? address.port : port}\n`);
+  process.stdout.write(
+    `webhook receiver listening on ${typeof address === 'object' && address !== null ? address.port : port}\n`,
+  );
 });
 setTimeout(() => {
   process.stderr.write(`webhook receiver: stopping after its lifetime of ${lifetimeSeconds} s\n`);

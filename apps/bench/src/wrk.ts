@@ -160,7 +160,25 @@ const WrkOutput = t.type(
 /** One wrk run (one thread; the caller's CPU affinity is inherited). */
 export const runWrk = (o: WrkOptions): Promise<WrkRun> =>
   new Promise((resolve, reject) => {
-    const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script(), o.url, '--', o.token, SCENARIOS[o.kind].requests, String(o.firstId), String(o.seedFrom), String(o.seedTo), o.idempotencyKeys, o.tagPage === null ? '' : tagPagePrefix(o.tagPage.tag), String(o.tagPage?.lastCursor ?? 0)];
+    const args = [
+      '-t1',
+      `-c${o.connections}`,
+      `-d${o.seconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      script(),
+      o.url,
+      '--',
+      o.token,
+      SCENARIOS[o.kind].requests,
+      String(o.firstId),
+      String(o.seedFrom),
+      String(o.seedTo),
+      o.idempotencyKeys,
+      o.tagPage === null ? '' : tagPagePrefix(o.tagPage.tag),
+      String(o.tagPage?.lastCursor ?? 0),
+    ];
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -170,7 +188,8 @@ export const runWrk = (o: WrkOptions): Promise<WrkRun> =>
       const line = out.split('\n').find((l) => l.startsWith('WRKRESULT '));
       if (code !== 0 || line === undefined) return reject(new Error(`wrk exited with ${String(code)}:\n${out}`));
       const decoded = WrkOutput.decode(JSON.parse(line.slice('WRKRESULT '.length)));
-      if (decoded._tag === 'Left') return reject(new Error(`unreadable wrk result: ${PathReporter.report(decoded).join('; ')}`));
+      if (decoded._tag === 'Left')
+        return reject(new Error(`unreadable wrk result: ${PathReporter.report(decoded).join('; ')}`));
       const r = decoded.right;
       const us = (v: number): number => v / 1000;
       resolve({

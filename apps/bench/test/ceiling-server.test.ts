@@ -51,7 +51,10 @@ describe('createCeilingServer', () => {
   it('rejects bodies CreatePlantRequest rejects, naming the field', async () => {
     const unknownMember = await create({ name: 'x', colour: 'green' });
     expect(unknownMember.status).toBe(400);
-    expect((await unknownMember.json()) as { message: string }).toMatchObject({ error: 400, message: expect.stringContaining('colour') });
+    expect((await unknownMember.json()) as { message: string }).toMatchObject({
+      error: 400,
+      message: expect.stringContaining('colour'),
+    });
     expect((await create({ name: '' })).status).toBe(400);
     expect((await create({ name: 'x', id: 1.5 })).status).toBe(400);
     expect((await create('{not json')).status).toBe(400);
@@ -106,7 +109,11 @@ describe('createCeilingServer', () => {
     const renamed = await patch(601, { name: 'after' });
     expect(renamed.status).toBe(200);
     expect(await renamed.json()).toEqual({ id: 601, name: 'after', tag: 'old' });
-    expect(await (await patch(601, { tag: 'new' }, 'application/json')).json()).toEqual({ id: 601, name: 'after', tag: 'new' });
+    expect(await (await patch(601, { tag: 'new' }, 'application/json')).json()).toEqual({
+      id: 601,
+      name: 'after',
+      tag: 'new',
+    });
     expect(await (await patch(601, { tag: null })).json()).toEqual({ id: 601, name: 'after' });
     expect(await (await fetch(`${base}/plants/601`, { headers: auth })).json()).toEqual({ id: 601, name: 'after' });
   });
@@ -131,7 +138,9 @@ describe('createCeilingServer', () => {
     expect(page.headers.get('link')).toBe('</plants?limit=1&after=703&tag=even>; rel="next"');
     const rest = await fetch(`${base}/plants?tag=even&limit=10&after=703`, { headers: auth });
     expect(await rest.json()).toEqual([{ id: 704, name: 't704', tag: 'even' }]);
-    expect(await (await fetch(`${base}/plants?tag=odd&after=700`, { headers: auth })).json()).toEqual([{ id: 701, name: 't701', tag: 'odd' }]);
+    expect(await (await fetch(`${base}/plants?tag=odd&after=700`, { headers: auth })).json()).toEqual([
+      { id: 701, name: 't701', tag: 'odd' },
+    ]);
     expect(rest.headers.get('link')).toBeNull();
     expect(await (await fetch(`${base}/plants?tag=none-such`, { headers: auth })).json()).toEqual([]);
   });

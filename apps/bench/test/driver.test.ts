@@ -105,29 +105,63 @@ describe.each([
     // Names count up from the first id, one per request: every PATCH changed its plant.
     expect(nextId).toBeGreaterThanOrEqual(s.firstId + patched);
     const res = await fetch(`${server.url}/plants?limit=200`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    const names = ((await res.json()) as { name: string }[]).map((p) => p.name).filter((n) => n.startsWith('bench patch '));
+    const names = ((await res.json()) as { name: string }[])
+      .map((p) => p.name)
+      .filter((n) => n.startsWith('bench patch '));
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) expect(Number(name.slice('bench patch '.length))).toBeGreaterThanOrEqual(10_000);
   });
 
-  it.skipIf(!available)('runs the 1-connection get and create+delete of issue 19 like their 50-connection scenarios', async () => {
-    const before = ceiling.size();
-    const { row: getRow } = await runScenario(server, store, spec({ kind: 'get-1', connections: 1 }), unpinned, driver);
-    expect(getRow).toMatchObject({ connections: 1, errors: 0, unexpected: 0, statusCounts: { '200': expect.any(Number) } });
-    const { row } = await runScenario(server, store, spec({ kind: 'create-delete-1', connections: 1 }), unpinned, driver);
-    expect(row).toMatchObject({ connections: 1, errors: 0, unexpected: 0 });
-    expect(row.statusCounts['201']).toBeGreaterThan(0);
-    expect(row.statusCounts['204']).toBeGreaterThan(0);
-    expect(ceiling.size() - before).toBeLessThanOrEqual(2);
-  });
+  it.skipIf(!available)(
+    'runs the 1-connection get and create+delete of issue 19 like their 50-connection scenarios',
+    async () => {
+      const before = ceiling.size();
+      const { row: getRow } = await runScenario(
+        server,
+        store,
+        spec({ kind: 'get-1', connections: 1 }),
+        unpinned,
+        driver,
+      );
+      expect(getRow).toMatchObject({
+        connections: 1,
+        errors: 0,
+        unexpected: 0,
+        statusCounts: { '200': expect.any(Number) },
+      });
+      const { row } = await runScenario(
+        server,
+        store,
+        spec({ kind: 'create-delete-1', connections: 1 }),
+        unpinned,
+        driver,
+      );
+      expect(row).toMatchObject({ connections: 1, errors: 0, unexpected: 0 });
+      expect(row.statusCounts['201']).toBeGreaterThan(0);
+      expect(row.statusCounts['204']).toBeGreaterThan(0);
+      expect(ceiling.size() - before).toBeLessThanOrEqual(2);
+    },
+  );
 
   it.skipIf(!available)('pages through one tag from cursors across the range', async () => {
-    const { row } = await runScenario(server, store, spec({ kind: 'list-tag', tagPage: { tag: 'seed', lastCursor: 100 } }), unpinned, driver);
+    const { row } = await runScenario(
+      server,
+      store,
+      spec({ kind: 'list-tag', tagPage: { tag: 'seed', lastCursor: 100 } }),
+      unpinned,
+      driver,
+    );
     expect(row).toMatchObject({ errors: 0, unexpected: 0, statusCounts: { '200': expect.any(Number) } });
   });
 
   it.skipIf(!available)('counts every unexpected status as an error', async () => {
-    const { row } = await runScenario(server, store, spec({ kind: 'get', token: 'a-token-the-server-does-not-know' }), unpinned, driver);
+    const { row } = await runScenario(
+      server,
+      store,
+      spec({ kind: 'get', token: 'a-token-the-server-does-not-know' }),
+      unpinned,
+      driver,
+    );
     expect(row.statusCounts['401']).toBeGreaterThan(0);
     expect(row.unexpected).toBe(row.statusCounts['401']);
     expect(row.errors).toBeGreaterThanOrEqual(row.unexpected);

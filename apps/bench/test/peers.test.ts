@@ -29,7 +29,8 @@ const pg: PgDatabase | string = await createPgDatabase(pgAdminUrl);
 afterAll(async () => {
   if (typeof pg !== 'string') await pg.drop();
 });
-if (typeof pg === 'string' && !inCi) console.log(`fastify-postgres peer tests skipped: no PostgreSQL at ${pgAdminUrl} (${pg}; CI=true fails instead)`);
+if (typeof pg === 'string' && !inCi)
+  console.log(`fastify-postgres peer tests skipped: no PostgreSQL at ${pgAdminUrl} (${pg}; CI=true fails instead)`);
 
 const suites: readonly (readonly [string, PeerFactory, () => string, boolean])[] = [
   ['fastify-sqlite', createFastifySqlitePeer, () => join(work, 'fastify.db'), false],
@@ -62,9 +63,16 @@ describe.each(suites)('peer %s', (_name, factory, database, skip) => {
   const create = (body: unknown, headers: Record<string, string> = { ...auth, 'content-type': 'application/json' }) =>
     fetch(`${base}/plants`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const patch = (id: number | string, body: unknown, contentType = 'application/merge-patch+json') =>
-    fetch(`${base}/plants/${id}`, { method: 'PATCH', headers: { ...auth, 'content-type': contentType }, body: JSON.stringify(body) });
+    fetch(`${base}/plants/${id}`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': contentType },
+      body: JSON.stringify(body),
+    });
   const get = (path: string) => fetch(`${base}${path}`, { headers: auth });
-  const errorOf = async (res: Response) => ({ status: res.status, body: (await res.json()) as { error: number; message: string } });
+  const errorOf = async (res: Response) => ({
+    status: res.status,
+    body: (await res.json()) as { error: number; message: string },
+  });
 
   it.skipIf(skip)('is ready without a token', async () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
@@ -111,7 +119,11 @@ describe.each(suites)('peer %s', (_name, factory, database, skip) => {
       [{ name: null }, 'name'],
     ] as const) {
       const res = await errorOf(await create(body));
-      expect([JSON.stringify(body), res.status, res.body.message]).toEqual([JSON.stringify(body), 400, expect.stringContaining(field)]);
+      expect([JSON.stringify(body), res.status, res.body.message]).toEqual([
+        JSON.stringify(body),
+        400,
+        expect.stringContaining(field),
+      ]);
     }
     expect((await create('{not json')).status).toBe(400);
     expect((await create('[]')).status).toBe(400);
@@ -122,7 +134,9 @@ describe.each(suites)('peer %s', (_name, factory, database, skip) => {
     for (const type of ['text/plain', 'application/merge-patch+json', 'application/x-www-form-urlencoded']) {
       expect((await errorOf(await create({ name: 'x' }, { ...auth, 'content-type': type }))).body.error).toBe(415);
     }
-    expect((await create({ name: 'x', id: 11 }, { ...auth, 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
+    expect(
+      (await create({ name: 'x', id: 11 }, { ...auth, 'content-type': 'application/json; charset=utf-8' })).status,
+    ).toBe(201);
     const big = await errorOf(await create({ name: 'x', tag: 'y'.repeat(17 * 1024) }));
     expect(big).toEqual({ status: 413, body: { error: 413, message: expect.any(String) } });
   });
@@ -146,14 +160,18 @@ describe.each(suites)('peer %s', (_name, factory, database, skip) => {
 
   it.skipIf(skip)('gets a plant by id (200, 404) and refuses an id segment the contract refuses (400)', async () => {
     expect(await (await get('/plants/7')).json()).toEqual({ id: 7, name: 'Monstera', tag: 'aroid' });
-    expect(await errorOf(await get('/plants/424242'))).toEqual({ status: 404, body: { error: 404, message: expect.any(String) } });
+    expect(await errorOf(await get('/plants/424242'))).toEqual({
+      status: 404,
+      body: { error: 404, message: expect.any(String) },
+    });
     for (const segment of ['0', '07', '-7', '7.0', 'x', '9007199254740992']) {
       expect([segment, (await errorOf(await get(`/plants/${segment}`))).status]).toEqual([segment, 400]);
     }
   });
 
   it.skipIf(skip)('lists in id order, with a next Link on a full page, and filters by tag', async () => {
-    for (const id of [503, 501, 502, 504]) await create({ id, name: `p${id}`, ...(id % 2 === 0 ? { tag: 'even' } : {}) });
+    for (const id of [503, 501, 502, 504])
+      await create({ id, name: `p${id}`, ...(id % 2 === 0 ? { tag: 'even' } : {}) });
     const page = await get('/plants?limit=2&after=500');
     expect(page.status).toBe(200);
     expect(await page.json()).toEqual([
@@ -169,7 +187,16 @@ describe.each(suites)('peer %s', (_name, factory, database, skip) => {
     expect(rest.headers.get('link')).toBeNull();
     const first = (await (await get('/plants')).json()) as { id: number }[];
     expect(first.map((p) => p.id)).toEqual([...first.map((p) => p.id)].sort((a, b) => a - b));
-    for (const query of ['limit=0', 'limit=1001', 'limit=01', 'after=-1', 'after=x', 'tag=', 'colour=green', 'limit=1&limit=2']) {
+    for (const query of [
+      'limit=0',
+      'limit=1001',
+      'limit=01',
+      'after=-1',
+      'after=x',
+      'tag=',
+      'colour=green',
+      'limit=1&limit=2',
+    ]) {
       expect([query, (await errorOf(await get(`/plants?${query}`))).status]).toEqual([query, 400]);
     }
     expect((await get('/plants?limit=1000&after=0')).status).toBe(200);
@@ -180,29 +207,42 @@ describe.each(suites)('peer %s', (_name, factory, database, skip) => {
     const renamed = await patch(601, { name: 'after' });
     expect(renamed.status).toBe(200);
     expect(await renamed.json()).toEqual({ id: 601, name: 'after', tag: 'old' });
-    expect(await (await patch(601, { tag: 'new' }, 'application/json')).json()).toEqual({ id: 601, name: 'after', tag: 'new' });
+    expect(await (await patch(601, { tag: 'new' }, 'application/json')).json()).toEqual({
+      id: 601,
+      name: 'after',
+      tag: 'new',
+    });
     expect(await (await patch(601, { tag: null })).json()).toEqual({ id: 601, name: 'after' });
     expect(await (await patch(601, {})).json()).toEqual({ id: 601, name: 'after' });
     expect(await (await get('/plants/601')).json()).toEqual({ id: 601, name: 'after' });
   });
 
-  it.skipIf(skip)('refuses a patch with an id, another member, a null name or another media type, and of an unknown plant', async () => {
-    await create({ id: 602, name: 'kept' });
-    expect(await errorOf(await patch(602, { id: 9, name: 'x' }))).toEqual({ status: 400, body: { error: 400, message: expect.stringContaining('id') } });
-    expect((await errorOf(await patch(602, { colour: 'green' }))).body.message).toContain('colour');
-    expect((await errorOf(await patch(602, { name: null }))).body.message).toContain('name');
-    expect((await patch(602, { name: 'x' }, 'text/plain')).status).toBe(415);
-    expect((await patch(999_999, { name: 'x' })).status).toBe(404);
-    expect((await patch('0602', { name: 'x' })).status).toBe(400);
-    expect(await (await get('/plants/602')).json()).toEqual({ id: 602, name: 'kept' });
-  });
+  it.skipIf(skip)(
+    'refuses a patch with an id, another member, a null name or another media type, and of an unknown plant',
+    async () => {
+      await create({ id: 602, name: 'kept' });
+      expect(await errorOf(await patch(602, { id: 9, name: 'x' }))).toEqual({
+        status: 400,
+        body: { error: 400, message: expect.stringContaining('id') },
+      });
+      expect((await errorOf(await patch(602, { colour: 'green' }))).body.message).toContain('colour');
+      expect((await errorOf(await patch(602, { name: null }))).body.message).toContain('name');
+      expect((await patch(602, { name: 'x' }, 'text/plain')).status).toBe(415);
+      expect((await patch(999_999, { name: 'x' })).status).toBe(404);
+      expect((await patch('0602', { name: 'x' })).status).toBe(400);
+      expect(await (await get('/plants/602')).json()).toEqual({ id: 602, name: 'kept' });
+    },
+  );
 
   it.skipIf(skip)('deletes: 204, then 404', async () => {
     await create({ id: 701, name: 'short-lived' });
     const gone = await fetch(`${base}/plants/701`, { method: 'DELETE', headers: auth });
     expect(gone.status).toBe(204);
     expect(await gone.text()).toBe('');
-    expect(await errorOf(await fetch(`${base}/plants/701`, { method: 'DELETE', headers: auth }))).toEqual({ status: 404, body: { error: 404, message: expect.any(String) } });
+    expect(await errorOf(await fetch(`${base}/plants/701`, { method: 'DELETE', headers: auth }))).toEqual({
+      status: 404,
+      body: { error: 404, message: expect.any(String) },
+    });
     expect((await get('/plants/701')).status).toBe(404);
   });
 

@@ -18,7 +18,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => ceiling.server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(ceiling.server.address() as AddressInfo).port}`;
   for (let id = 1; id <= SIZE; id++) {
-    const res = await fetch(`${base}/plants`, { method: 'POST', headers, body: JSON.stringify({ id, name: `p${id}`, tag: tagOf(id) }) });
+    const res = await fetch(`${base}/plants`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ id, name: `p${id}`, tag: tagOf(id) }),
+    });
     if (res.status !== 201) throw new Error(`seeding ${id}: ${res.status}`);
   }
 });
@@ -34,9 +38,15 @@ describe('smokeCheckTagPage', () => {
   });
 
   it('fails when a page the load asks for misses a plant', async () => {
-    const res = await fetch(`${base}/plants/${SIZE - 500}`, { method: 'PATCH', headers, body: JSON.stringify({ tag: 'tag-1' }) });
+    const res = await fetch(`${base}/plants/${SIZE - 500}`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ tag: 'tag-1' }),
+    });
     expect(res.status).toBe(200);
-    await expect(smokeCheckTagPage(base, TOKEN, SIZE)).rejects.toThrow(/without the 100 plants tagged tag-0 from 1010 to 2000/);
+    await expect(smokeCheckTagPage(base, TOKEN, SIZE)).rejects.toThrow(
+      /without the 100 plants tagged tag-0 from 1010 to 2000/,
+    );
   });
 });
 
@@ -56,7 +66,9 @@ describe('smokeCheckPatch', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      await expect(smokeCheckPatch(url, TOKEN, 3)).rejects.toThrow(/PATCH \/plants\/3 \{"name"\} answered 200 without the plant renamed/);
+      await expect(smokeCheckPatch(url, TOKEN, 3)).rejects.toThrow(
+        /PATCH \/plants\/3 \{"name"\} answered 200 without the plant renamed/,
+      );
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -23,7 +23,11 @@ const deliver = (id: string) =>
   fetch(`${base}/hook`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'webhook-id': id },
-    body: JSON.stringify({ type: 'plant.created', timestamp: '2026-11-24T00:00:00.000Z', data: { id: 1, name: 'Monstera' } }),
+    body: JSON.stringify({
+      type: 'plant.created',
+      timestamp: '2026-11-24T00:00:00.000Z',
+      data: { id: 1, name: 'Monstera' },
+    }),
   });
 
 describe('createWebhookReceiver', () => {
@@ -50,7 +54,10 @@ describe('webhook-receiver-main', () => {
   it('stops by itself after its lifetime', async () => {
     if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`pnpm build\` in apps/bench first`);
     const started = Date.now();
-    const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0', RECEIVER_LIFETIME_SECONDS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry], {
+      env: { ...process.env, PORT: '0', RECEIVER_LIFETIME_SECONDS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -11,7 +11,12 @@ describe('the plant-store CLI against the real server', () => {
   it('creates, gets, lists and deletes, in JSON for scripts', async () => {
     const created = await cli(['create', '--name', 'Fern', '--tag', 'green', '--json']);
     expect(created).toMatchObject({ code: 0, stderr: '' });
-    const { replayed, ...plant } = JSON.parse(created.stdout) as { id: number; name: string; tag: string; replayed: boolean };
+    const { replayed, ...plant } = JSON.parse(created.stdout) as {
+      id: number;
+      name: string;
+      tag: string;
+      replayed: boolean;
+    };
     expect(replayed).toBe(false);
     expect(plant).toEqual({ id: expect.any(Number), name: 'Fern', tag: 'green' });
 

@@ -39,8 +39,9 @@ const throughProxy = async (
 ): Promise<void> => {
   const target = new URL(live.server.url);
   const proxy: Server = createServer((req, res) => {
-    const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (upstream) =>
-      answer(req, upstream, res),
+    const forward = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (upstream) => answer(req, upstream, res),
     );
     req.pipe(forward);
   });
@@ -116,7 +117,10 @@ describe('every error class against the real server', () => {
   it('BadRequestError: the server names the failing field', async () => {
     const error = await failure(client({ validate: false }).plants.create({ name: '' }));
     expect(error).toBeInstanceOf(BadRequestError);
-    expect(error).toMatchObject({ status: 400, body: { error: 400, message: 'name: expected 1–200 characters, got 0' } });
+    expect(error).toMatchObject({
+      status: 400,
+      body: { error: 400, message: 'name: expected 1–200 characters, got 0' },
+    });
     expect(error.requestId).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
   });
 

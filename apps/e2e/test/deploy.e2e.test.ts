@@ -32,9 +32,13 @@ describePostgres('the deployed server folder', () => {
     await mkdir(join(work.path, 'elsewhere'));
     await cp(target, moved, { recursive: true, verbatimSymlinks: true });
     database = await freshPostgresUrl();
-    const tokens = await runNode(join(moved, 'dist', 'tokens-cli.js'), ['create', '--name', 'deploy', '--scope', 'plants:read', '--scope', 'plants:write'], {
-      DATABASE_URL: database.url,
-    });
+    const tokens = await runNode(
+      join(moved, 'dist', 'tokens-cli.js'),
+      ['create', '--name', 'deploy', '--scope', 'plants:read', '--scope', 'plants:write'],
+      {
+        DATABASE_URL: database.url,
+      },
+    );
     expect(tokens.code, tokens.stderr).toBe(0);
     token = /\b(pst_[A-Za-z0-9_-]{20,})\b/.exec(tokens.stdout)?.[1];
     server = await startServer({ DATABASE_URL: database.url }, { main: join(moved, 'dist', 'main.js'), cwd: moved });

@@ -16,7 +16,10 @@ describePostgres('two server processes over one PostgreSQL database', () => {
   beforeAll(async () => {
     database = await freshPostgresUrl();
     // both instances start at once: migrations must be safe under the race
-    servers = await Promise.all([startServer({ DATABASE_URL: database.url }), startServer({ DATABASE_URL: database.url })]);
+    servers = await Promise.all([
+      startServer({ DATABASE_URL: database.url }),
+      startServer({ DATABASE_URL: database.url }),
+    ]);
     // a token made with the CLI works on every instance
     token = await createToken(database.url, 'multi');
   });
@@ -64,7 +67,9 @@ describePostgres('two server processes over one PostgreSQL database', () => {
     // The ETag of the 201 is the one the other instance shows.
     expect((await clientOf(1).get(8_000_003)).etag).toBe(etag);
     const attempts = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => clientOf(i % 2).update(8_000_003, { name: `writer ${i}` }, { ifMatch: etag })),
+      Array.from({ length: 20 }, (_, i) =>
+        clientOf(i % 2).update(8_000_003, { name: `writer ${i}` }, { ifMatch: etag }),
+      ),
     );
     const won = attempts.filter((a) => a.status === 'fulfilled');
     expect(won).toHaveLength(1);

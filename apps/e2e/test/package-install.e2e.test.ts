@@ -65,7 +65,16 @@ describe('the packed domain and client packages', () => {
     await writeFile(join(project.path, 'main.ts'), program);
     await exec(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => `./${t}`), 'io-ts@2', 'fp-ts@2', '@types/node@20'],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        ...tarballs.map((t) => `./${t}`),
+        'io-ts@2',
+        'fp-ts@2',
+        '@types/node@20',
+      ],
       { cwd: project.path, timeout: 240_000 },
     );
   }, 300_000);
@@ -75,9 +84,13 @@ describe('the packed domain and client packages', () => {
   });
 
   it('contain only the build, its sources, the bin, the README, the LICENSE and package.json', async () => {
-    const { stdout } = await exec('tar', ['-tzf', (await readdir(project.path)).find((f) => f.startsWith('plant-store-client'))!], {
-      cwd: project.path,
-    });
+    const { stdout } = await exec(
+      'tar',
+      ['-tzf', (await readdir(project.path)).find((f) => f.startsWith('plant-store-client'))!],
+      {
+        cwd: project.path,
+      },
+    );
     const files = stdout.trim().split('\n');
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
@@ -85,7 +98,12 @@ describe('the packed domain and client packages', () => {
     expect(files).toContain('package/bin/plant-store.js');
     expect(files).toContain('package/src/index.ts');
     expect(files.filter((f) => /\.test\.ts$/.test(f))).toEqual([]);
-    expect(files.filter((f) => !/^package\/(dist\/|src\/|bin\/plant-store\.js$|README\.md$|package\.json$|CHANGELOG\.md$|LICENSE)/.test(f))).toEqual([]);
+    expect(
+      files.filter(
+        (f) =>
+          !/^package\/(dist\/|src\/|bin\/plant-store\.js$|README\.md$|package\.json$|CHANGELOG\.md$|LICENSE)/.test(f),
+      ),
+    ).toEqual([]);
   });
 
   it('type-check and run in a plain ESM project against the live server', async () => {

@@ -38,7 +38,8 @@ const listTarball = async (name: string): Promise<string[]> => {
 };
 
 /** A file of the tarball, read from its unpacked copy. */
-const readFromTarball = (name: string, file: string): Promise<string> => readFile(join(project.path, 'unpacked', name, file), 'utf8');
+const readFromTarball = (name: string, file: string): Promise<string> =>
+  readFile(join(project.path, 'unpacked', name, file), 'utf8');
 
 /**
  * What a user's TypeScript sees: both packages are packed as npm would receive them, installed
@@ -53,7 +54,9 @@ describe('the packed domain and client packages, for TypeScript users', () => {
       ['client', paths.clientDir],
     ] as const) {
       await exec('pnpm', ['pack', '--pack-destination', project.path], { cwd: dir });
-      const tarball = (await readdir(project.path)).find((file) => file.startsWith(`plant-store-${name}-`) && file.endsWith('.tgz'));
+      const tarball = (await readdir(project.path)).find(
+        (file) => file.startsWith(`plant-store-${name}-`) && file.endsWith('.tgz'),
+      );
       expect(tarball).toBeDefined();
       tarballs.set(name, tarball!);
       await mkdir(join(project.path, 'unpacked', name), { recursive: true });
@@ -75,7 +78,16 @@ describe('the packed domain and client packages, for TypeScript users', () => {
     }
     await exec(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--loglevel=error', ...[...tarballs.values()].map((t) => `./${t}`), 'io-ts@2', 'fp-ts@2', '@types/node@20'],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        ...[...tarballs.values()].map((t) => `./${t}`),
+        'io-ts@2',
+        'fp-ts@2',
+        '@types/node@20',
+      ],
       { cwd: project.path, timeout: 240_000 },
     );
   }, 300_000);
@@ -100,7 +112,11 @@ describe('the packed domain and client packages, for TypeScript users', () => {
     expect(maps.length).toBeGreaterThan(0);
     const missing: string[] = [];
     for (const map of maps) {
-      const { file, sourceRoot = '', sources } = JSON.parse(await readFromTarball(name, map)) as {
+      const {
+        file,
+        sourceRoot = '',
+        sources,
+      } = JSON.parse(await readFromTarball(name, map)) as {
         file: string;
         sourceRoot?: string;
         sources: string[];

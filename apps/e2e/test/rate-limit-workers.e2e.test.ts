@@ -25,10 +25,14 @@ interface Reply {
 
 const get = (url: string, token: string): Promise<Reply> =>
   new Promise((resolve, reject) => {
-    const req = request(`${url}/plants?limit=1`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-    });
+    const req = request(
+      `${url}/plants?limit=1`,
+      { agent: false, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -72,17 +76,24 @@ const workersSuite = (store: 'postgres' | 'cluster') =>
 
     it(`allows B per window across both workers, within 10 % (${store})`, async () => {
       // Both workers listening and answering with the fields (a worker still starting would refuse the connection).
-      for (let i = 0; i < 4; i++) expect((await get(server.url, token)).headers['ratelimit-policy']).toBe('"default";q=20;w=2');
+      for (let i = 0; i < 4; i++)
+        expect((await get(server.url, token)).headers['ratelimit-policy']).toBe('"default";q=20;w=2');
       await new Promise((resolve) => setTimeout(resolve, 2_100));
       const tally = await hammer(server.url, token);
       const expected = BURST * Math.ceil(RUN_MS / WINDOW_MS);
-      console.log(`WORKERS=2, ${store}: ${tally.ok} allowed, expected ≈ ${expected}; ${tally.limited} refused with 429`);
+      console.log(
+        `WORKERS=2, ${store}: ${tally.ok} allowed, expected ≈ ${expected}; ${tally.limited} refused with 429`,
+      );
       expect(tally.other).toEqual([]);
       expect(tally.limited).toBeGreaterThan(0);
       expect(Math.abs(tally.ok - expected)).toBeLessThanOrEqual(expected * 0.1);
-      const listening = server.output().split('\n').filter((line) => line.includes('"msg":"listening"'));
+      const listening = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"listening"'));
       expect(listening).toHaveLength(2);
-      for (const line of listening) expect(line).toContain(`"rateLimit":{"perSecond":${RATE},"burst":${BURST},"store":"${store}"}`);
+      for (const line of listening)
+        expect(line).toContain(`"rateLimit":{"perSecond":${RATE},"burst":${BURST},"store":"${store}"}`);
     });
   });
 

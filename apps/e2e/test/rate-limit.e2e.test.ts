@@ -31,7 +31,10 @@ describe('rate limiting through the client', () => {
       expect(limited._tag).toBe('RateLimited');
       expect(limited.status).toBe(429);
       expect([1000, 2000]).toContain(limited.retryAfterMs);
-      expect(limited.body).toEqual({ error: 429, message: `rate limit of 1 requests per second exceeded; retry after ${(limited.retryAfterMs ?? 0) / 1000} s` });
+      expect(limited.body).toEqual({
+        error: 429,
+        message: `rate limit of 1 requests per second exceeded; retry after ${(limited.retryAfterMs ?? 0) / 1000} s`,
+      });
       expect(limited.attempts).toBe(1);
       expect(limited.requestId).toMatch(/^[A-Za-z0-9._:-]+$/);
     }

@@ -24,7 +24,9 @@ const isChangelog = (path: string): boolean => posix.basename(path) === 'CHANGEL
 
 /** Markdown pages: every tracked *.md but changelogs and pending changeset entries (not pages). */
 const markdownPages = (): string[] =>
-  tracked('*.md').filter((path) => !isChangelog(path) && !(path.startsWith('.changeset/') && posix.basename(path) !== 'README.md'));
+  tracked('*.md').filter(
+    (path) => !isChangelog(path) && !(path.startsWith('.changeset/') && posix.basename(path) !== 'README.md'),
+  );
 
 /** Text with fenced code blocks and inline code spans blanked out, line numbers kept. */
 const withoutCode = (markdown: string): string =>
@@ -101,7 +103,12 @@ const brokenLink = (page: string, target: string): string | undefined => {
   } catch {
     return 'not a valid URL path';
   }
-  const file = decoded === '' ? join(root, page) : decoded.startsWith('/') ? join(root, decoded) : resolve(root, dirname(page), decoded);
+  const file =
+    decoded === ''
+      ? join(root, page)
+      : decoded.startsWith('/')
+        ? join(root, decoded)
+        : resolve(root, dirname(page), decoded);
   const inside = relative(root, file);
   if (inside.startsWith('..') || isAbsolute(inside)) return 'points outside the repository';
   if (!existsSync(file)) return `no such file ${inside}`;
@@ -131,12 +138,17 @@ describe('the repository documentation', () => {
   const pages = markdownPages();
 
   it('has the pages other files cite', () => {
-    expect(pages).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/reference/api.md', 'docs/CONTRIBUTING.md']));
+    expect(pages).toEqual(
+      expect.arrayContaining(['README.md', 'docs/README.md', 'docs/reference/api.md', 'docs/CONTRIBUTING.md']),
+    );
   });
 
   it('links only to files and headings that exist inside the repository', () => {
     const links = pages.map((page) => [page, linksOf(readFileSync(join(root, page), 'utf8'))] as const);
-    expect(links.flatMap(([, found]) => found).filter(({ target }) => !isExternal(target)).length, 'relative links found').toBeGreaterThan(50);
+    expect(
+      links.flatMap(([, found]) => found).filter(({ target }) => !isExternal(target)).length,
+      'relative links found',
+    ).toBeGreaterThan(50);
     const broken = links.flatMap(([page, found]) =>
       found.flatMap(({ line, target }) => {
         const problem = brokenLink(page, target);
@@ -163,7 +175,9 @@ describe('the repository documentation', () => {
         if (text.includes('\u0000')) return []; // binary
         return text
           .split('\n')
-          .flatMap((line, i) => (FORMER_FILES.some((name) => line.includes(name)) ? [`${file}:${i + 1}: ${line.trim().slice(0, 160)}`] : []));
+          .flatMap((line, i) =>
+            FORMER_FILES.some((name) => line.includes(name)) ? [`${file}:${i + 1}: ${line.trim().slice(0, 160)}`] : [],
+          );
       });
     expect(offenders, `cite a docs/… page instead (${offenders.length} left)`).toEqual([]);
   });
@@ -171,19 +185,22 @@ describe('the repository documentation', () => {
 
 describe('the link checker itself', () => {
   it('slugs headings as GitHub does', () => {
-    expect([...headingSlugs('# Create a plant: `POST /plants`\n## Several processes (WORKERS)\n## A\n## A\n```\n# not a heading\n```\n')]).toEqual([
-      'create-a-plant-post-plants',
-      'several-processes-workers',
-      'a',
-      'a-1',
-    ]);
+    expect([
+      ...headingSlugs(
+        '# Create a plant: `POST /plants`\n## Several processes (WORKERS)\n## A\n## A\n```\n# not a heading\n```\n',
+      ),
+    ]).toEqual(['create-a-plant-post-plants', 'several-processes-workers', 'a', 'a-1']);
   });
 
   it('finds a broken link, a missing heading and a way out of the repository', () => {
     expect(brokenLink('README.md', 'docs/README.md')).toBeUndefined();
     expect(brokenLink('docs/README.md', 'reference/api.md#errors')).toBeUndefined();
-    expect(brokenLink('docs/README.md', 'reference/no-such-page.md')).toBe('no such file docs/reference/no-such-page.md');
-    expect(brokenLink('docs/README.md', 'reference/api.md#no-such-heading')).toBe('no heading #no-such-heading in docs/reference/api.md');
+    expect(brokenLink('docs/README.md', 'reference/no-such-page.md')).toBe(
+      'no such file docs/reference/no-such-page.md',
+    );
+    expect(brokenLink('docs/README.md', 'reference/api.md#no-such-heading')).toBe(
+      'no heading #no-such-heading in docs/reference/api.md',
+    );
     expect(brokenLink('README.md', '../shared/elsewhere.md')).toBe('points outside the repository');
     expect(brokenLink('README.md', 'https://example.com/x')).toBeUndefined();
   });

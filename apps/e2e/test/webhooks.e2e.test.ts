@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPlantStoreClient, verifyWebhook, WebhookVerificationError, type WebhookEvent } from '@plant-store/client';
+import {
+  createPlantStoreClient,
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEvent,
+} from '@plant-store/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
@@ -70,7 +75,12 @@ describe('webhooks from a running server to a receiver', () => {
     // The secret alone on stdout, the details on stderr.
     expect(added.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
     const secret = added.stdout.trim();
-    const [endpoint] = JSON.parse((await webhooksCli(['list', '--json'])).stdout) as { id: string; url: string; status: string; events: null }[];
+    const [endpoint] = JSON.parse((await webhooksCli(['list', '--json'])).stdout) as {
+      id: string;
+      url: string;
+      status: string;
+      events: null;
+    }[];
     expect(endpoint).toMatchObject({ url, status: 'enabled', events: null });
     expect(added.stderr).toContain(endpoint?.id);
 
@@ -85,7 +95,11 @@ describe('webhooks from a running server to a receiver', () => {
       return verifyWebhook(body, headers, secret).event;
     });
     expect(events.map((e: WebhookEvent) => e.type).sort()).toEqual(['plant.created', 'plant.deleted']);
-    expect(events.find((e) => e.type === 'plant.created')?.data).toEqual({ id: plant.id, name: 'Calathea', tag: 'shade' });
+    expect(events.find((e) => e.type === 'plant.created')?.data).toEqual({
+      id: plant.id,
+      name: 'Calathea',
+      tag: 'shade',
+    });
     expect(received[0]?.headers['user-agent']).toMatch(/^plant-store-webhooks\/\d+\.\d+\.\d+/);
 
     // A tampered body is refused by both.
@@ -94,7 +108,10 @@ describe('webhooks from a running server to a receiver', () => {
     expect(() => theirs.verify(tampered, headers)).toThrow();
     expect(() => verifyWebhook(tampered, headers, secret)).toThrow(WebhookVerificationError);
 
-    const deliveries = JSON.parse((await webhooksCli(['deliveries', '--json'])).stdout) as { status: string; eventId: string }[];
+    const deliveries = JSON.parse((await webhooksCli(['deliveries', '--json'])).stdout) as {
+      status: string;
+      eventId: string;
+    }[];
     expect(deliveries.map((d) => d.status)).toEqual(['delivered', 'delivered']);
     expect(deliveries.map((d) => d.eventId).sort()).toEqual(received.map((r) => r.headers['webhook-id']).sort());
 
@@ -111,7 +128,10 @@ describe('webhooks from a running server to a receiver', () => {
     new Webhook(newSecret).verify(third.body, third.headers);
 
     // Replay: the same webhook-id and body again.
-    const replayed = await webhooksCli(['replay', String(JSON.parse((await webhooksCli(['deliveries', '--json', '--limit', '1'])).stdout)[0].id)]);
+    const replayed = await webhooksCli([
+      'replay',
+      String(JSON.parse((await webhooksCli(['deliveries', '--json', '--limit', '1'])).stdout)[0].id),
+    ]);
     expect(replayed.code).toBe(0);
     await until('the replay', () => received.length >= 4);
     expect(received[3]?.headers['webhook-id']).toBe(third.headers['webhook-id']);

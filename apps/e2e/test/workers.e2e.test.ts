@@ -23,7 +23,11 @@ const logLines = (server: ServerProcess): LogLine[] =>
     });
 
 /** Polls the log until `predicate` holds (bounded; the machine may be slow). */
-const waitForLog = async (server: ServerProcess, predicate: (lines: LogLine[]) => boolean, what: string): Promise<LogLine[]> => {
+const waitForLog = async (
+  server: ServerProcess,
+  predicate: (lines: LogLine[]) => boolean,
+  what: string,
+): Promise<LogLine[]> => {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const lines = logLines(server);
@@ -35,7 +39,8 @@ const waitForLog = async (server: ServerProcess, predicate: (lines: LogLine[]) =
 
 const isPrimaryStopped = (line: LogLine): boolean => line['role'] === 'primary' && line['msg'] === 'stopped';
 
-const listeningPids = (lines: LogLine[]): number[] => lines.filter((l) => l['msg'] === 'listening').map((l) => l['pid'] as number);
+const listeningPids = (lines: LogLine[]): number[] =>
+  lines.filter((l) => l['msg'] === 'listening').map((l) => l['pid'] as number);
 
 /** GET /healthz on a new connection each time (no keep-alive: cluster hands each connection to a worker). */
 const healthzOnNewConnection = (url: string, requestId: string): Promise<number> =>
@@ -70,7 +75,11 @@ describePostgres('WORKERS=2: two processes on one port over PostgreSQL', () => {
   it('logs each role: one primary (the process started) that serves nothing, two workers with their own pids', () => {
     const lines = logLines(server);
     const primaryPid = server.child.pid;
-    expect(lines.find((l) => l['msg'] === 'starting workers')).toMatchObject({ role: 'primary', pid: primaryPid, workers: 2 });
+    expect(lines.find((l) => l['msg'] === 'starting workers')).toMatchObject({
+      role: 'primary',
+      pid: primaryPid,
+      workers: 2,
+    });
     const listening = lines.filter((l) => l['msg'] === 'listening');
     expect(listening).toHaveLength(2);
     for (const line of listening) expect(line).toMatchObject({ role: 'worker', store: 'postgres' });
@@ -139,7 +148,11 @@ describePostgres('WORKERS=2: Ctrl-C signals every process of the group at once',
 
   beforeAll(async () => {
     database = await freshPostgresUrl();
-    server = await startServer({ DATABASE_URL: database.url, WORKERS: '2', PLANT_STORE_STATIC_TOKEN: 'pst_workers_ctrl_c_0123456789' });
+    server = await startServer({
+      DATABASE_URL: database.url,
+      WORKERS: '2',
+      PLANT_STORE_STATIC_TOKEN: 'pst_workers_ctrl_c_0123456789',
+    });
     await waitForLog(server, (lines) => listeningPids(lines).length === 2, 'both workers to listen');
   });
 
@@ -148,7 +161,7 @@ describePostgres('WORKERS=2: Ctrl-C signals every process of the group at once',
     await database?.drop();
   });
 
-  it('each worker drains once (its own SIGINT and the primary\'s IPC request are one request), exit code 0', async () => {
+  it("each worker drains once (its own SIGINT and the primary's IPC request are one request), exit code 0", async () => {
     const workers = listeningPids(logLines(server));
     const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
     // What a terminal does on Ctrl-C: SIGINT to the primary and to every worker.
@@ -156,9 +169,13 @@ describePostgres('WORKERS=2: Ctrl-C signals every process of the group at once',
     for (const pid of workers) process.kill(pid, 'SIGINT');
     expect(await exited).toBe(0);
     const lines = await waitForLog(server, (all) => all.some(isPrimaryStopped), "the primary's last line");
-    expect(lines.filter((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('second signal'))).toEqual([]);
+    expect(
+      lines.filter((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('second signal')),
+    ).toEqual([]);
     expect(lines.filter((l) => l['msg'] === 'shutting down' && l['role'] === 'worker')).toHaveLength(2);
-    expect(lines.filter((l) => l['msg'] === 'stopped' && l['role'] === 'worker' && l['outcome'] === 'drained')).toHaveLength(2);
+    expect(
+      lines.filter((l) => l['msg'] === 'stopped' && l['role'] === 'worker' && l['outcome'] === 'drained'),
+    ).toHaveLength(2);
     expect(lines.at(-1)).toMatchObject({ role: 'primary', msg: 'stopped', outcome: 'drained' });
   });
 });

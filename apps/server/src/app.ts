@@ -60,7 +60,9 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   addHealthRoutes(router, {
     plants: deps.store.plants,
     isShuttingDown,
-    ...(deps.idempotencyTtlSeconds === undefined ? {} : { document: { idempotencyTtlSeconds: deps.idempotencyTtlSeconds } }),
+    ...(deps.idempotencyTtlSeconds === undefined
+      ? {}
+      : { document: { idempotencyTtlSeconds: deps.idempotencyTtlSeconds } }),
   });
   addDocsRoutes(router);
   addPlantRoutes(router, {

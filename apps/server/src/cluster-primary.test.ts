@@ -50,13 +50,20 @@ const setUp = (workers = 2) => {
   const lines: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
       callback();
     },
   });
   const logger = createLogger({ level: 'debug', destination });
   const exit = vi.fn<(code: number) => void>();
-  const primary = startPrimary({ cluster: cluster as unknown as Cluster, workers, logger, exit, restartDelayMs: { min: 100, max: 400 } });
+  const primary = startPrimary({
+    cluster: cluster as unknown as Cluster,
+    workers,
+    logger,
+    exit,
+    restartDelayMs: { min: 100, max: 400 },
+  });
   return { cluster, primary, exit, lines, worker: (i: number) => cluster.forked[i] as FakeWorker };
 };
 
@@ -132,7 +139,9 @@ describe('startPrimary', () => {
     vi.advanceTimersByTime(1);
     expect(cluster.forked).toHaveLength(4);
     expect(exit).not.toHaveBeenCalled();
-    expect(lines.filter((l) => l['msg'] === 'worker died unexpectedly; restarting it').map((l) => l['delayMs'])).toEqual([100, 200]);
+    expect(
+      lines.filter((l) => l['msg'] === 'worker died unexpectedly; restarting it').map((l) => l['delayMs']),
+    ).toEqual([100, 200]);
   });
 
   it('cancels a pending restart when shutdown begins', () => {
@@ -152,7 +161,9 @@ describe('startPrimary', () => {
     const { cluster, exit, worker, lines } = setUp(2);
     cluster.exit(worker(0), 1);
     expect(worker(1).sent).toEqual([SHUTDOWN_MESSAGE]);
-    expect(lines.some((l) => l['msg'] === 'a worker failed to start; stopping the others' && l['level'] === 60)).toBe(true);
+    expect(lines.some((l) => l['msg'] === 'a worker failed to start; stopping the others' && l['level'] === 60)).toBe(
+      true,
+    );
     cluster.exit(worker(1), 0);
     expect(exit).toHaveBeenCalledExactlyOnceWith(1);
     expect(cluster.forked).toHaveLength(2);

@@ -32,7 +32,13 @@ export interface Primary {
  * A worker that dies before any worker ever listened is a start-up failure (a bad DATABASE_URL,
  * a port in use): the primary stops the others and exits 1 rather than restarting forever.
  */
-export const startPrimary = ({ cluster, workers, logger, exit, restartDelayMs = { min: 100, max: 5_000 } }: PrimaryDeps): Primary => {
+export const startPrimary = ({
+  cluster,
+  workers,
+  logger,
+  exit,
+  restartDelayMs = { min: 100, max: 5_000 },
+}: PrimaryDeps): Primary => {
   let stopping = false;
   let failed = false;
   let everListened = false;

@@ -88,7 +88,13 @@ describe('decodeConfig', () => {
         headersTimeoutMs: 2000,
         requestTimeoutMs: 4000,
         idempotencyTtlSeconds: 600,
-        webhooks: { timeoutMs: 2500, retrySchedule: [500, 2000, 60_000, 3_600_000], retentionDays: 7, allowHttp: true, allowPrivate: false },
+        webhooks: {
+          timeoutMs: 2500,
+          retrySchedule: [500, 2000, 60_000, 3_600_000],
+          retentionDays: 7,
+          allowHttp: true,
+          allowPrivate: false,
+        },
       }),
     );
   });
@@ -97,19 +103,46 @@ describe('decodeConfig', () => {
     [{ PORT: '65536' }, 'PORT expects an integer from 0 to 65535'],
     [{ METRICS_PORT: 'on' }, 'METRICS_PORT expects an integer from 0 to 65535'],
     [{ METRICS_HOST: '127.0.0.1' }, 'METRICS_HOST set but metrics are off (set METRICS_PORT too, or unset it)'],
-    [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
-    [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
-    [{ CORS_ORIGINS: 'https://App.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
-    [{ CORS_ORIGINS: 'https://app.example.com:443' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
-    [{ CORS_ORIGINS: 'ftp://files.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
-    [{ CORS_ORIGINS: 'https://a.example, ' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
-    [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)'],
+    [
+      { CORS_ORIGINS: '*' },
+      'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    ],
+    [
+      { CORS_ORIGINS: 'https://app.example.com/' },
+      'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    ],
+    [
+      { CORS_ORIGINS: 'https://App.example.com' },
+      'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    ],
+    [
+      { CORS_ORIGINS: 'https://app.example.com:443' },
+      'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    ],
+    [
+      { CORS_ORIGINS: 'ftp://files.example.com' },
+      'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    ],
+    [
+      { CORS_ORIGINS: 'https://a.example, ' },
+      'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    ],
+    [
+      { CORS_ORIGINS: 'app.example.com' },
+      'CORS_ORIGINS expects a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    ],
     [{ PORT: '3000.5' }, 'PORT expects an integer from 0 to 65535'],
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
     [{ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS expects an integer from 1 to 30000'],
     [{ WEBHOOK_TIMEOUT_MS: '30001' }, 'WEBHOOK_TIMEOUT_MS expects an integer from 1 to 30000'],
-    [{ WEBHOOK_RETRY_SCHEDULE: '5s,25h' }, 'WEBHOOK_RETRY_SCHEDULE expects 1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)'],
-    [{ WEBHOOK_RETRY_SCHEDULE: '5 s' }, 'WEBHOOK_RETRY_SCHEDULE expects 1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)'],
+    [
+      { WEBHOOK_RETRY_SCHEDULE: '5s,25h' },
+      'WEBHOOK_RETRY_SCHEDULE expects 1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)',
+    ],
+    [
+      { WEBHOOK_RETRY_SCHEDULE: '5 s' },
+      'WEBHOOK_RETRY_SCHEDULE expects 1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)',
+    ],
     [{ WEBHOOK_RETENTION_DAYS: '0' }, 'WEBHOOK_RETENTION_DAYS expects an integer from 1 to 3650'],
     [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP expects true or false'],
     [{ WEBHOOK_ALLOW_PRIVATE: 'TRUE' }, 'WEBHOOK_ALLOW_PRIVATE expects true or false'],
@@ -135,13 +168,28 @@ describe('decodeConfig', () => {
     [{ RATE_LIMIT_BURST: '5' }, 'RATE_LIMIT_BURST set but rate limiting is off'],
     [{ RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_BURST: '5' }, 'RATE_LIMIT_BURST set but rate limiting is off'],
     [{ RATE_LIMIT_STORE: 'memory' }, 'RATE_LIMIT_STORE set but rate limiting is off'],
-    [{ RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '15' }, 'RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND (10), got 15'],
-    [{ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '1' }, 'RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND'],
-    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'etcd' }, 'RATE_LIMIT_STORE expects one of memory, cluster, postgres, redis'],
+    [
+      { RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '15' },
+      'RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND (10), got 15',
+    ],
+    [
+      { RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '1' },
+      'RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND',
+    ],
+    [
+      { RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'etcd' },
+      'RATE_LIMIT_STORE expects one of memory, cluster, postgres, redis',
+    ],
     [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'redis' }, 'RATE_LIMIT_STORE=redis expects REDIS_URL'],
-    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'postgres' }, 'RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL'],
+    [
+      { RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'postgres' },
+      'RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL',
+    ],
     [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'cluster' }, 'RATE_LIMIT_STORE=cluster expects WORKERS > 1'],
-    [{ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'memory', WORKERS: '2', DATABASE_URL: 'postgres://db/x' }, 'RATE_LIMIT_STORE=memory with WORKERS > 1'],
+    [
+      { RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_STORE: 'memory', WORKERS: '2', DATABASE_URL: 'postgres://db/x' },
+      'RATE_LIMIT_STORE=memory with WORKERS > 1',
+    ],
     [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL expects a redis:// or rediss:// URL'],
     [{ REDIS_URL: 'redis://' }, 'REDIS_URL expects a redis:// or rediss:// URL'],
     [{ REDIS_URL: 'cache:6379' }, 'REDIS_URL expects a redis:// or rediss:// URL'],
@@ -156,16 +204,43 @@ describe('decodeConfig', () => {
     [{ AUTH_MODE: 'oauth' }, 'AUTH_MODE expects one of tokens, jwt'],
     [{ PLANT_STORE_STATIC_TOKEN: 'short' }, 'PLANT_STORE_STATIC_TOKEN expects a bearer token of 16–512 characters'],
     [{ PLANT_STORE_STATIC_TOKEN: 'has spaces in it, oh no' }, 'PLANT_STORE_STATIC_TOKEN expects a bearer token'],
-    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef' }, 'PLANT_STORE_STATIC_TOKEN is only used with AUTH_MODE=tokens'],
+    [
+      {
+        AUTH_MODE: 'jwt',
+        JWT_SECRET: secret,
+        JWT_ISSUER: 'i',
+        JWT_AUDIENCE: 'a',
+        PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef',
+      },
+      'PLANT_STORE_STATIC_TOKEN is only used with AUTH_MODE=tokens',
+    ],
     [{ JWT_SECRET: secret }, 'JWT_SECRET set but AUTH_MODE is not jwt'],
-    [{ AUTH_MODE: 'jwt', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'AUTH_MODE=jwt expects exactly one of JWT_SECRET and JWT_JWKS_URL'],
-    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_JWKS_URL: 'https://idp/jwks', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'exactly one of'],
+    [
+      { AUTH_MODE: 'jwt', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' },
+      'AUTH_MODE=jwt expects exactly one of JWT_SECRET and JWT_JWKS_URL',
+    ],
+    [
+      { AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_JWKS_URL: 'https://idp/jwks', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' },
+      'exactly one of',
+    ],
     [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_AUDIENCE: 'a' }, 'JWT_ISSUER expects'],
     [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i' }, 'JWT_AUDIENCE expects'],
-    [{ AUTH_MODE: 'jwt', JWT_SECRET: 'too short', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'JWT_SECRET expects a shared secret of at least 32 characters'],
-    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_ALGORITHMS: 'none' }, 'JWT_ALGORITHMS expects'],
-    [{ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_ALGORITHMS: 'RS256' }, 'JWT_ALGORITHMS expects HMAC algorithms with JWT_SECRET'],
-    [{ AUTH_MODE: 'jwt', JWT_JWKS_URL: 'ftp://idp/jwks', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }, 'JWT_JWKS_URL expects an http(s) URL'],
+    [
+      { AUTH_MODE: 'jwt', JWT_SECRET: 'too short', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' },
+      'JWT_SECRET expects a shared secret of at least 32 characters',
+    ],
+    [
+      { AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_ALGORITHMS: 'none' },
+      'JWT_ALGORITHMS expects',
+    ],
+    [
+      { AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a', JWT_ALGORITHMS: 'RS256' },
+      'JWT_ALGORITHMS expects HMAC algorithms with JWT_SECRET',
+    ],
+    [
+      { AUTH_MODE: 'jwt', JWT_JWKS_URL: 'ftp://idp/jwks', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' },
+      'JWT_JWKS_URL expects an http(s) URL',
+    ],
   ])('rejects %j with one line naming the variable', (env, message) => {
     const result = decodeConfig(env);
     expect(E.isLeft(result)).toBe(true);
@@ -175,7 +250,11 @@ describe('decodeConfig', () => {
   });
 
   it('never echoes a secret value in the error line', () => {
-    const result = decodeConfig({ AUTH_MODE: 'jwt', JWT_SECRET: 'sekrit-but-short', PLANT_STORE_STATIC_TOKEN: 'pst_abcdefghijklmnop' });
+    const result = decodeConfig({
+      AUTH_MODE: 'jwt',
+      JWT_SECRET: 'sekrit-but-short',
+      PLANT_STORE_STATIC_TOKEN: 'pst_abcdefghijklmnop',
+    });
     const line = E.isLeft(result) ? result.left : '';
     expect(line).not.toContain('sekrit-but-short');
     expect(line).not.toContain('pst_abcdefghijklmnop');
@@ -183,11 +262,25 @@ describe('decodeConfig', () => {
 
   it("ignores PLANT_STORE_TOKEN, the client CLI's own token: never a server token, in either auth mode", () => {
     const clientToken = 'pst_clients_own_read_only_token';
-    expect(decodeConfig({ PLANT_STORE_TOKEN: clientToken })).toMatchObject({ right: { auth: { mode: 'tokens', seedToken: undefined } } });
-    expect(decodeConfig({ PLANT_STORE_TOKEN: clientToken, PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef' })).toMatchObject({
+    expect(decodeConfig({ PLANT_STORE_TOKEN: clientToken })).toMatchObject({
+      right: { auth: { mode: 'tokens', seedToken: undefined } },
+    });
+    expect(
+      decodeConfig({ PLANT_STORE_TOKEN: clientToken, PLANT_STORE_STATIC_TOKEN: 'pst_0123456789abcdef' }),
+    ).toMatchObject({
       right: { auth: { mode: 'tokens', seedToken: 'pst_0123456789abcdef' } },
     });
-    expect(E.isRight(decodeConfig({ PLANT_STORE_TOKEN: clientToken, AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' }))).toBe(true);
+    expect(
+      E.isRight(
+        decodeConfig({
+          PLANT_STORE_TOKEN: clientToken,
+          AUTH_MODE: 'jwt',
+          JWT_SECRET: secret,
+          JWT_ISSUER: 'i',
+          JWT_AUDIENCE: 'a',
+        }),
+      ),
+    ).toBe(true);
     // Not even validated: a value of any shape is the client's business.
     expect(E.isRight(decodeConfig({ PLANT_STORE_TOKEN: 'short' }))).toBe(true);
   });
@@ -209,24 +302,44 @@ describe('decodeConfig', () => {
   });
 
   it('decodes JWT settings with an HS256 secret (default algorithms HS256) or a JWKS URL (default RS256)', () => {
-    expect(decodeConfig({ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'https://idp', JWT_AUDIENCE: 'plant-store' })).toMatchObject({
-      right: { auth: { mode: 'jwt', key: { secret }, issuer: 'https://idp', audience: 'plant-store', algorithms: ['HS256'] } },
+    expect(
+      decodeConfig({ AUTH_MODE: 'jwt', JWT_SECRET: secret, JWT_ISSUER: 'https://idp', JWT_AUDIENCE: 'plant-store' }),
+    ).toMatchObject({
+      right: {
+        auth: { mode: 'jwt', key: { secret }, issuer: 'https://idp', audience: 'plant-store', algorithms: ['HS256'] },
+      },
     });
     expect(
-      decodeConfig({ AUTH_MODE: 'jwt', JWT_JWKS_URL: 'https://idp/jwks.json', JWT_ISSUER: 'https://idp', JWT_AUDIENCE: 'p', JWT_ALGORITHMS: 'ES256, RS256' }),
-    ).toMatchObject({ right: { auth: { mode: 'jwt', key: { jwksUrl: 'https://idp/jwks.json' }, algorithms: ['ES256', 'RS256'] } } });
+      decodeConfig({
+        AUTH_MODE: 'jwt',
+        JWT_JWKS_URL: 'https://idp/jwks.json',
+        JWT_ISSUER: 'https://idp',
+        JWT_AUDIENCE: 'p',
+        JWT_ALGORITHMS: 'ES256, RS256',
+      }),
+    ).toMatchObject({
+      right: { auth: { mode: 'jwt', key: { jwksUrl: 'https://idp/jwks.json' }, algorithms: ['ES256', 'RS256'] } },
+    });
   });
 
   it('decodes WORKERS: 1 by default, 1…64 with PostgreSQL, auto as the available parallelism (capped at 64)', () => {
     const pg = 'postgres://app@db:5432/plants';
     expect(decodeConfig({ DATABASE_URL: pg })).toMatchObject({ right: { workers: 1 } });
     expect(decodeConfig({ DATABASE_URL: pg, WORKERS: '64' })).toMatchObject({ right: { workers: 64 } });
-    expect(decodeConfig({ DATABASE_URL: pg, WORKERS: 'auto' }, { availableParallelism: () => 6 })).toMatchObject({ right: { workers: 6 } });
-    expect(decodeConfig({ DATABASE_URL: pg, WORKERS: 'AUTO' }, { availableParallelism: () => 200 })).toMatchObject({ right: { workers: 64 } });
+    expect(decodeConfig({ DATABASE_URL: pg, WORKERS: 'auto' }, { availableParallelism: () => 6 })).toMatchObject({
+      right: { workers: 6 },
+    });
+    expect(decodeConfig({ DATABASE_URL: pg, WORKERS: 'AUTO' }, { availableParallelism: () => 200 })).toMatchObject({
+      right: { workers: 64 },
+    });
     // SQLite: WORKERS=1 is fine, and so is auto on a one-core machine (it means one process)
     expect(decodeConfig({ WORKERS: '1' })).toMatchObject({ right: { workers: 1 } });
-    expect(decodeConfig({ WORKERS: 'auto' }, { availableParallelism: () => 1 })).toMatchObject({ right: { workers: 1 } });
-    expect(decodeConfig({ WORKERS: 'auto' }, { availableParallelism: () => 4 })).toEqual(E.left(`invalid configuration: ${SQLITE_WORKERS_PROBLEM}`));
+    expect(decodeConfig({ WORKERS: 'auto' }, { availableParallelism: () => 1 })).toMatchObject({
+      right: { workers: 1 },
+    });
+    expect(decodeConfig({ WORKERS: 'auto' }, { availableParallelism: () => 4 })).toEqual(
+      E.left(`invalid configuration: ${SQLITE_WORKERS_PROBLEM}`),
+    );
   });
 
   it('names only the bad DATABASE_URL, not WORKERS, when the URL itself is wrong', () => {
@@ -237,10 +350,18 @@ describe('decodeConfig', () => {
 
   it('turns rate limiting on with RATE_LIMIT_PER_SECOND; the burst defaults to 2 × rate', () => {
     expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '0' })).toMatchObject({ right: { rateLimit: undefined } });
-    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '1' })).toMatchObject({ right: { rateLimit: { perSecond: 1, burst: 2 } } });
-    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100' })).toMatchObject({ right: { rateLimit: { perSecond: 100, burst: 200 } } });
-    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '100' })).toMatchObject({ right: { rateLimit: { perSecond: 100, burst: 100 } } });
-    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '600' })).toMatchObject({ right: { rateLimit: { perSecond: 10, burst: 600 } } });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '1' })).toMatchObject({
+      right: { rateLimit: { perSecond: 1, burst: 2 } },
+    });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100' })).toMatchObject({
+      right: { rateLimit: { perSecond: 100, burst: 200 } },
+    });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '100' })).toMatchObject({
+      right: { rateLimit: { perSecond: 100, burst: 100 } },
+    });
+    expect(decodeConfig({ RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '600' })).toMatchObject({
+      right: { rateLimit: { perSecond: 10, burst: 600 } },
+    });
   });
 
   it('picks the rate limiter store: Redis when REDIS_URL is set, else PostgreSQL with a postgres:// DATABASE_URL, else memory', () => {
@@ -288,7 +409,10 @@ describe('decodeConfig', () => {
 
   it.each([
     [{ HEADERS_TIMEOUT_MS: '999' }, 'HEADERS_TIMEOUT_MS expects an integer from 1000 to 600000'],
-    [{ HEADERS_TIMEOUT_MS: '600001', REQUEST_TIMEOUT_MS: '3600000' }, 'HEADERS_TIMEOUT_MS expects an integer from 1000 to 600000'],
+    [
+      { HEADERS_TIMEOUT_MS: '600001', REQUEST_TIMEOUT_MS: '3600000' },
+      'HEADERS_TIMEOUT_MS expects an integer from 1000 to 600000',
+    ],
     [{ REQUEST_TIMEOUT_MS: '0' }, 'REQUEST_TIMEOUT_MS expects an integer from 1000 to 3600000'],
     [{ REQUEST_TIMEOUT_MS: '3600001' }, 'REQUEST_TIMEOUT_MS expects an integer from 1000 to 3600000'],
     [{ REQUEST_TIMEOUT_MS: '5000' }, 'HEADERS_TIMEOUT_MS (10000) must not exceed REQUEST_TIMEOUT_MS (5000)'],

@@ -3,7 +3,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import { availableParallelism } from 'node:os';
 import type * as t from 'io-ts';
 import type { Level } from 'pino';
-import { boolean, commaSeparated, fromString, hostName, integer, nonEmpty, oneOf, parseUrl, port } from './config/env-codecs.js';
+import {
+  boolean,
+  commaSeparated,
+  fromString,
+  hostName,
+  integer,
+  nonEmpty,
+  oneOf,
+  parseUrl,
+  port,
+} from './config/env-codecs.js';
 import { SERVER_TIMEOUTS } from './config/server-timeouts.js';
 import { DEFAULT_STORE_LOCATION, StoreLocationFromUrl, type StoreLocation } from './config/store-location.js';
 import { isB64Token } from './tokens/opaque-token.js';
@@ -79,7 +89,12 @@ export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
 /** A redis:// or rediss:// URL with a host (and, if any, a numeric database path). */
 const isRedisUrl = (s: string): boolean => {
   const url = parseUrl(s);
-  return url !== undefined && (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(?:\/[0-9]{0,2})?$/.test(url.pathname);
+  return (
+    url !== undefined &&
+    (url.protocol === 'redis:' || url.protocol === 'rediss:') &&
+    url.hostname !== '' &&
+    /^(?:\/[0-9]{0,2})?$/.test(url.pathname)
+  );
 };
 
 export interface PostgresConfig {
@@ -132,7 +147,18 @@ const isExactOrigin = (s: string): boolean => {
 };
 
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'] as const;
-const asymmetricAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+const asymmetricAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
 
 const codecs = {
   HOST: hostName,
@@ -153,11 +179,16 @@ const codecs = {
   METRICS_PORT: port,
   METRICS_HOST: hostName,
   RATE_LIMIT_STORE: oneOf(RATE_LIMIT_STORES),
-  REDIS_URL: fromString('a redis:// or rediss:// URL (redis://host:6379, redis://:password@host:6379/0)', (s) => (isRedisUrl(s) ? s : undefined)),
-  CORS_ORIGINS: fromString('a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)', (s) => {
-    const origins = commaSeparated(s);
-    return origins.every(isExactOrigin) ? [...new Set(origins)] : undefined;
-  }),
+  REDIS_URL: fromString('a redis:// or rediss:// URL (redis://host:6379, redis://:password@host:6379/0)', (s) =>
+    isRedisUrl(s) ? s : undefined,
+  ),
+  CORS_ORIGINS: fromString(
+    'a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
+    (s) => {
+      const origins = commaSeparated(s);
+      return origins.every(isExactOrigin) ? [...new Set(origins)] : undefined;
+    },
+  ),
   PG_POOL_SIZE: integer(1, 1000),
   PG_ACQUIRE_TIMEOUT_MS: integer(1, 600_000),
   PG_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000),
@@ -168,13 +199,17 @@ const codecs = {
   // PostgreSQL takes the TTL as an int4 of seconds (68 years).
   IDEMPOTENCY_TTL_SECONDS: integer(1, 2 ** 31 - 1),
   WEBHOOK_TIMEOUT_MS: integer(1, 30_000),
-  WEBHOOK_RETRY_SCHEDULE: fromString('1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)', parseRetrySchedule),
+  WEBHOOK_RETRY_SCHEDULE: fromString(
+    '1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)',
+    parseRetrySchedule,
+  ),
   WEBHOOK_RETENTION_DAYS: integer(1, 3650),
   WEBHOOK_ALLOW_HTTP: boolean,
   WEBHOOK_ALLOW_PRIVATE: boolean,
   AUTH_MODE: oneOf(['tokens', 'jwt']),
-  PLANT_STORE_STATIC_TOKEN: fromString('a bearer token of 16–512 characters A–Z a–z 0–9 - . _ ~ + / (then optional =)', (s) =>
-    s.length >= 16 && s.length <= 512 && isB64Token(s) ? s : undefined,
+  PLANT_STORE_STATIC_TOKEN: fromString(
+    'a bearer token of 16–512 characters A–Z a–z 0–9 - . _ ~ + / (then optional =)',
+    (s) => (s.length >= 16 && s.length <= 512 && isB64Token(s) ? s : undefined),
   ),
   JWT_SECRET: fromString('a shared secret of at least 32 characters', (s) => (s.length >= 32 ? s : undefined)),
   JWT_JWKS_URL: fromString('an http(s) URL of a JSON Web Key Set', (s) => {
@@ -215,7 +250,10 @@ export const decodeConfig = (
   }
   const auth = decodeAuth(decoded, problems);
   const storeLocation = decoded.DATABASE_URL ?? DEFAULT_STORE_LOCATION;
-  const workers = decoded.WORKERS === 'auto' ? Math.max(1, Math.min(MAX_WORKERS, system.availableParallelism())) : (decoded.WORKERS ?? 1);
+  const workers =
+    decoded.WORKERS === 'auto'
+      ? Math.max(1, Math.min(MAX_WORKERS, system.availableParallelism()))
+      : (decoded.WORKERS ?? 1);
   const databaseUrlBad = decoded.DATABASE_URL === undefined && (env.DATABASE_URL ?? '') !== '';
   if (workers > 1 && !databaseUrlBad && storeLocation.kind !== 'postgres') problems.push(SQLITE_WORKERS_PROBLEM);
   const perSecond = decoded.RATE_LIMIT_PER_SECOND ?? 0;
@@ -225,9 +263,13 @@ export const decodeConfig = (
   const rateLimit = decodeRateLimit(decoded, perSecond, workers, databaseUrlBad ? undefined : storeLocation, problems);
   const headersTimeoutMs = decoded.HEADERS_TIMEOUT_MS ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = decoded.REQUEST_TIMEOUT_MS ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const timeoutBad = (['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] as const).some((name) => decoded[name] === undefined && (env[name] ?? '') !== '');
+  const timeoutBad = (['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] as const).some(
+    (name) => decoded[name] === undefined && (env[name] ?? '') !== '',
+  );
   if (!timeoutBad && headersTimeoutMs > requestTimeoutMs) {
-    problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`);
+    problems.push(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`,
+    );
   }
   if (problems.length > 0 || auth === undefined) return E.left(`invalid configuration: ${problems.join('; ')}`);
   return E.right({
@@ -249,7 +291,10 @@ export const decodeConfig = (
       tokenCacheMs: decoded.PG_TOKEN_CACHE_MS ?? 1000,
     },
     corsOrigins: decoded.CORS_ORIGINS ?? [],
-    metrics: decoded.METRICS_PORT === undefined ? undefined : { host: decoded.METRICS_HOST ?? '127.0.0.1', port: decoded.METRICS_PORT },
+    metrics:
+      decoded.METRICS_PORT === undefined
+        ? undefined
+        : { host: decoded.METRICS_HOST ?? '127.0.0.1', port: decoded.METRICS_PORT },
     headersTimeoutMs,
     requestTimeoutMs,
     webhooks: {
@@ -289,7 +334,8 @@ const decodeRateLimit = (
 ): RateLimitConfig | undefined => {
   if (perSecond === 0) {
     const stray = (['RATE_LIMIT_BURST', 'RATE_LIMIT_STORE'] as const).filter((name) => d[name] !== undefined);
-    if (stray.length > 0) problems.push(`${stray.join(', ')} set but rate limiting is off (set RATE_LIMIT_PER_SECOND too, or unset them)`);
+    if (stray.length > 0)
+      problems.push(`${stray.join(', ')} set but rate limiting is off (set RATE_LIMIT_PER_SECOND too, or unset them)`);
     return undefined;
   }
   const burst = d.RATE_LIMIT_BURST ?? 2 * perSecond;
@@ -301,10 +347,14 @@ const decodeRateLimit = (
   const isPostgres = storeLocation?.kind === 'postgres';
   const store = d.RATE_LIMIT_STORE ?? (d.REDIS_URL !== undefined ? 'redis' : isPostgres ? 'postgres' : 'memory');
   if (store === 'redis' && d.REDIS_URL === undefined) problems.push('RATE_LIMIT_STORE=redis expects REDIS_URL');
-  if (store === 'postgres' && storeLocation !== undefined && !isPostgres) problems.push('RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL');
-  if (store === 'cluster' && workers === 1) problems.push('RATE_LIMIT_STORE=cluster expects WORKERS > 1 (one process keeps its counters in memory)');
+  if (store === 'postgres' && storeLocation !== undefined && !isPostgres)
+    problems.push('RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL');
+  if (store === 'cluster' && workers === 1)
+    problems.push('RATE_LIMIT_STORE=cluster expects WORKERS > 1 (one process keeps its counters in memory)');
   if (store === 'memory' && workers > 1) {
-    problems.push('RATE_LIMIT_STORE=memory with WORKERS > 1 would give each worker its own budget; use cluster, postgres or redis');
+    problems.push(
+      'RATE_LIMIT_STORE=memory with WORKERS > 1 would give each worker its own budget; use cluster, postgres or redis',
+    );
   }
   return { perSecond, burst, store, redisUrl: d.REDIS_URL };
 };
@@ -314,10 +364,12 @@ const jwtVariables = ['JWT_SECRET', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE'
 const decodeAuth = (d: Decoded, problems: string[]): AuthConfig | undefined => {
   if (d.AUTH_MODE !== 'jwt') {
     const stray = jwtVariables.filter((name) => d[name] !== undefined);
-    if (stray.length > 0) problems.push(`${stray.join(', ')} set but AUTH_MODE is not jwt (set AUTH_MODE=jwt or unset them)`);
+    if (stray.length > 0)
+      problems.push(`${stray.join(', ')} set but AUTH_MODE is not jwt (set AUTH_MODE=jwt or unset them)`);
     return { mode: 'tokens', seedToken: d.PLANT_STORE_STATIC_TOKEN };
   }
-  if (d.PLANT_STORE_STATIC_TOKEN !== undefined) problems.push('PLANT_STORE_STATIC_TOKEN is only used with AUTH_MODE=tokens');
+  if (d.PLANT_STORE_STATIC_TOKEN !== undefined)
+    problems.push('PLANT_STORE_STATIC_TOKEN is only used with AUTH_MODE=tokens');
   if ((d.JWT_SECRET === undefined) === (d.JWT_JWKS_URL === undefined)) {
     problems.push('AUTH_MODE=jwt expects exactly one of JWT_SECRET and JWT_JWKS_URL');
   }
@@ -327,10 +379,17 @@ const decodeAuth = (d: Decoded, problems: string[]): AuthConfig | undefined => {
   const algorithms = d.JWT_ALGORITHMS ?? (d.JWT_SECRET !== undefined ? ['HS256'] : ['RS256']);
   const unusable = algorithms.filter((a) => !usable.includes(a));
   if (unusable.length > 0) {
-    problems.push(`JWT_ALGORITHMS expects ${d.JWT_SECRET !== undefined ? 'HMAC algorithms with JWT_SECRET' : 'asymmetric algorithms with JWT_JWKS_URL'}, got ${unusable.join(', ')}`);
+    problems.push(
+      `JWT_ALGORITHMS expects ${d.JWT_SECRET !== undefined ? 'HMAC algorithms with JWT_SECRET' : 'asymmetric algorithms with JWT_JWKS_URL'}, got ${unusable.join(', ')}`,
+    );
   }
   if (d.JWT_ISSUER === undefined || d.JWT_AUDIENCE === undefined) return undefined;
-  const key = d.JWT_SECRET !== undefined ? { secret: d.JWT_SECRET } : d.JWT_JWKS_URL !== undefined ? { jwksUrl: d.JWT_JWKS_URL } : undefined;
+  const key =
+    d.JWT_SECRET !== undefined
+      ? { secret: d.JWT_SECRET }
+      : d.JWT_JWKS_URL !== undefined
+        ? { jwksUrl: d.JWT_JWKS_URL }
+        : undefined;
   if (key === undefined) return undefined;
   return { mode: 'jwt', key, issuer: d.JWT_ISSUER, audience: d.JWT_AUDIENCE, algorithms };
 };

@@ -43,7 +43,8 @@ export const createLifecycle = (logger: LifecycleLogger): Lifecycle => {
 
   const closeAll = async (): Promise<boolean> => {
     let closed = true;
-    for (let closer = closers.pop(); closer !== undefined; closer = closers.pop()) closed = (await closeOne(closer)) && closed;
+    for (let closer = closers.pop(); closer !== undefined; closer = closers.pop())
+      closed = (await closeOne(closer)) && closed;
     return closed;
   };
 

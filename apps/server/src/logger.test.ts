@@ -6,7 +6,8 @@ const capture = () => {
   const lines: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
       callback();
     },
   });
@@ -16,7 +17,15 @@ const capture = () => {
 describe('createLogger', () => {
   it('writes JSON lines with secrets redacted at the top level and one level down', () => {
     const { lines, logger } = capture();
-    logger.info({ token: 'pst_secret', authorization: 'Bearer pst_secret', nested: { secret: 's3', hash: 'abcd' }, req: { headers: { authorization: 'x' } } }, 'hi');
+    logger.info(
+      {
+        token: 'pst_secret',
+        authorization: 'Bearer pst_secret',
+        nested: { secret: 's3', hash: 'abcd' },
+        req: { headers: { authorization: 'x' } },
+      },
+      'hi',
+    );
     expect(lines[0]).toMatchObject({
       msg: 'hi',
       token: '[redacted]',
@@ -31,7 +40,10 @@ describe('createLogger', () => {
     const { lines, logger } = capture();
     logger.error({ err: new TypeError('outer', { cause: new Error('inner cause') }) }, 'failed');
     expect(JSON.stringify(lines[0]?.['err'])).toContain('inner cause');
-    expect(lines[0]).toMatchObject({ level: 50, err: { type: 'TypeError', message: expect.stringContaining('outer') } });
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      err: { type: 'TypeError', message: expect.stringContaining('outer') },
+    });
   });
 
   it('keeps the level', () => {

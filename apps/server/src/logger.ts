@@ -49,7 +49,13 @@ export const createLogger = (options: LoggerOptions): Logger => {
   };
   if (options.destination !== undefined) return pino(base, options.destination);
   if (options.pretty ?? process.stdout.isTTY === true) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino({
+      ...base,
+      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } },
+    });
   }
-  return pino(base, pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS }));
+  return pino(
+    base,
+    pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS }),
+  );
 };

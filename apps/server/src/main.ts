@@ -52,7 +52,9 @@ const rateLimitHooks = (logger: Logger, metrics: Metrics | undefined): Required<
 });
 
 const createAuthenticator = (config: Config, store: Store): Authenticator =>
-  config.auth.mode === 'jwt' ? createJwtAuthenticator(config.auth) : createTokenAuthenticator(store.tokens, { seedToken: config.auth.seedToken });
+  config.auth.mode === 'jwt'
+    ? createJwtAuthenticator(config.auth)
+    : createTokenAuthenticator(store.tokens, { seedToken: config.auth.seedToken });
 
 /** Listens; rejects with what kept the server from listening. Errors after that are failed accepts (logAcceptErrors). */
 const listen = (server: Server, port: number, host: string, logger: Logger): Promise<void> =>
@@ -70,9 +72,19 @@ const listen = (server: Server, port: number, host: string, logger: Logger): Pro
  * The webhook dispatcher and its sender, started. Stopping it lets the attempts in flight finish
  * within the shutdown bound, or hands them back to the store for another instance or the next start.
  */
-const startDispatcher = (config: Config, store: Store, logger: Logger, metrics: Metrics | undefined, requestsReceived: () => number, lifecycle: Lifecycle): WebhookDispatcher => {
+const startDispatcher = (
+  config: Config,
+  store: Store,
+  logger: Logger,
+  metrics: Metrics | undefined,
+  requestsReceived: () => number,
+  lifecycle: Lifecycle,
+): WebhookDispatcher => {
   const { webhooks } = config;
-  const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, policy: { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate } });
+  const sender = new WebhookSender({
+    timeoutMs: webhooks.timeoutMs,
+    policy: { allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate },
+  });
   lifecycle.add('webhook sender', () => sender.close());
   const dispatcher = new WebhookDispatcher({
     store: store.webhooks,
@@ -83,7 +95,9 @@ const startDispatcher = (config: Config, store: Store, logger: Logger, metrics: 
     userAgent: webhookUserAgent(),
     requestsReceived,
     logger,
-    ...(metrics === undefined ? {} : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
+    ...(metrics === undefined
+      ? {}
+      : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
   });
   dispatcher.start();
   lifecycle.add('webhook dispatcher', async () => {
@@ -191,17 +205,28 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
   let rateLimiter: RateLimiter | undefined;
   if (config.rateLimit !== undefined) {
     try {
-      rateLimiter = await openRateLimiter({ config: config.rateLimit, storeLocation: config.storeLocation, logger, ...rateLimitHooks(logger, metrics) });
+      rateLimiter = await openRateLimiter({
+        config: config.rateLimit,
+        storeLocation: config.storeLocation,
+        logger,
+        ...rateLimitHooks(logger, metrics),
+      });
     } catch (err) {
       return fail('could not open the rate limiter', err, { rateLimitStore: config.rateLimit.store });
     }
     const limiter = rateLimiter;
     // It has nothing to flush (counters are written as they change): failing to close is only worth a warning.
-    lifecycle.add('rate limiter', () => limiter.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter')));
+    lifecycle.add('rate limiter', () =>
+      limiter.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter')),
+    );
     if (stopRequested) return stop();
   }
 
-  const retentionPurge = startRetentionPurge(store.webhooks, { retentionMs: config.webhooks.retentionDays * 86_400_000, intervalMs: PURGE_INTERVAL_MS, logger });
+  const retentionPurge = startRetentionPurge(store.webhooks, {
+    retentionMs: config.webhooks.retentionDays * 86_400_000,
+    intervalMs: PURGE_INTERVAL_MS,
+    logger,
+  });
   lifecycle.add('webhook retention purge', () => retentionPurge.stop());
   const keyPurge = startKeyPurge(store.plants, { intervalMs: PURGE_INTERVAL_MS, logger });
   lifecycle.add('idempotency key purge', () => keyPurge.stop());
@@ -239,7 +264,10 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     }
   }
 
-  const server = createServer(app, logger, { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs });
+  const server = createServer(app, logger, {
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+  });
   limitConnections(server, logger);
   // Counted for the dispatcher, which yields to requests when they keep the process busy.
   let requestsReceived = 0;
@@ -287,7 +315,13 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       // Never the REDIS_URL: it may carry a password.
       ...(config.rateLimit === undefined
         ? {}
-        : { rateLimit: { perSecond: config.rateLimit.perSecond, burst: config.rateLimit.burst, store: config.rateLimit.store } }),
+        : {
+            rateLimit: {
+              perSecond: config.rateLimit.perSecond,
+              burst: config.rateLimit.burst,
+              store: config.rateLimit.store,
+            },
+          }),
     },
     'listening',
   );

@@ -24,7 +24,12 @@ export type ShutdownOutcome = 'drained' | 'cut';
  * close after the response (the app answers with `Connection: close` once `beginShutdown` ran),
  * bounded by `timeoutMs`. See docs/guides/operations.md.
  */
-export const drainServer = async ({ server, logger, timeoutMs, beginShutdown }: DrainDeps): Promise<ShutdownOutcome> => {
+export const drainServer = async ({
+  server,
+  logger,
+  timeoutMs,
+  beginShutdown,
+}: DrainDeps): Promise<ShutdownOutcome> => {
   beginShutdown();
   let outcome: ShutdownOutcome = 'drained';
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

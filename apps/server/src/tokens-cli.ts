@@ -39,9 +39,11 @@ const create = async ({ store, args }: CliContext): Promise<void> => {
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length > 0) throw new UsageError(`create takes no positional arguments, got ${positionals.join(' ')}`);
+  if (positionals.length > 0)
+    throw new UsageError(`create takes no positional arguments, got ${positionals.join(' ')}`);
   const name = values.name?.trim();
-  if (name === undefined || name === '' || name.length > 100) throw new UsageError('create needs --name <name> (1–100 characters)');
+  if (name === undefined || name === '' || name.length > 100)
+    throw new UsageError('create needs --name <name> (1–100 characters)');
   const scopes = [...new Set(values.scope ?? [])];
   if (scopes.length === 0) throw new UsageError(`create needs at least one --scope (${SCOPES.join(', ')})`);
   const unknown = scopes.filter((s) => !isScope(s));
@@ -52,18 +54,27 @@ const create = async ({ store, args }: CliContext): Promise<void> => {
   let expiresAt: Date | null = null;
   if (values['expires-in'] !== undefined) {
     const ms = parseDuration(values['expires-in']);
-    if (ms === undefined) throw new UsageError(`--expires-in expects a duration such as 90m, 12h, 30d or 2w, got ${values['expires-in']}`);
+    if (ms === undefined)
+      throw new UsageError(`--expires-in expects a duration such as 90m, 12h, 30d or 2w, got ${values['expires-in']}`);
     expiresAt = new Date(Date.now() + ms);
   } else if (values['expires-at'] !== undefined) {
     expiresAt = new Date(values['expires-at']);
     if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(values['expires-at'])) {
-      throw new UsageError(`--expires-at expects an ISO 8601 date such as 2027-01-31T00:00:00Z, got ${values['expires-at']}`);
+      throw new UsageError(
+        `--expires-at expects an ISO 8601 date such as 2027-01-31T00:00:00Z, got ${values['expires-at']}`,
+      );
     }
     if (expiresAt.getTime() <= Date.now()) throw new UsageError('--expires-at is in the past');
   }
   const existing = failOnLeft(await store.tokens.list()(), 'list the tokens');
-  if (existing.some((t) => t.name === name)) throw new UsageError(`a token named ${name} already exists (names stay taken after revocation); choose another name`);
-  const issued = failOnLeft(await issueToken(store.tokens, { name, scopes: SCOPES.filter((s) => scopes.includes(s)), expiresAt })(), 'store the token');
+  if (existing.some((t) => t.name === name))
+    throw new UsageError(
+      `a token named ${name} already exists (names stay taken after revocation); choose another name`,
+    );
+  const issued = failOnLeft(
+    await issueToken(store.tokens, { name, scopes: SCOPES.filter((s) => scopes.includes(s)), expiresAt })(),
+    'store the token',
+  );
   const { record } = issued;
   process.stderr.write(
     `created token ${record.id} "${record.name}" (${record.scopes.join(' ')}), expires ${record.expiresAt === null ? 'never' : iso(record.expiresAt)}.\n` +
@@ -73,7 +84,12 @@ const create = async ({ store, args }: CliContext): Promise<void> => {
 };
 
 const list = async ({ store, args }: CliContext): Promise<void> => {
-  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: true,
+  });
   if (positionals.length > 0) throw new UsageError(`list takes no positional arguments, got ${positionals.join(' ')}`);
   const tokens = failOnLeft(await store.tokens.list()(), 'list the tokens');
   const now = Date.now();
@@ -103,7 +119,8 @@ const list = async ({ store, args }: CliContext): Promise<void> => {
 const revoke = async ({ store, args }: CliContext): Promise<number> => {
   const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
   const [target, ...rest] = positionals;
-  if (target === undefined || rest.length > 0) throw new UsageError('revoke takes exactly one argument: the token id or name');
+  if (target === undefined || rest.length > 0)
+    throw new UsageError('revoke takes exactly one argument: the token id or name');
   const revoked = failOnLeft(await store.tokens.revoke(target, new Date())(), 'revoke the token');
   if (!revoked) {
     process.stderr.write(`no active token with id or name ${target}\n`);
@@ -117,5 +134,6 @@ await runCli({
   name: 'plant-store-tokens',
   help: HELP,
   commands: { create, list, revoke },
-  notes: (config) => (config.auth.mode === 'jwt' ? ['note: AUTH_MODE=jwt; the server does not accept these tokens in that mode'] : []),
+  notes: (config) =>
+    config.auth.mode === 'jwt' ? ['note: AUTH_MODE=jwt; the server does not accept these tokens in that mode'] : [],
 });

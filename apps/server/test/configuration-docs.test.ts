@@ -52,7 +52,11 @@ const envExample = (): Map<string, string> =>
 
 const sourceFiles = (dir: URL): URL[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(new URL(`${entry.name}/`, dir)) : entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [new URL(entry.name, dir)] : [],
+    entry.isDirectory()
+      ? sourceFiles(new URL(`${entry.name}/`, dir))
+      : entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')
+        ? [new URL(entry.name, dir)]
+        : [],
   );
 
 describe('the configuration the server reads', () => {
@@ -60,7 +64,11 @@ describe('the configuration the server reads', () => {
     const strays = sourceFiles(src).flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
-        .flatMap((line, i) => (line.replace(/(?:decodeConfig|configWarnings)\(process\.env\)/g, '').includes('process.env') ? [`${file.pathname.slice(src.pathname.length)}:${i + 1}: ${line.trim()}`] : [])),
+        .flatMap((line, i) =>
+          line.replace(/(?:decodeConfig|configWarnings)\(process\.env\)/g, '').includes('process.env')
+            ? [`${file.pathname.slice(src.pathname.length)}:${i + 1}: ${line.trim()}`]
+            : [],
+        ),
     );
     expect(strays, 'read variables in src/config.ts, so that they are decoded, checked and documented').toEqual([]);
     expect(serverVariables).toContain('DATABASE_URL');
@@ -78,8 +86,12 @@ describe('the configuration the server reads', () => {
     const tasks = (JSON.parse(read('turbo.json')) as { tasks: Record<string, { passThroughEnv?: string[] }> }).tasks;
     for (const task of ['start', 'dev']) {
       const passed = tasks[task]?.passThroughEnv ?? [];
-      const covered = (name: string) => passed.some((p) => p === name || (p.endsWith('*') && name.startsWith(p.slice(0, -1))));
-      expect(serverVariables.filter((name) => !covered(name)), `turbo.json tasks.${task}.passThroughEnv`).toEqual([]);
+      const covered = (name: string) =>
+        passed.some((p) => p === name || (p.endsWith('*') && name.startsWith(p.slice(0, -1))));
+      expect(
+        serverVariables.filter((name) => !covered(name)),
+        `turbo.json tasks.${task}.passThroughEnv`,
+      ).toEqual([]);
     }
   });
 });
@@ -99,7 +111,10 @@ describe('.env.example', () => {
     const table = docsTable();
     const disagreements = [...envExample()]
       .filter(([name, value]) => value !== '' && !(table.get(name) ?? '').includes(`\`${value}\``))
-      .map(([name, value]) => `${name}=${value} but ${CONFIGURATION_DOC} says the default is ${table.get(name) ?? '(missing)'}`);
+      .map(
+        ([name, value]) =>
+          `${name}=${value} but ${CONFIGURATION_DOC} says the default is ${table.get(name) ?? '(missing)'}`,
+      );
     expect(disagreements).toEqual([]);
   });
 });

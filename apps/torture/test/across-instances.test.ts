@@ -19,12 +19,18 @@ describePostgres('duplicate-id races across two instances over one PostgreSQL', 
   let database: FreshPostgres;
   let servers: ServerProcess[] = [];
   let token: string;
-  const agents = [new http.Agent({ keepAlive: true, maxSockets: RACERS }), new http.Agent({ keepAlive: true, maxSockets: RACERS })];
+  const agents = [
+    new http.Agent({ keepAlive: true, maxSockets: RACERS }),
+    new http.Agent({ keepAlive: true, maxSockets: RACERS }),
+  ];
 
   beforeAll(async () => {
     database = await freshPostgresUrl();
     token = await createToken(database.url, 'across');
-    servers = await Promise.all([startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }), startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' })]);
+    servers = await Promise.all([
+      startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
+      startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn' }),
+    ]);
   });
 
   afterAll(async () => {
@@ -41,21 +47,38 @@ describePostgres('duplicate-id races across two instances over one PostgreSQL', 
     const problems: string[] = [];
     const kept = new Map<number, string>();
     let requests = 0;
-    const statusesOf = (responses: readonly SimpleResponse[]) => responses.map((r) => r.status).sort().join(',');
+    const statusesOf = (responses: readonly SimpleResponse[]) =>
+      responses
+        .map((r) => r.status)
+        .sort()
+        .join(',');
 
     for (let round = 1; round <= rounds; round++) {
       const id = 7_000_000 + round;
       const creates = await Promise.all(
-        Array.from({ length: RACERS }, (_, i) => send({ ...on(i), method: 'POST', path: '/plants', headers, body: JSON.stringify({ id, name: `racer ${round}.${i}` }) })),
+        Array.from({ length: RACERS }, (_, i) =>
+          send({
+            ...on(i),
+            method: 'POST',
+            path: '/plants',
+            headers,
+            body: JSON.stringify({ id, name: `racer ${round}.${i}` }),
+          }),
+        ),
       );
       requests += creates.length;
       const won = creates.filter((r) => r.status === 201);
       const conflicts = creates.filter((r) => r.status === 409);
-      if (won.length !== 1 || conflicts.length !== RACERS - 1) problems.push(`round ${round} creates: ${statusesOf(creates)}`);
-      for (const r of conflicts) problems.push(...errorBodyProblems(409, r.headers['content-type'], r.body).map((p) => `round ${round} 409: ${p}`));
+      if (won.length !== 1 || conflicts.length !== RACERS - 1)
+        problems.push(`round ${round} creates: ${statusesOf(creates)}`);
+      for (const r of conflicts)
+        problems.push(
+          ...errorBodyProblems(409, r.headers['content-type'], r.body).map((p) => `round ${round} 409: ${p}`),
+        );
       const winner = won[0];
       if (winner === undefined) continue;
-      if (winner.headers.location !== `/plants/${id}`) problems.push(`round ${round}: Location ${winner.headers.location}`);
+      if (winner.headers.location !== `/plants/${id}`)
+        problems.push(`round ${round}: Location ${winner.headers.location}`);
       const winnerName = (JSON.parse(winner.body) as { name: string }).name;
 
       // both instances see the winner, not one of the losers
@@ -71,12 +94,18 @@ describePostgres('duplicate-id races across two instances over one PostgreSQL', 
         kept.set(id, winnerName); // every fifth plant stays, to check the table at the end
         continue;
       }
-      const deletes = await Promise.all(Array.from({ length: RACERS }, (_, i) => send({ ...on(i), method: 'DELETE', path: `/plants/${id}`, headers })));
+      const deletes = await Promise.all(
+        Array.from({ length: RACERS }, (_, i) => send({ ...on(i), method: 'DELETE', path: `/plants/${id}`, headers })),
+      );
       requests += deletes.length;
       const removed = deletes.filter((r) => r.status === 204);
       const missing = deletes.filter((r) => r.status === 404);
-      if (removed.length !== 1 || missing.length !== RACERS - 1) problems.push(`round ${round} deletes: ${statusesOf(deletes)}`);
-      for (const r of missing) problems.push(...errorBodyProblems(404, r.headers['content-type'], r.body).map((p) => `round ${round} 404: ${p}`));
+      if (removed.length !== 1 || missing.length !== RACERS - 1)
+        problems.push(`round ${round} deletes: ${statusesOf(deletes)}`);
+      for (const r of missing)
+        problems.push(
+          ...errorBodyProblems(404, r.headers['content-type'], r.body).map((p) => `round ${round} 404: ${p}`),
+        );
     }
 
     expect(problems.slice(0, 20), `${problems.length} problems`).toEqual([]);

@@ -41,21 +41,36 @@ describe('bearer tokens under attack', () => {
     await dir?.remove();
   });
 
-  const call = (method: string, path: string, authorization: string | undefined, body?: string): Promise<SimpleResponse> =>
+  const call = (
+    method: string,
+    path: string,
+    authorization: string | undefined,
+    body?: string,
+  ): Promise<SimpleResponse> =>
     send({
       agent,
       port: server.port,
       method,
       path,
-      headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(authorization === undefined ? {} : { authorization }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body }),
     });
 
   // RFC 6750 b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
   const b64char = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/'.split(''));
   const guessedToken = fc.oneof(
-    fc.tuple(fc.array(b64char, { minLength: 16, maxLength: 120 }), fc.nat({ max: 2 })).map(([cs, pad]) => cs.join('') + '='.repeat(pad)),
-    fc.array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('')), { minLength: 43, maxLength: 43 }).map((cs) => `pst_${cs.join('')}`),
+    fc
+      .tuple(fc.array(b64char, { minLength: 16, maxLength: 120 }), fc.nat({ max: 2 }))
+      .map(([cs, pad]) => cs.join('') + '='.repeat(pad)),
+    fc
+      .array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('')), {
+        minLength: 43,
+        maxLength: 43,
+      })
+      .map((cs) => `pst_${cs.join('')}`),
   );
 
   it('random well-formed tokens get only 401, with one body and one WWW-Authenticate', async () => {
@@ -71,21 +86,28 @@ describe('bearer tokens under attack', () => {
     ];
     let tries = 0;
     await fc.assert(
-      fc.asyncProperty(guessedToken, fc.constantFrom(...routes), fc.constantFrom('Bearer', 'bearer', 'BEARER'), async (guess, [method, path, body], scheme) => {
-        fc.pre(guess !== token);
-        sent.add(guess);
-        const res = await call(method, path, `${scheme} ${guess}`, body);
-        tries++;
-        if (res.status !== 401) throw new Error(`${method} ${path} with a guessed token → ${res.status} ${res.body}`);
-        bodies.add(res.body);
-        challenges.add(String(res.headers['www-authenticate']));
-      }),
+      fc.asyncProperty(
+        guessedToken,
+        fc.constantFrom(...routes),
+        fc.constantFrom('Bearer', 'bearer', 'BEARER'),
+        async (guess, [method, path, body], scheme) => {
+          fc.pre(guess !== token);
+          sent.add(guess);
+          const res = await call(method, path, `${scheme} ${guess}`, body);
+          tries++;
+          if (res.status !== 401) throw new Error(`${method} ${path} with a guessed token → ${res.status} ${res.body}`);
+          bodies.add(res.body);
+          challenges.add(String(res.headers['www-authenticate']));
+        },
+      ),
       { numRuns: knobs.inputs },
     );
     expect([...challenges]).toEqual([INVALID_TOKEN]);
     expect(bodies.size, [...bodies].join('\n')).toBe(1);
     expect(JSON.parse([...bodies][0] as string)).toEqual({ error: 401, message: expect.any(String) });
-    console.log(`auth: ${tries} random tokens over ${routes.length} routes → ${tries} × 401, 1 distinct body, 1 distinct WWW-Authenticate`);
+    console.log(
+      `auth: ${tries} random tokens over ${routes.length} routes → ${tries} × 401, 1 distinct body, 1 distinct WWW-Authenticate`,
+    );
   });
 
   it('a wrong first byte and a wrong last byte of a real token take the same time (medians)', async () => {
@@ -135,7 +157,13 @@ describe('bearer tokens under attack', () => {
     expect((await call('GET', '/plants', `Bearer ${token} extra`)).status).toBe(400);
     expect((await call('GET', '/plants', `${token}`)).status).toBe(401);
     // a canary the log must show: proves the scan below reads the request log it claims to
-    const canary = await send({ agent, port: server.port, method: 'GET', path: '/plants', headers: { authorization: `Bearer ${token}`, 'x-request-id': CANARY } });
+    const canary = await send({
+      agent,
+      port: server.port,
+      method: 'GET',
+      path: '/plants',
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': CANARY },
+    });
     expect(canary.headers['x-request-id']).toBe(CANARY);
   });
 
@@ -152,9 +180,11 @@ describe('bearer tokens under attack', () => {
         'sha256 base64': digest.toString('base64'),
         'sha256 base64url': digest.toString('base64url'),
       };
-      for (const [what, value] of Object.entries(forms)) if (log.includes(value)) leaks.push(`${what} of ${secret.slice(0, 6)}…`);
+      for (const [what, value] of Object.entries(forms))
+        if (log.includes(value)) leaks.push(`${what} of ${secret.slice(0, 6)}…`);
       // the secret part of pst_ tokens, alone
-      if (secret.startsWith('pst_') && log.includes(secret.slice(4))) leaks.push(`secret part of ${secret.slice(0, 6)}…`);
+      if (secret.startsWith('pst_') && log.includes(secret.slice(4)))
+        leaks.push(`secret part of ${secret.slice(0, 6)}…`);
     }
     const authorizationValues = log.match(/(?:Bearer|Basic)\s+[A-Za-z0-9\-._~+/]{8,}=*/gi) ?? [];
     expect(leaks.slice(0, 20), `${leaks.length} leaks`).toEqual([]);

@@ -68,14 +68,19 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
       victim.child.kill('SIGKILL'); // in case the load ended first (bounded loop)
       const { signal } = await victim.exited;
       agent.destroy();
-      expect(signal, `round ${round}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe('SIGKILL');
+      expect(signal, `round ${round}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe(
+        'SIGKILL',
+      );
       expect(ledger.violations, `round ${round} (seed ${seed}): responses that break the contract`).toEqual([]);
 
       await target.settled();
       const snapshot = await target.read();
       expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
       const problems = ledger.reconcile(snapshot.plants);
-      expect(problems, `round ${round} (seed ${seed}, killed after ${killAfterMs} ms): the store after SIGKILL`).toEqual([]);
+      expect(
+        problems,
+        `round ${round} (seed ${seed}, killed after ${killAfterMs} ms): the store after SIGKILL`,
+      ).toEqual([]);
 
       // restart on the same store: the server sees exactly what the file holds
       server = await startServer({ DATABASE_URL: target.databaseUrl, LOG_LEVEL: 'warn' });

@@ -59,7 +59,13 @@ describe('descriptor exhaustion', () => {
     // An endpoint, so that the dispatcher too needs descriptors (its connections) during the flood.
     receiver = await WebhookReceiver.start();
     await addEndpoint(databaseUrl, receiver.url);
-    server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: SCHEDULE, ...loopbackWebhooks });
+    server = await startServer({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
+      ...loopbackWebhooks,
+    });
     const { pid, port } = server;
     const refused = await limitDescriptors(pid, LIMIT);
     if (refused !== undefined) {
@@ -72,11 +78,19 @@ describe('descriptor exhaustion', () => {
 
     // A plant to read, and the keep-alive connections the server accepts before the flood.
     const setup = new http.Agent({ keepAlive: false });
-    const created = await send({ agent: setup, port, method: 'POST', path: '/plants', headers: { ...auth, 'content-type': 'application/json' }, body: '{"id":7,"name":"Monstera","tag":"flood"}' });
+    const created = await send({
+      agent: setup,
+      port,
+      method: 'POST',
+      path: '/plants',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"id":7,"name":"Monstera","tag":"flood"}',
+    });
     expect(created.status, created.body).toBe(201);
     /** Every plant created, by the id in its Location: each must have its plant.created delivered. */
     const createdIds = new Set<number>([7]);
-    const location = (value: string | string[] | undefined): number => Number(/^\/plants\/(\d+)$/.exec(String(value))?.[1]);
+    const location = (value: string | string[] | undefined): number =>
+      Number(/^\/plants\/(\d+)$/.exec(String(value))?.[1]);
     const keepers = await Promise.all(Array.from({ length: KEEP_ALIVE }, () => KeepAliveConnection.open(port)));
     for (const keeper of keepers) expect((await keeper.request('GET', '/plants/7', auth)).status).toBe(200);
 
@@ -93,7 +107,12 @@ describe('descriptor exhaustion', () => {
       const name = `during the flood ${round}.${i}`;
       try {
         const response = write
-          ? await keeper.request('POST', '/plants', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ name }))
+          ? await keeper.request(
+              'POST',
+              '/plants',
+              { ...auth, 'content-type': 'application/json' },
+              JSON.stringify({ name }),
+            )
           : await keeper.request('GET', '/plants/7', auth);
         const body = response.body.toString('utf8');
         const want = write ? JSON.stringify({ name }) : '{"id":7,"name":"Monstera","tag":"flood"}';
@@ -131,7 +150,15 @@ describe('descriptor exhaustion', () => {
       try {
         const agent = new http.Agent({ keepAlive: false });
         const read = await send({ agent, port, method: 'GET', path: '/plants/7', headers: auth, timeoutMs: 1_000 });
-        const write = await send({ agent, port, method: 'POST', path: '/plants', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"after the flood"}', timeoutMs: 1_000 });
+        const write = await send({
+          agent,
+          port,
+          method: 'POST',
+          path: '/plants',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: '{"name":"after the flood"}',
+          timeoutMs: 1_000,
+        });
         if (read.status === 200 && write.status === 201) {
           createdIds.add(location(write.headers.location));
           recoveredMs = Date.now() - floodEnded;
@@ -147,7 +174,16 @@ describe('descriptor exhaustion', () => {
     const after = await Promise.all(
       Array.from({ length: 50 }, async () => {
         try {
-          return (await send({ agent: new http.Agent({ keepAlive: false }), port, method: 'GET', path: '/plants?limit=5', headers: auth, timeoutMs: 2_000 })).status;
+          return (
+            await send({
+              agent: new http.Agent({ keepAlive: false }),
+              port,
+              method: 'GET',
+              path: '/plants?limit=5',
+              headers: auth,
+              timeoutMs: 2_000,
+            })
+          ).status;
         } catch (err) {
           return (err as Error).message;
         }
@@ -160,7 +196,13 @@ describe('descriptor exhaustion', () => {
     };
     let deliveredMs: number | undefined;
     if (server.alive()) {
-      await until('every plant.created delivered after the flood', () => undelivered().length === 0, 10_000, () => `${undelivered().length} missing`, 50).catch(() => undefined);
+      await until(
+        'every plant.created delivered after the flood',
+        () => undelivered().length === 0,
+        10_000,
+        () => `${undelivered().length} missing`,
+        50,
+      ).catch(() => undefined);
       if (undelivered().length === 0) deliveredMs = Date.now() - floodEnded;
     }
     const windowMs = Date.now() - floodStarted;
@@ -173,7 +215,11 @@ describe('descriptor exhaustion', () => {
 
     console.log(
       `descriptors: ulimit -n ${LIMIT} (${atRest} open at rest, peak ${peakDescriptors}); ${FLOOD} connections at once ` +
-        `(${during.connected} connected, ${during.closedByServer} closed by the server unanswered, ${Object.entries(during.failed).map(([code, n]) => `${n} ${code}`).join(', ') || '0 failed'}, ` +
+        `(${during.connected} connected, ${during.closedByServer} closed by the server unanswered, ${
+          Object.entries(during.failed)
+            .map(([code, n]) => `${n} ${code}`)
+            .join(', ') || '0 failed'
+        }, ` +
         `${Math.ceil(FLOOD / PARTIAL_EVERY)} with a partial request) held ${((floodEnded - floodStarted) / 1000).toFixed(1)} s; ` +
         `${answered} requests on ${KEEP_ALIVE} keep-alive connections answered meanwhile (${createdDuring} of them creates), ${failures.length} failed; ` +
         `${acceptLines.length} accept-error log line(s) over ${(windowMs / 1000).toFixed(1)} s; server ${server.alive() ? 'alive' : `DEAD (${String(server.child.exitCode ?? server.child.signalCode)})`}; ` +
@@ -181,17 +227,29 @@ describe('descriptor exhaustion', () => {
         `${createdIds.size} plant.created events delivered ${deliveredMs === undefined ? `— ${undelivered().length} NOT` : `by ${deliveredMs} ms after the flood`} (${receiver.attempts.length} attempts reached the receiver)`,
     );
 
-    expect(aliveAfterFlood && server.alive(), `the server died (exit ${String(server.child.exitCode)}, signal ${String(server.child.signalCode)}):\n${output.slice(-3000)}`).toBe(true);
+    expect(
+      aliveAfterFlood && server.alive(),
+      `the server died (exit ${String(server.child.exitCode)}, signal ${String(server.child.signalCode)}):\n${output.slice(-3000)}`,
+    ).toBe(true);
     expect(server.child.exitCode).toBeNull();
     // The reserve held: the flood took connections up to the server's cap, never every descriptor.
-    expect(peakDescriptors, 'the flood never reached the connection cap: the test tested nothing').toBeGreaterThanOrEqual(LIMIT - 64 - 8);
+    expect(
+      peakDescriptors,
+      'the flood never reached the connection cap: the test tested nothing',
+    ).toBeGreaterThanOrEqual(LIMIT - 64 - 8);
     expect(peakDescriptors, 'the flood took the descriptors the server keeps in reserve').toBeLessThan(LIMIT - 16);
     expect(acceptLines.length, 'the refusal was never logged').toBeGreaterThanOrEqual(1);
     expect(failures.slice(0, 10), 'requests on the keep-alive connections accepted before the flood').toEqual([]);
     expect(answered).toBeGreaterThanOrEqual(KEEP_ALIVE * 5);
     // At most one line a second (the first may come at once), over the whole window.
-    expect(acceptLines.length, `accept errors logged more than once a second:\n${acceptLines.slice(0, 5).join('\n')}`).toBeLessThanOrEqual(Math.ceil(windowMs / 1000) + 1);
-    expect(recoveredMs, `new connections not served within ${RECOVERY_BOUND_MS} ms of the flood's end: ${lastErrors.slice(-3).join('; ')}`).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
+    expect(
+      acceptLines.length,
+      `accept errors logged more than once a second:\n${acceptLines.slice(0, 5).join('\n')}`,
+    ).toBeLessThanOrEqual(Math.ceil(windowMs / 1000) + 1);
+    expect(
+      recoveredMs,
+      `new connections not served within ${RECOVERY_BOUND_MS} ms of the flood's end: ${lastErrors.slice(-3).join('; ')}`,
+    ).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
     expect(after.filter((s) => s !== 200)).toEqual([]);
     expect(undelivered(), 'plant.created events not delivered within 10 s of the flood').toEqual([]);
     // No 5xx or crash trace in the log: the flood is the client's business.

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './support/http.js';
 import { Ledger, seeded, type Expected } from './support/ledger.js';
 import { startServer, type ServerProcess } from './support/processes.js';
-import { addEndpoint, checkAttempts, listDeliveries, loopbackWebhooks, until, WebhookReceiver } from './support/receiver.js';
+import {
+  addEndpoint,
+  checkAttempts,
+  listDeliveries,
+  loopbackWebhooks,
+  until,
+  WebhookReceiver,
+} from './support/receiver.js';
 import { mountSmallFs, type SmallFs } from './support/small-fs.js';
 import { readSqlite } from './support/store.js';
 import { createToken } from './support/token.js';
@@ -71,7 +78,13 @@ describe('disk full on SQLite', () => {
     const token = await createToken(databaseUrl, 'torture-disk-full');
     receiver = await WebhookReceiver.start();
     const secret = await addEndpoint(databaseUrl, receiver.url);
-    server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: SCHEDULE, ...loopbackWebhooks });
+    server = await startServer({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
+      ...loopbackWebhooks,
+    });
     const { port } = server;
     const auth = { authorization: `Bearer ${token}` };
     // 503 is a legitimate refusal; anything else but 201/204/409 is a violation (a 500 included)
@@ -81,11 +94,18 @@ describe('disk full on SQLite', () => {
     await ledger.fence(agent, port, token, 1_000_000_000);
 
     /** The write load, from CONCURRENCY clients, until `done()` or `maxMs`, or `maxSteps` more requests. */
-    const load = async (label: string, done: () => boolean, maxMs: number, maxSteps = Infinity, concurrency = CONCURRENCY): Promise<void> => {
+    const load = async (
+      label: string,
+      done: () => boolean,
+      maxMs: number,
+      maxSteps = Infinity,
+      concurrency = CONCURRENCY,
+    ): Promise<void> => {
       const started = Date.now();
       const last = ledger.tally.requests + maxSteps;
       const worker = async (): Promise<void> => {
-        while (!done() && Date.now() - started < maxMs && ledger.tally.requests < last) await ledger.step(agent, port, token, label, rand);
+        while (!done() && Date.now() - started < maxMs && ledger.tally.requests < last)
+          await ledger.step(agent, port, token, label, rand);
       };
       await Promise.all(Array.from({ length: concurrency }, worker));
     };
@@ -100,8 +120,14 @@ describe('disk full on SQLite', () => {
     const fillerBytes = disk.fill(LEAVE_BYTES);
     const fillStarted = Date.now();
     await load('filling', () => ledger.tally.refused >= 50 || ledger.violations.length > 0, 15_000);
-    expect(ledger.violations.slice(0, 10), `${where}: write answers as the disk filled (only 201/204/409 or the contract's 503)`).toEqual([]);
-    expect(ledger.tally.refused, `${where}: the disk never filled (${disk.freeBytes()} bytes free)`).toBeGreaterThanOrEqual(50);
+    expect(
+      ledger.violations.slice(0, 10),
+      `${where}: write answers as the disk filled (only 201/204/409 or the contract's 503)`,
+    ).toEqual([]);
+    expect(
+      ledger.tally.refused,
+      `${where}: the disk never filled (${disk.freeBytes()} bytes free)`,
+    ).toBeGreaterThanOrEqual(50);
     const fullAfterMs = Date.now() - fillStarted;
     const freeWhenFull = disk.freeBytes();
     const ackedWhileFilling = ledger.tally.creates + ledger.tally.deletes - before.creates - before.deletes;
@@ -119,15 +145,26 @@ describe('disk full on SQLite', () => {
         const expected = ledger.present.get(id) as Expected;
         const one = await send({ agent: readAgent, port, method: 'GET', path: `/plants/${id}`, headers: auth });
         if (one.status === 200) {
-          const want = JSON.stringify(expected.tag === undefined ? { id, name: expected.name } : { id, name: expected.name, tag: expected.tag });
+          const want = JSON.stringify(
+            expected.tag === undefined ? { id, name: expected.name } : { id, name: expected.name, tag: expected.tag },
+          );
           if (one.body === want) reads.ok += 1;
-          else reads.problems.push(`GET /plants/${id} → ${one.body.slice(0, 120)}…, acknowledged as ${want.slice(0, 120)}…`);
+          else
+            reads.problems.push(
+              `GET /plants/${id} → ${one.body.slice(0, 120)}…, acknowledged as ${want.slice(0, 120)}…`,
+            );
         } else if (one.status === 404) {
           reads.gone.push(id); // legitimate only if its delete is acknowledged: checked below
         } else {
           reads.problems.push(`GET /plants/${id} → ${one.status} ${one.body.slice(0, 200)}`);
         }
-        const page = await send({ agent: readAgent, port, method: 'GET', path: `/plants?limit=100&after=${Math.max(0, id - 50)}`, headers: auth });
+        const page = await send({
+          agent: readAgent,
+          port,
+          method: 'GET',
+          path: `/plants?limit=100&after=${Math.max(0, id - 50)}`,
+          headers: auth,
+        });
         if (page.status === 200 && Array.isArray(JSON.parse(page.body))) reads.lists += 1;
         else reads.problems.push(`GET /plants?limit=100 → ${page.status} ${page.body.slice(0, 200)}`);
       }
@@ -142,11 +179,17 @@ describe('disk full on SQLite', () => {
     const refusedWhileFull = ledger.tally.refused - refusedAtFull;
     const ackedWhileFull = ledger.tally.creates + ledger.tally.deletes - ackedAtFull;
     expect(server.alive(), `${where}: the server died on a full disk:\n${server.output().slice(-3000)}`).toBe(true);
-    expect(ledger.violations.slice(0, 10), `${where}: write answers on a full disk (only 201/204/409 or the contract's 503)`).toEqual([]);
+    expect(
+      ledger.violations.slice(0, 10),
+      `${where}: write answers on a full disk (only 201/204/409 or the contract's 503)`,
+    ).toEqual([]);
     expect(ledger.tally.unknown, `${where}: writes that got no answer`).toBe(0);
     expect(refusedWhileFull, `${where}: no write was refused while the disk was full`).toBeGreaterThan(0);
     expect(reads.problems.slice(0, 10), `${where}: reads while the disk was full`).toEqual([]);
-    expect(reads.gone.filter((id) => !ledger.deletedForGood.has(id)), `${where}: acknowledged plants that read 404`).toEqual([]);
+    expect(
+      reads.gone.filter((id) => !ledger.deletedForGood.has(id)),
+      `${where}: acknowledged plants that read 404`,
+    ).toEqual([]);
     expect(reads.ok, `${where}: reads answered while full`).toBeGreaterThan(10);
 
     // 4. Space again: writes resume, and then every write is acknowledged.
@@ -156,7 +199,10 @@ describe('disk full on SQLite', () => {
     const ackedAtFree = acked();
     await load('resuming', () => acked() > ackedAtFree, 10_000, Infinity, 1);
     const resumedMs = Date.now() - freedAt;
-    expect(acked(), `${where}: writes did not resume within 10 s of the space coming back:\n${server.output().slice(-2000)}`).toBeGreaterThan(ackedAtFree);
+    expect(
+      acked(),
+      `${where}: writes did not resume within 10 s of the space coming back:\n${server.output().slice(-2000)}`,
+    ).toBeGreaterThan(ackedAtFree);
     const refusedAtResume = ledger.tally.refused;
     const ackedAtResume = acked();
     await load('after', () => false, 15_000, WRITES_AFTER, 8);
@@ -173,21 +219,41 @@ describe('disk full on SQLite', () => {
       const delivered = receiver?.deliveredKeys() ?? new Set();
       return [...expected].filter((key) => !delivered.has(key));
     };
-    await until(`${where}: every acknowledged write's event delivered`, () => missing().length === 0, 20_000, () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`, 100);
+    await until(
+      `${where}: every acknowledged write's event delivered`,
+      () => missing().length === 0,
+      20_000,
+      () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
+      100,
+    );
     const allDeliveredMs = Date.now() - freedAt;
     // An attempt whose record failed on the full disk stays held until its hold ends (timeout + 15 s), then goes again.
     const pendingThen = (await listDeliveries(databaseUrl, 'pending')).length;
-    await until(`${where}: an empty outbox`, async () => (await listDeliveries(databaseUrl, 'pending')).length === 0, 25_000, () => '', 250);
+    await until(
+      `${where}: an empty outbox`,
+      async () => (await listDeliveries(databaseUrl, 'pending')).length === 0,
+      25_000,
+      () => '',
+      250,
+    );
     const emptyMs = Date.now() - freedAt;
     const deliveries = await listDeliveries(databaseUrl);
-    expect(deliveries.filter((d) => d.status !== 'delivered').slice(0, 10), `${where}: deliveries not delivered`).toEqual([]);
+    expect(
+      deliveries.filter((d) => d.status !== 'delivered').slice(0, 10),
+      `${where}: deliveries not delivered`,
+    ).toEqual([]);
     expect(deliveries.length, `${where}: deliveries in the store (one per acknowledged write)`).toBe(expected.size);
     const check = checkAttempts(receiver.attempts, secret);
     expect(check.problems.slice(0, 10), `${where}: problems with the attempts`).toEqual([]);
-    expect([...check.byKey.keys()].filter((key) => !expected.has(key)), `${where}: events of writes that were refused`).toEqual([]);
+    expect(
+      [...check.byKey.keys()].filter((key) => !expected.has(key)),
+      `${where}: events of writes that were refused`,
+    ).toEqual([]);
     for (const [id, plant] of ledger.present) {
       const [event] = check.byKey.get(`plant.created:${id}`) ?? [];
-      expect(event?.data, `${where}: the plant.created of ${id}`).toEqual(plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
+      expect(event?.data, `${where}: the plant.created of ${id}`).toEqual(
+        plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag },
+      );
     }
     expect(receiver.overlaps.slice(0, 5), `${where}: attempts of one webhook-id in flight at once`).toEqual([]);
 
@@ -196,8 +262,14 @@ describe('disk full on SQLite', () => {
     expect(code, `${where}: exit code after SIGTERM:\n${server.output().slice(-2000)}`).toBe(0);
     const snapshot = readSqlite(file);
     expect(snapshot.integrity, `${where}: PRAGMA integrity_check`).toBe('ok');
-    expect(ledger.reconcile(snapshot.plants).slice(0, 20), `${where}: the store against the acknowledged writes`).toEqual([]);
-    const storeErrors = server.output().split('\n').filter((line) => /"level":50/.test(line)).length;
+    expect(
+      ledger.reconcile(snapshot.plants).slice(0, 20),
+      `${where}: the store against the acknowledged writes`,
+    ).toEqual([]);
+    const storeErrors = server
+      .output()
+      .split('\n')
+      .filter((line) => /"level":50/.test(line)).length;
 
     console.log(
       `disk-full sqlite: ${SIZE_MIB} MiB tmpfs; ${before.creates} creates + ${before.deletes} deletes with room, then a ${(fillerBytes / 1024).toFixed(0)} KiB filler: ` +

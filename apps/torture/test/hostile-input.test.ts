@@ -31,8 +31,11 @@ interface RawRequest {
 }
 
 const toBytes = ({ method, path, headers, body, framing = 'auto' }: RawRequest): Buffer => {
-  const parts: Buffer[] = [Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`, 'latin1')];
-  for (const [name, value] of headers) parts.push(Buffer.concat([Buffer.from(`${name}: `, 'latin1'), Buffer.from(value), Buffer.from('\r\n')]));
+  const parts: Buffer[] = [
+    Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`, 'latin1'),
+  ];
+  for (const [name, value] of headers)
+    parts.push(Buffer.concat([Buffer.from(`${name}: `, 'latin1'), Buffer.from(value), Buffer.from('\r\n')]));
   if (body !== undefined && framing === 'auto') parts.push(Buffer.from(`Content-Length: ${body.length}\r\n`));
   if (body !== undefined && framing === 'chunked') parts.push(Buffer.from('Transfer-Encoding: chunked\r\n'));
   parts.push(Buffer.from('\r\n'));
@@ -49,7 +52,12 @@ const describeRequest = (r: RawRequest): string =>
     method: r.method,
     path: r.path.length > 200 ? `${r.path.slice(0, 200)}…(${r.path.length})` : r.path,
     headers: r.headers.map(([n, v]) => [n, typeof v === 'string' ? v.slice(0, 200) : `<${v.length} bytes>`]),
-    body: r.body === undefined ? undefined : r.body.length > 300 ? `${r.body.subarray(0, 300).toString('latin1')}…(${r.body.length} bytes)` : r.body.toString('latin1'),
+    body:
+      r.body === undefined
+        ? undefined
+        : r.body.length > 300
+          ? `${r.body.subarray(0, 300).toString('latin1')}…(${r.body.length} bytes)`
+          : r.body.toString('latin1'),
   });
 
 interface Figures {
@@ -96,7 +104,9 @@ describe('hostile input over raw sockets and fetch', () => {
     if (outcome.kind === 'timeout') throw new Error(`no answer within the bound to ${request}`);
     if (outcome.kind === 'closed') {
       // The contract wants a JSON answer even for what Node's parser rejects (clientError).
-      throw new Error(`connection closed without a response (${outcome.error ?? 'EOF'}) to ${request}; got ${JSON.stringify(outcome.received.toString('latin1').slice(0, 300))}`);
+      throw new Error(
+        `connection closed without a response (${outcome.error ?? 'EOF'}) to ${request}; got ${JSON.stringify(outcome.received.toString('latin1').slice(0, 300))}`,
+      );
     }
     const { status, headers, body } = outcome.response;
     figures.byStatus.set(status, (figures.byStatus.get(status) ?? 0) + 1);
@@ -106,7 +116,8 @@ describe('hostile input over raw sockets and fetch', () => {
     if (status >= 400) {
       if (method === 'HEAD') return status; // no body by definition
       const problems = errorBodyProblems(status, headers.get('content-type')?.[0], text);
-      if (problems.length > 0) throw new Error(`error body of ${status} breaks the contract (${problems.join('; ')}): ${text} for ${request}`);
+      if (problems.length > 0)
+        throw new Error(`error body of ${status} breaks the contract (${problems.join('; ')}): ${text} for ${request}`);
       return status;
     }
     if (status === 201) {
@@ -144,27 +155,68 @@ describe('hostile input over raw sockets and fetch', () => {
 
   const auth = (): Header => ['Authorization', `Bearer ${token}`];
   const json: Header = ['Content-Type', 'application/json'];
-  const post = (body: Buffer, headers: readonly Header[] = [auth(), json]): RawRequest => ({ method: 'POST', path: '/plants', headers, body });
+  const post = (body: Buffer, headers: readonly Header[] = [auth(), json]): RawRequest => ({
+    method: 'POST',
+    path: '/plants',
+    headers,
+    body,
+  });
 
   // ── bodies ────────────────────────────────────────────────────────────────────────────────────
 
   /** A JSON text of a number the contract refuses as an id, or one that only looks like one. */
   const hostileNumber = fc.oneof(
-    fc.constantFrom('1e400', '-1e400', '9007199254740992', '9007199254740993', '18446744073709551616', '-0', '0', '-1', '1.5', '1e-400', '0.1e1'),
+    fc.constantFrom(
+      '1e400',
+      '-1e400',
+      '9007199254740992',
+      '9007199254740993',
+      '18446744073709551616',
+      '-0',
+      '0',
+      '-1',
+      '1.5',
+      '1e-400',
+      '0.1e1',
+    ),
     fc.bigInt({ min: 2n ** 53n, max: 2n ** 200n }).map(String),
     fc.nat({ max: 5000 }).map((n) => `1${'0'.repeat(n)}`),
     fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => `${a}.${b}e${b % 400}`),
   );
 
   const unicodeEdge = fc.constantFrom(
-    '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', '\ufeff', '\ufffd', '\u200b', '\u0301', '🌿', '\u{10ffff}', '\ud800', '\udfff', '\udbff\udfff', ' ', '\t', 'a'.repeat(201),
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u2028',
+    '\u2029',
+    '\ufeff',
+    '\ufffd',
+    '\u200b',
+    '\u0301',
+    '🌿',
+    '\u{10ffff}',
+    '\ud800',
+    '\udfff',
+    '\udbff\udfff',
+    ' ',
+    '\t',
+    'a'.repeat(201),
   );
   const weirdString = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 60 }),
     fc.string({ unit: 'grapheme', maxLength: 60 }),
     fc.array(fc.oneof(unicodeEdge, fc.string({ maxLength: 3 })), { maxLength: 8 }).map((a) => a.join('')),
   );
-  const pollutionKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf');
+  const pollutionKey = fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    '__defineGetter__',
+    'valueOf',
+  );
 
   /** A JSON text (as a string) of a hostile body; raw bytes come separately. */
   const hostileJsonText = fc.oneof(
@@ -172,15 +224,34 @@ describe('hostile input over raw sockets and fetch', () => {
     fc.string({ maxLength: 200 }),
     fc.record({ name: weirdString, tag: fc.option(weirdString, { nil: undefined }) }).map((p) => JSON.stringify(p)),
     fc.tuple(hostileNumber, weirdString).map(([id, name]) => `{"id": ${id}, "name": ${JSON.stringify(name)}}`),
-    fc.tuple(pollutionKey, fc.jsonValue({ maxDepth: 2 })).map(([k, v]) => `{"name": "polluter", ${JSON.stringify(k)}: ${JSON.stringify(v)}}`),
+    fc
+      .tuple(pollutionKey, fc.jsonValue({ maxDepth: 2 }))
+      .map(([k, v]) => `{"name": "polluter", ${JSON.stringify(k)}: ${JSON.stringify(v)}}`),
     pollutionKey.map((k) => `{"${k}": {"polluted": true, "name": "x"}, "name": "p"}`),
     fc.constantFrom(
       `{"constructor": {"prototype": {"admin": true}}, "name": "c"}`,
       `{"name": "dup", "name": "dup2"}`,
       `{"name": "x", "id": 1, "id": "2"}`,
-      'null', 'true', '[]', '"name"', '{}', '{"name": null}', '{"name": 7}', '{"name": ""}', '{"name": "   "}', '{"name": "ok", "tag": null}',
-      '{"name": "ok",}', "{'name': 'single'}", '{"name": "ok"} trailing', '{"name": "ok"}{"name": "again"}', '\ufeff{"name": "bom"}',
-      '{"name": "\\ud800"}', '{"name": "\\udfff\\ud800"}', '{"name": "a\\u0000b"}', '{"name": "NaN", "id": NaN}', '{"name": "inf", "id": Infinity}',
+      'null',
+      'true',
+      '[]',
+      '"name"',
+      '{}',
+      '{"name": null}',
+      '{"name": 7}',
+      '{"name": ""}',
+      '{"name": "   "}',
+      '{"name": "ok", "tag": null}',
+      '{"name": "ok",}',
+      "{'name': 'single'}",
+      '{"name": "ok"} trailing',
+      '{"name": "ok"}{"name": "again"}',
+      '\ufeff{"name": "bom"}',
+      '{"name": "\\ud800"}',
+      '{"name": "\\udfff\\ud800"}',
+      '{"name": "a\\u0000b"}',
+      '{"name": "NaN", "id": NaN}',
+      '{"name": "inf", "id": Infinity}',
     ),
     fc.nat({ max: 100_000 }).map((n) => '['.repeat(n)),
     fc.nat({ max: 50_000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
@@ -189,7 +260,16 @@ describe('hostile input over raw sockets and fetch', () => {
 
   /** Raw byte sequences that are not valid UTF-8, spliced into an otherwise valid plant. */
   const invalidUtf8 = fc.constantFrom(
-    [0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xf0, 0x9f, 0x8c],
+    [0xff],
+    [0xfe, 0xff],
+    [0xc0, 0xaf],
+    [0xe0, 0x80, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xed, 0xbf, 0xbf],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xe2, 0x82],
+    [0x80],
+    [0xf0, 0x9f, 0x8c],
   );
 
   it('bodies: malformed JSON, deep nesting, huge numbers, pollution keys, unicode edges, invalid UTF-8', async () => {
@@ -201,7 +281,11 @@ describe('hostile input over raw sockets and fetch', () => {
     );
     await fc.assert(
       fc.asyncProperty(invalidUtf8, fc.string({ maxLength: 20 }), async (bytes, around) => {
-        const body = Buffer.concat([Buffer.from(`{"name": "${around.replace(/["\\]/g, '')}`), Buffer.from(bytes), Buffer.from('"}')]);
+        const body = Buffer.concat([
+          Buffer.from(`{"name": "${around.replace(/["\\]/g, '')}`),
+          Buffer.from(bytes),
+          Buffer.from('"}'),
+        ]);
         const status = await exchange(post(body), {});
         if (status !== 400) throw new Error(`invalid UTF-8 ${JSON.stringify(bytes)} → ${status}, expected 400`);
       }),
@@ -211,8 +295,11 @@ describe('hostile input over raw sockets and fetch', () => {
     // show in the JSON the server serialises
     const page = await fetch(`${server.url}/plants?limit=1000`, { headers: { authorization: `Bearer ${token}` } });
     const raw = (await page.json()) as Record<string, unknown>[];
-    for (const plant of raw) expect(Object.keys(plant).filter((k) => k !== 'id' && k !== 'name' && k !== 'tag')).toEqual([]);
-    const probe = (await (await fetch(`${server.url}/plants/1`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+    for (const plant of raw)
+      expect(Object.keys(plant).filter((k) => k !== 'id' && k !== 'name' && k !== 'tag')).toEqual([]);
+    const probe = (await (
+      await fetch(`${server.url}/plants/1`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as Record<string, unknown>;
     expect(Object.keys(probe).filter((k) => !['id', 'name', 'tag', 'error', 'message'].includes(k))).toEqual([]);
   });
 
@@ -225,7 +312,11 @@ describe('hostile input over raw sockets and fetch', () => {
       ['2^53', Buffer.from('{"id": 9007199254740992, "name": "edge"}'), 400],
       ['2^53 + 1', Buffer.from('{"id": 9007199254740993, "name": "edge"}'), 400],
       ['lone surrogate escaped', Buffer.from('{"name": "\\ud800"}'), 400],
-      ['lone surrogate as raw bytes', Buffer.from([...Buffer.from('{"name": "'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]), 400],
+      [
+        'lone surrogate as raw bytes',
+        Buffer.from([...Buffer.from('{"name": "'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]),
+        400,
+      ],
       ['one byte past the limit', Buffer.from(`{"name": "${'x'.repeat(BODY_LIMIT - 11)}"}`), 413],
     ];
     for (const [what, body, expected] of cases) {
@@ -233,7 +324,10 @@ describe('hostile input over raw sockets and fetch', () => {
       expect(status, what).toBe(expected);
     }
     // past the limit when chunked (no Content-Length to refuse up front)
-    const chunked = await exchange({ ...post(Buffer.from(`{"name": "${'y'.repeat(BODY_LIMIT)}"}`)), framing: 'chunked' }, {});
+    const chunked = await exchange(
+      { ...post(Buffer.from(`{"name": "${'y'.repeat(BODY_LIMIT)}"}`)), framing: 'chunked' },
+      {},
+    );
     expect(chunked).toBe(413);
     expect(rssBytes(server.pid)).toBeLessThan(RSS_BOUND);
   });
@@ -248,7 +342,9 @@ describe('hostile input over raw sockets and fetch', () => {
   });
 
   it('valid plants with unicode names come back exactly as sent', async () => {
-    const okChar = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((s) => /\S/u.test(s) && ![...s].some((c) => (c.codePointAt(0) as number) < 0x20 || c === '\u007f'));
+    const okChar = fc
+      .string({ unit: 'grapheme', minLength: 1, maxLength: 40 })
+      .filter((s) => /\S/u.test(s) && ![...s].some((c) => (c.codePointAt(0) as number) < 0x20 || c === '\u007f'));
     await fc.assert(
       fc.asyncProperty(okChar, fc.option(okChar, { nil: undefined }), async (name, tag) => {
         const plant = tag === undefined ? { name } : { name, tag };
@@ -262,12 +358,41 @@ describe('hostile input over raw sockets and fetch', () => {
   // ── headers ───────────────────────────────────────────────────────────────────────────────────
 
   const contentTypes = fc.constantFrom(
-    undefined, 'application/json', 'APPLICATION/JSON; charset=UTF-8', 'application/json;charset="utf-8"', 'application/json; charset=latin1',
-    'application/json; charset=utf-16', 'text/plain', 'text/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
-    '', 'application/json, text/plain', 'application/vnd.api+json', 'application/merge-patch+json', 'application/*', '*/*', 'json',
-    'application/json; boundary=x', 'application/json\u0000',
+    undefined,
+    'application/json',
+    'APPLICATION/JSON; charset=UTF-8',
+    'application/json;charset="utf-8"',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'text/plain',
+    'text/json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    '',
+    'application/json, text/plain',
+    'application/vnd.api+json',
+    'application/merge-patch+json',
+    'application/*',
+    '*/*',
+    'json',
+    'application/json; boundary=x',
+    'application/json\u0000',
   );
-  const encodings = fc.constantFrom(undefined, 'identity', 'IDENTITY', 'gzip', 'GZIP', 'deflate', 'br', 'x-gzip', 'compress', 'gzip, identity', 'identity, gzip', 'unknown', '');
+  const encodings = fc.constantFrom(
+    undefined,
+    'identity',
+    'IDENTITY',
+    'gzip',
+    'GZIP',
+    'deflate',
+    'br',
+    'x-gzip',
+    'compress',
+    'gzip, identity',
+    'identity, gzip',
+    'unknown',
+    '',
+  );
   const compress = (encoding: string | undefined, body: Buffer): Buffer => {
     const first = encoding?.split(',')[0]?.trim().toLowerCase();
     if (first === 'gzip' || first === 'x-gzip') return gzipSync(body);
@@ -276,19 +401,30 @@ describe('hostile input over raw sockets and fetch', () => {
     return body;
   };
   const isJsonType = (type: string | undefined): boolean =>
-    type !== undefined && /^application\/json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i.test(type);
+    type !== undefined &&
+    /^application\/json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i.test(type);
 
   it('headers: media types, content encodings, duplicates, oversized values, odd bytes', async () => {
     await fc.assert(
-      fc.asyncProperty(contentTypes, encodings, fc.constantFrom<'auto' | 'chunked'>('auto', 'chunked'), async (type, encoding, framing) => {
-        const plain = Buffer.from(JSON.stringify({ name: 'header probe', tag: 'h' }));
-        const headers: Header[] = [auth()];
-        if (type !== undefined) headers.push(['Content-Type', type]);
-        if (encoding !== undefined) headers.push(['Content-Encoding', encoding]);
-        const acceptable = isJsonType(type) && (encoding === undefined || encoding === '' || encoding.toLowerCase() === 'identity');
-        const status = await exchange({ method: 'POST', path: '/plants', headers, body: compress(encoding, plain), framing }, { create: acceptable });
-        if (!acceptable && status !== 415 && status !== 400) throw new Error(`type ${String(type)} encoding ${String(encoding)} → ${status}, expected 415`);
-      }),
+      fc.asyncProperty(
+        contentTypes,
+        encodings,
+        fc.constantFrom<'auto' | 'chunked'>('auto', 'chunked'),
+        async (type, encoding, framing) => {
+          const plain = Buffer.from(JSON.stringify({ name: 'header probe', tag: 'h' }));
+          const headers: Header[] = [auth()];
+          if (type !== undefined) headers.push(['Content-Type', type]);
+          if (encoding !== undefined) headers.push(['Content-Encoding', encoding]);
+          const acceptable =
+            isJsonType(type) && (encoding === undefined || encoding === '' || encoding.toLowerCase() === 'identity');
+          const status = await exchange(
+            { method: 'POST', path: '/plants', headers, body: compress(encoding, plain), framing },
+            { create: acceptable },
+          );
+          if (!acceptable && status !== 415 && status !== 400)
+            throw new Error(`type ${String(type)} encoding ${String(encoding)} → ${status}, expected 415`);
+        },
+      ),
       { numRuns: knobs.inputs },
     );
 
@@ -309,26 +445,51 @@ describe('hostile input over raw sockets and fetch', () => {
       fc.uint8Array({ minLength: 1, maxLength: 64 }).map((a) => Buffer.from(a)),
       weirdString,
     );
-    const oddName = fc.oneof(fc.constantFrom('X-Odd', 'X-Request-Id', 'Content-Type', 'Authorization', 'Accept', 'Upgrade', 'Range'), fc.string({ maxLength: 30 }))
+    const oddName = fc
+      .oneof(
+        fc.constantFrom('X-Odd', 'X-Request-Id', 'Content-Type', 'Authorization', 'Accept', 'Upgrade', 'Range'),
+        fc.string({ maxLength: 30 }),
+      )
       // `Expect` has its own case below (100-continue would make the raw exchange see an interim 100)
       .filter((name) => name.trim().toLowerCase() !== 'expect');
     await fc.assert(
       fc.asyncProperty(fc.oneof(duplicates, fc.array(fc.tuple(oddName, oddValue), { maxLength: 6 })), async (extra) => {
         const body = Buffer.from('{"name": "dup probe"}');
-        await exchange({ method: 'POST', path: '/plants', headers: extra.length > 0 ? extra : [auth(), json], body }, { create: true });
+        await exchange(
+          { method: 'POST', path: '/plants', headers: extra.length > 0 ? extra : [auth(), json], body },
+          { create: true },
+        );
       }),
       { numRuns: knobs.inputs },
     );
     // many headers, and one huge header block (Node's limit is 16 KiB → 431)
-    await exchange({ method: 'GET', path: '/plants', headers: [auth(), ...Array.from({ length: 3000 }, (_, i): Header => [`X-H${i}`, 'v'])] }, { read: true });
-    const huge = await exchange({ method: 'GET', path: '/plants', headers: [auth(), ['X-Big', 'b'.repeat(64 * 1024)]] }, {});
+    await exchange(
+      {
+        method: 'GET',
+        path: '/plants',
+        headers: [auth(), ...Array.from({ length: 3000 }, (_, i): Header => [`X-H${i}`, 'v'])],
+      },
+      { read: true },
+    );
+    const huge = await exchange(
+      { method: 'GET', path: '/plants', headers: [auth(), ['X-Big', 'b'.repeat(64 * 1024)]] },
+      {},
+    );
     expect(huge).toBe(431);
   });
 
   // Node answers an Expect it cannot meet by itself with a bare `417 Expectation Failed` (empty body,
   // no X-Request-Id) unless the server handles 'checkExpectation', as it must for the contract.
   it('an unmet Expect header gets the contract JSON error body', async () => {
-    const status = await exchange({ method: 'POST', path: '/plants', headers: [auth(), json, ['Expect', 'the-impossible']], body: Buffer.from('{"name": "e"}') }, {});
+    const status = await exchange(
+      {
+        method: 'POST',
+        path: '/plants',
+        headers: [auth(), json, ['Expect', 'the-impossible']],
+        body: Buffer.from('{"name": "e"}'),
+      },
+      {},
+    );
     expect(status).toBe(417);
   });
 
@@ -350,26 +511,119 @@ describe('hostile input over raw sockets and fetch', () => {
   // ── paths and query strings ───────────────────────────────────────────────────────────────────
 
   // CONNECT has its own case below
-  const methods = fc.constantFrom('GET', 'DELETE', 'POST', 'PUT', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'FOO', 'get', 'M-SEARCH', 'PROPFIND');
+  const methods = fc.constantFrom(
+    'GET',
+    'DELETE',
+    'POST',
+    'PUT',
+    'PATCH',
+    'OPTIONS',
+    'HEAD',
+    'TRACE',
+    'FOO',
+    'get',
+    'M-SEARCH',
+    'PROPFIND',
+  );
   const segment = fc.oneof(
-    fc.constantFrom('%00', '..', '.', '%2e%2e', '%2F', '%252e', '', '-1', '0', '01', '1', '+1', '1.0', '1e3', '9007199254740991', '9007199254740992',
-      '99999999999999999999999999', '%F0%9F%8C%BF', '%ED%A0%80', '%FF', '%', '%G0', ';x', 'x?y', '1#frag', '１', '٣'),
+    fc.constantFrom(
+      '%00',
+      '..',
+      '.',
+      '%2e%2e',
+      '%2F',
+      '%252e',
+      '',
+      '-1',
+      '0',
+      '01',
+      '1',
+      '+1',
+      '1.0',
+      '1e3',
+      '9007199254740991',
+      '9007199254740992',
+      '99999999999999999999999999',
+      '%F0%9F%8C%BF',
+      '%ED%A0%80',
+      '%FF',
+      '%',
+      '%G0',
+      ';x',
+      'x?y',
+      '1#frag',
+      '１',
+      '٣',
+    ),
     fc.string({ maxLength: 20 }).map(encodeURIComponent),
     fc.nat({ max: 70_000 }).map((n) => '9'.repeat(n)),
   );
   const path = fc.oneof(
     fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => `/plants/${s.join('/')}`),
-    fc.constantFrom('/plants/../', '/plants/../../etc/passwd', '//plants', '/plants//1', '/PLANTS', '/plants/', '/', '*', '/openapi.json/..', '/healthz/../plants', 'http://evil.example/plants', '/plants/1/'),
+    fc.constantFrom(
+      '/plants/../',
+      '/plants/../../etc/passwd',
+      '//plants',
+      '/plants//1',
+      '/PLANTS',
+      '/plants/',
+      '/',
+      '*',
+      '/openapi.json/..',
+      '/healthz/../plants',
+      'http://evil.example/plants',
+      '/plants/1/',
+    ),
   );
-  const queryValue = fc.oneof(fc.constantFrom('', '1', '0', '-1', '1000', '1001', '1e3', '1.5', '%00', 'abc', '9007199254740992', '[]', '__proto__'), fc.string({ maxLength: 10 }).map(encodeURIComponent));
-  const queryKey = fc.oneof(fc.constantFrom('limit', 'after', 'limit[]', 'after[x]', '__proto__', 'constructor', 'access_token', '__proto__[limit]', ''), fc.string({ maxLength: 8 }).map(encodeURIComponent));
-  const query = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
+  const queryValue = fc.oneof(
+    fc.constantFrom(
+      '',
+      '1',
+      '0',
+      '-1',
+      '1000',
+      '1001',
+      '1e3',
+      '1.5',
+      '%00',
+      'abc',
+      '9007199254740992',
+      '[]',
+      '__proto__',
+    ),
+    fc.string({ maxLength: 10 }).map(encodeURIComponent),
+  );
+  const queryKey = fc.oneof(
+    fc.constantFrom(
+      'limit',
+      'after',
+      'limit[]',
+      'after[x]',
+      '__proto__',
+      'constructor',
+      'access_token',
+      '__proto__[limit]',
+      '',
+    ),
+    fc.string({ maxLength: 8 }).map(encodeURIComponent),
+  );
+  const query = fc
+    .array(fc.tuple(queryKey, queryValue), { maxLength: 6 })
+    .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
 
   it('paths: NUL, dot segments, encodings, very long ids, odd methods', async () => {
     await fc.assert(
       fc.asyncProperty(methods, path, async (method, target) => {
         const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
-        await exchange({ method, path: target, headers: [auth(), json], ...(hasBody ? { body: Buffer.from('{"name": "path probe"}') } : {}) }, { create: true, read: true });
+        await exchange(
+          {
+            method,
+            path: target,
+            headers: [auth(), json],
+            ...(hasBody ? { body: Buffer.from('{"name": "path probe"}') } : {}),
+          },
+          { create: true, read: true },
+        );
       }),
       { numRuns: knobs.inputs },
     );
@@ -406,7 +660,13 @@ describe('hostile input over raw sockets and fetch', () => {
         }
         const text = await response.text();
         const headers = new Map<string, string[]>([...response.headers].map(([k, v]) => [k, [v]]));
-        judge(`fetch GET ${target}?${q}`, 'GET', target, { kind: 'response', response: { status: response.status, statusLine: '', headers, body: Buffer.from(text) } }, { read: true });
+        judge(
+          `fetch GET ${target}?${q}`,
+          'GET',
+          target,
+          { kind: 'response', response: { status: response.status, statusLine: '', headers, body: Buffer.from(text) } },
+          { read: true },
+        );
       }),
       { numRuns: knobs.inputs },
     );
@@ -420,7 +680,10 @@ describe('hostile input over raw sockets and fetch', () => {
     expect(rssAfter).toBeLessThan(RSS_BOUND);
     const stored = await listAll(server.url, token);
     expect(stored).toEqual(created);
-    const statuses = [...figures.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+    const statuses = [...figures.byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     console.log(
       `hostile-input: ${figures.inputs} inputs tried, 0 answered 5xx, ${created.size} plants created and all found, ` +
         `RSS ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssAfter / 2 ** 20).toFixed(0)} MB; statuses ${statuses}`,

@@ -63,15 +63,22 @@ const retryRounds = async (databaseUrl: string, label: string, maxRounds: number
       let stop = false;
       let sent = 0;
       const started = Date.now();
-      const killer = setTimeout(() => {
-        victim.child.kill('SIGKILL');
-        stop = true;
-      }, 100 + Math.floor(rand() * 900));
+      const killer = setTimeout(
+        () => {
+          victim.child.kill('SIGKILL');
+          stop = true;
+        },
+        100 + Math.floor(rand() * 900),
+      );
       const worker = async (): Promise<void> => {
         while (!stop && sent < MAX_REQUESTS_PER_ROUND && Date.now() - started < MAX_ROUND_MS) {
           sent += 1;
           const name = `keyed ${label} r${round} #${sent} ${rand().toString(36).slice(2, 8)}`;
-          const keyed: Keyed = { key: `${label}-r${round}-${sent}-${seed}`, name, body: JSON.stringify({ name, tag: 'keyed' }) };
+          const keyed: Keyed = {
+            key: `${label}-r${round}-${sent}-${seed}`,
+            name,
+            body: JSON.stringify({ name, tag: 'keyed' }),
+          };
           all.push(keyed);
           try {
             const res = await create(agent, victim.port, token, keyed);
@@ -102,7 +109,11 @@ const retryRounds = async (databaseUrl: string, label: string, maxRounds: number
       // An answered key sent again after the restart names the plant it named before the kill.
       for (const keyed of all.filter((k) => k.location !== undefined).slice(-20)) {
         const res = await create(retry, server.port, token, keyed);
-        expect([res.status, res.headers.location, res.headers['idempotent-replayed']]).toEqual([201, keyed.location, 'true']);
+        expect([res.status, res.headers.location, res.headers['idempotent-replayed']]).toEqual([
+          201,
+          keyed.location,
+          'true',
+        ]);
       }
       retry.destroy();
     }

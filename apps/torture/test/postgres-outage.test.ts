@@ -6,7 +6,14 @@ import { knobs } from './support/knobs.js';
 import { seeded } from './support/ledger.js';
 import { OutageLoad } from './support/outage-load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
-import { addEndpoint, checkAttempts, listDeliveries, loopbackWebhooks, until, WebhookReceiver } from './support/receiver.js';
+import {
+  addEndpoint,
+  checkAttempts,
+  listDeliveries,
+  loopbackWebhooks,
+  until,
+  WebhookReceiver,
+} from './support/receiver.js';
 import { countDeliveries, listAll, readPostgres, type StoredPlant } from './support/store.js';
 import { outagePostgres, type OutagePostgres } from './support/throwaway-postgres.js';
 import { createToken } from './support/token.js';
@@ -86,7 +93,8 @@ const outages: readonly Outage[] = [
   },
 ];
 
-const byId = (plants: ReadonlyMap<number, StoredPlant>): StoredPlant[] => [...plants.values()].sort((a, b) => a.id - b.id);
+const byId = (plants: ReadonlyMap<number, StoredPlant>): StoredPlant[] =>
+  [...plants.values()].sort((a, b) => a.id - b.id);
 
 /** The store errors the server logged (`PostgreSQL unavailable`), counted by operation and code. */
 const storeErrors = (log: readonly string[]): string => {
@@ -119,7 +127,10 @@ const pollReady = (port: number, problems: string[]) => {
         const ms = Date.now() - sentAt;
         samples.push({ sentAt, status: res.status, ms });
         if (ms > BOUND_MS) problems.push(`GET /readyz answered ${res.status} after ${ms} ms (bound ${BOUND_MS} ms)`);
-        if (res.status === 503) problems.push(...errorBodyProblems(503, res.headers['content-type'], res.body).map((p) => `GET /readyz → 503: ${p}`));
+        if (res.status === 503)
+          problems.push(
+            ...errorBodyProblems(503, res.headers['content-type'], res.body).map((p) => `GET /readyz → 503: ${p}`),
+          );
         else if (res.status !== 200) problems.push(`GET /readyz → ${res.status} ${res.body.slice(0, 200)}`);
       } catch (error) {
         if (!(error instanceof RequestFailed)) throw error;
@@ -185,7 +196,13 @@ describe('PostgreSQL outages under load', () => {
   });
 
   /** One outage under load; resolves with the summary line and every problem found (all of them, so one does not hide another). */
-  const round = async (outage: Outage, label: string, db: OutagePostgres, api: ServerProcess, hooks: WebhookReceiver): Promise<{ summary: string; problems: string[] }> => {
+  const round = async (
+    outage: Outage,
+    label: string,
+    db: OutagePostgres,
+    api: ServerProcess,
+    hooks: WebhookReceiver,
+  ): Promise<{ summary: string; problems: string[] }> => {
     const problems: string[] = [];
     const logFrom = api.output().length;
     const readyProblems: string[] = [];
@@ -204,9 +221,14 @@ describe('PostgreSQL outages under load', () => {
     const note = await outage.cause(db);
     const backAt = Date.now();
     const writesBackMs = await load.firstWrite(`${outage.name} probe`, backAt, RECOVERY_MS + 5_000);
-    if (writesBackMs === undefined || writesBackMs > RECOVERY_MS) problems.push(`no create acknowledged within ${RECOVERY_MS} ms of the database being back (first after ${writesBackMs ?? `> ${RECOVERY_MS + 5_000}`} ms)`);
+    if (writesBackMs === undefined || writesBackMs > RECOVERY_MS)
+      problems.push(
+        `no create acknowledged within ${RECOVERY_MS} ms of the database being back (first after ${writesBackMs ?? `> ${RECOVERY_MS + 5_000}`} ms)`,
+      );
     const readyAgain = () => ready.samples.find((s) => s.sentAt >= backAt && s.status === 200);
-    await until('/readyz 200', () => readyAgain() !== undefined, 10_000).catch(() => problems.push('/readyz not 200 within 10 s of the database being back'));
+    await until('/readyz 200', () => readyAgain() !== undefined, 10_000).catch(() =>
+      problems.push('/readyz not 200 within 10 s of the database being back'),
+    );
     await sleep(AFTER_MS);
     stop = true;
     await workers;
@@ -219,18 +241,27 @@ describe('PostgreSQL outages under load', () => {
     problems.push(...violations, ...readyProblems);
     if (tally.errors500 > 0) problems.push(`${tally.errors500} answers 5xx other than 503`);
     if (outage.down && notReady.length === 0) problems.push('/readyz never answered 503 while the database was down');
-    if (outage.down && tally.unavailable === 0) problems.push('no request was answered 503: the load never met the outage');
-    if (ready.samples.at(-1)?.status !== 200) problems.push(`/readyz answered ${ready.samples.at(-1)?.status} at the end`);
+    if (outage.down && tally.unavailable === 0)
+      problems.push('no request was answered 503: the load never met the outage');
+    if (ready.samples.at(-1)?.status !== 200)
+      problems.push(`/readyz answered ${ready.samples.at(-1)?.status} at the end`);
 
     // What the store holds, read directly and through the API; the unknown writes are settled by it.
     const stored = await readPostgres(db.url);
     const listed = await listAll(api.url, token);
-    if (JSON.stringify(byId(listed)) !== JSON.stringify(byId(stored))) problems.push(`GET /plants shows ${listed.size} plants, the table holds ${stored.size}`);
+    if (JSON.stringify(byId(listed)) !== JSON.stringify(byId(stored)))
+      problems.push(`GET /plants shows ${listed.size} plants, the table holds ${stored.size}`);
     const lost = load.reconcile(stored);
     problems.push(...lost);
     const byName = new Map<string, number>();
     for (const plant of stored.values()) byName.set(plant.name, (byName.get(plant.name) ?? 0) + 1);
-    problems.push(...names.filter((name) => byName.get(name) !== 1).map((name) => `keyed create ${JSON.stringify(name)}, answered 503 and retried: ${byName.get(name) ?? 0} plants`));
+    problems.push(
+      ...names
+        .filter((name) => byName.get(name) !== 1)
+        .map(
+          (name) => `keyed create ${JSON.stringify(name)}, answered 503 and retried: ${byName.get(name) ?? 0} plants`,
+        ),
+    );
 
     // Webhooks: every committed write's event delivered, and no other.
     const expected = load.expectedEvents();
@@ -239,33 +270,62 @@ describe('PostgreSQL outages under load', () => {
       const delivered = hooks.deliveredKeys();
       return [...expected].filter((key) => !delivered.has(key));
     };
-    await until('events', () => missing().length === 0, LEASE_MS + 10_000, () => '', 100).catch(() =>
-      problems.push(`${missing().length} events of committed writes not delivered ${LEASE_MS + 10_000} ms after the check began, e.g. ${missing().slice(0, 5).join(', ')}`),
+    await until(
+      'events',
+      () => missing().length === 0,
+      LEASE_MS + 10_000,
+      () => '',
+      100,
+    ).catch(() =>
+      problems.push(
+        `${missing().length} events of committed writes not delivered ${LEASE_MS + 10_000} ms after the check began, e.g. ${missing().slice(0, 5).join(', ')}`,
+      ),
     );
     const eventsMs = Date.now() - eventsFrom;
     const check = checkAttempts(hooks.attempts, secret);
     problems.push(...check.problems);
-    problems.push(...[...check.byKey.keys()].filter((key) => !expected.has(key)).map((key) => `event ${key} of a write that did not commit`));
+    problems.push(
+      ...[...check.byKey.keys()]
+        .filter((key) => !expected.has(key))
+        .map((key) => `event ${key} of a write that did not commit`),
+    );
 
     // Answers later than the bound, each with the server's own log line (its time and the store's error).
     const log = api.output().slice(logFrom).split('\n');
     const late = load.late.splice(0);
     for (const { what, status, ms, requestId } of late) {
       const line = log.find((l) => l.includes(`"reqId":"${requestId}"`));
-      const logged = line === undefined ? undefined : (JSON.parse(line) as { ms?: number; err?: { code?: string; message?: string } });
-      const server = logged === undefined ? 'no log line' : `${logged.ms} ms${logged.err === undefined ? '' : `, ${logged.err.code}: ${logged.err.message}`}`;
-      problems.push(`${what} → ${status} after ${ms} ms, later than the gate's backstop + 1 s = ${BOUND_MS} ms (server: ${server})`);
+      const logged =
+        line === undefined
+          ? undefined
+          : (JSON.parse(line) as { ms?: number; err?: { code?: string; message?: string } });
+      const server =
+        logged === undefined
+          ? 'no log line'
+          : `${logged.ms} ms${logged.err === undefined ? '' : `, ${logged.err.code}: ${logged.err.message}`}`;
+      problems.push(
+        `${what} → ${status} after ${ms} ms, later than the gate's backstop + 1 s = ${BOUND_MS} ms (server: ${server})`,
+      );
     }
     // The counts first (the assertion shows the first 30 lines), then each problem.
     const headline = [
-      ...(violations.length > 0 ? [`${violations.length} answers break the contract (a 5xx other than 503, an unexpected status or body, no answer)`] : []),
-      ...(late.length > 0 ? [`${late.length} answers later than ${BOUND_MS} ms, the slowest after ${tally.slowestMs} ms`] : []),
+      ...(violations.length > 0
+        ? [
+            `${violations.length} answers break the contract (a 5xx other than 503, an unexpected status or body, no answer)`,
+          ]
+        : []),
+      ...(late.length > 0
+        ? [`${late.length} answers later than ${BOUND_MS} ms, the slowest after ${tally.slowestMs} ms`]
+        : []),
       ...(lost.length > 0 ? [`${lost.length} differences between the store and the acknowledged writes`] : []),
     ];
     if (problems.length > 0) headline.push(`the store's errors this round: ${storeErrors(log)}`);
 
     const firstDown = notReady[0];
-    const readyDown = firstDown === undefined ? 'never 503' : `503 × ${notReady.length} (first answered +${firstDown.sentAt + firstDown.ms - outageAt} ms)`;
+    const readyDown =
+      firstDown === undefined
+        ? 'never 503'
+        : `503 × ${notReady.length} (first answered +${firstDown.sentAt + firstDown.ms - outageAt} ms)`;
     const readyBack = readyAgain();
     const summary =
       `postgres-outage ${label} (${outage.what}${note === '' ? '' : `; ${note}`}; ${backAt - outageAt} ms until it accepted connections): ` +
@@ -280,7 +340,8 @@ describe('PostgreSQL outages under load', () => {
 
   for (const outage of outages) {
     it(`answers 2xx/4xx or a JSON 503 within ${BOUND_MS} ms through ${outage.what}, and loses nothing`, async (ctx) => {
-      if (skipped !== undefined || pg === undefined || server === undefined || receiver === undefined) return ctx.skip(skipped);
+      if (skipped !== undefined || pg === undefined || server === undefined || receiver === undefined)
+        return ctx.skip(skipped);
       for (let repeat = 1; repeat <= repeats; repeat++) {
         const label = `${outage.name}${repeats > 1 ? ` #${repeat}` : ''}`;
         const { summary, problems } = await round(outage, label, pg, server, receiver);
@@ -293,7 +354,13 @@ describe('PostgreSQL outages under load', () => {
   it('ends with an empty outbox: every delivery delivered once the database is back', async (ctx) => {
     if (skipped !== undefined || pg === undefined) return ctx.skip(skipped);
     const url = pg.url;
-    await until('an empty outbox', async () => (await listDeliveries(url, 'pending')).length === 0, LEASE_MS + 10_000, () => '', 250);
+    await until(
+      'an empty outbox',
+      async () => (await listDeliveries(url, 'pending')).length === 0,
+      LEASE_MS + 10_000,
+      () => '',
+      250,
+    );
     // Counted in the table: the CLI lists at most 10,000, and a quiet machine commits more.
     const { total, byStatus } = await countDeliveries(url);
     expect(byStatus, 'deliveries by status').toEqual({ delivered: total });

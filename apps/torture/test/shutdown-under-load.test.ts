@@ -39,7 +39,11 @@ describe('SIGTERM during steady load', () => {
     const file = join(dir.path, 'plant-store.db');
     const databaseUrl = `sqlite:${file}`;
     const token = await createToken(databaseUrl, 'shutdown');
-    const live = await startServer({ DATABASE_URL: databaseUrl, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), LOG_LEVEL: 'warn' });
+    const live = await startServer({
+      DATABASE_URL: databaseUrl,
+      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      LOG_LEVEL: 'warn',
+    });
     server = live;
     const ledger = new Ledger(1, { deleteShare: 0, allowUnavailable: true });
     const rand = seeded(Date.now() % 2 ** 31);
@@ -47,7 +51,10 @@ describe('SIGTERM during steady load', () => {
     const setup = new http.Agent({ keepAlive: false });
     await ledger.fence(setup, live.port, token, 1_000_000_000); // chosen ids below, server-assigned above
     setup.destroy();
-    const agents = [new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY / 2 }), new http.Agent({ keepAlive: false })];
+    const agents = [
+      new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY / 2 }),
+      new http.Agent({ keepAlive: false }),
+    ];
 
     let stop = false;
     const hardStop = Date.now() + knobs.seconds * 1_000 + SHUTDOWN_TIMEOUT_MS + 10_000;

@@ -90,7 +90,12 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
           }
           let sample: SoakSample | undefined;
           try {
-            const now = { timeS: (Date.now() - started) / 1000, answered: load.tally.answered, cpu: cpuMs(live.pid), runQueue: runQueueWaitMs(live.pid) };
+            const now = {
+              timeS: (Date.now() - started) / 1000,
+              answered: load.tally.answered,
+              cpu: cpuMs(live.pid),
+              runQueue: runQueueWaitMs(live.pid),
+            };
             sample = {
               timeS: now.timeS,
               intervalS: now.timeS - before.timeS,
@@ -129,11 +134,16 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
       const verdictOf = (metric: string) => verdicts.find((v) => v.metric === metric);
       const range = (metric: string, digits: number): string => {
         const v = verdictOf(metric);
-        return v === undefined ? '?' : `${v.first.toFixed(digits)} → ${v.last.toFixed(digits)}${Number.isNaN(v.limit) ? '' : ` (limit ${v.limit.toFixed(digits)})`}`;
+        return v === undefined
+          ? '?'
+          : `${v.first.toFixed(digits)} → ${v.last.toFixed(digits)}${Number.isNaN(v.limit) ? '' : ` (limit ${v.limit.toFixed(digits)})`}`;
       };
       const excuses = verdicts.map((v) => (v.excuse === undefined ? '' : ` (beyond, excused: ${v.excuse})`)).join('');
       const t = load.tally;
-      const statuses = [...load.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${grouped(n)}`).join(' ');
+      const statuses = [...load.byStatus]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}×${grouped(n)}`)
+        .join(' ');
       const summary =
         `soak sqlite: ${seconds.toFixed(0)} s, ${grouped(t.requests)} requests (${grouped(Math.round(t.requests / seconds))}/s; ` +
         `${grouped(t.creates)} creates, ${grouped(t.keyedCreates)} keyed, ${grouped(t.replays)} replays, ${grouped(t.gets)} gets, ${grouped(t.lists)} lists, ` +
@@ -142,8 +152,15 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
         `fds ${range('fds', 0)}, p99 ${range('p99Ms', 1)} ms${excuses}; server CPU per request ${range('cpuPerRequestMs', 3)} ms, ` +
         `run-queue wait ${range('runQueueMsPerS', 0)} ms/s; ${samples.length} samples; exit ${String(exit)} (seed ${seed})`;
       await series.finish(
-        seriesSvg(samples, WARMUP_S, verdicts, `soak ${seconds.toFixed(0)} s, ${grouped(t.requests)} requests, ${paths.serverMain.replace(paths.root, '')}`),
-        [summary, `statuses ${statuses}`, `server ${paths.serverMain}`, ...load.violations, ...sampleProblems].join('\n') + '\n',
+        seriesSvg(
+          samples,
+          WARMUP_S,
+          verdicts,
+          `soak ${seconds.toFixed(0)} s, ${grouped(t.requests)} requests, ${paths.serverMain.replace(paths.root, '')}`,
+        ),
+        [summary, `statuses ${statuses}`, `server ${paths.serverMain}`, ...load.violations, ...sampleProblems].join(
+          '\n',
+        ) + '\n',
       );
       const files = series.files;
       console.log(`${summary}; statuses ${statuses}; ${files.csv.replace(paths.root, '')} (+ .svg, .txt)`);
@@ -152,7 +169,9 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
       expect(load.violations, `${load.violationCount} answers against the contract`).toEqual([]);
       expect(t.serverErrors).toBe(0);
       expect(sampleProblems).toEqual([]);
-      expect(samples.length, 'too few samples after the warm-up to compare thirds').toBeGreaterThanOrEqual(Math.floor(WARMUP_S / (SAMPLE_MS / 1000)) + 6);
+      expect(samples.length, 'too few samples after the warm-up to compare thirds').toBeGreaterThanOrEqual(
+        Math.floor(WARMUP_S / (SAMPLE_MS / 1000)) + 6,
+      );
       expect(t.replays, 'the load was real: replays').toBeGreaterThan(0);
       expect(t.hostile, 'the load was real: hostile requests').toBeGreaterThan(0);
       expect(

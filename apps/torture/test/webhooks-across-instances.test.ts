@@ -6,7 +6,16 @@ import { send } from './support/http.js';
 import { knobs } from './support/knobs.js';
 import { seeded } from './support/ledger.js';
 import { startServer, type ServerProcess } from './support/processes.js';
-import { addEndpoint, checkAttempts, listDeliveries, loopbackWebhooks, until, WebhookReceiver, type Attempt, type Reaction } from './support/receiver.js';
+import {
+  addEndpoint,
+  checkAttempts,
+  listDeliveries,
+  loopbackWebhooks,
+  until,
+  WebhookReceiver,
+  type Attempt,
+  type Reaction,
+} from './support/receiver.js';
 import { createToken } from './support/token.js';
 
 /**
@@ -44,7 +53,10 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
   let servers: ServerProcess[] = [];
   let token: string;
   let secret: string;
-  const agents = [new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY }), new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })];
+  const agents = [
+    new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY }),
+    new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY }),
+  ];
 
   beforeAll(async () => {
     database = await freshPostgresUrl();
@@ -95,10 +107,12 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
 
   const answerLate = (rand: () => number) => (): Reaction => ({ status: 204, delayMs: 20 + Math.floor(rand() * 31) });
 
-  const missingOf = (created: readonly Created[]): (() => string[]) => () => {
-    const delivered = receiver.deliveredKeys();
-    return created.map((c) => `plant.created:${c.id}`).filter((key) => !delivered.has(key));
-  };
+  const missingOf =
+    (created: readonly Created[]): (() => string[]) =>
+    () => {
+      const delivered = receiver.deliveredKeys();
+      return created.map((c) => `plant.created:${c.id}`).filter((key) => !delivered.has(key));
+    };
 
   let firstPart = '';
 
@@ -107,24 +121,46 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
     const started = Date.now();
     const created = await createMany('across', CREATES);
     const missing = missingOf(created);
-    await until('every event delivered', () => missing().length === 0, 60_000, () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`);
+    await until(
+      'every event delivered',
+      () => missing().length === 0,
+      60_000,
+      () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
+    );
     const deliveredMs = Date.now() - started;
-    await until('an empty outbox', async () => (await listDeliveries(database.url, 'pending')).length === 0, 30_000, () => '', 250);
+    await until(
+      'an empty outbox',
+      async () => (await listDeliveries(database.url, 'pending')).length === 0,
+      30_000,
+      () => '',
+      250,
+    );
 
     const check = checkAttempts(receiver.attempts, secret);
     expect(check.problems.slice(0, 20), `${check.problems.length} problems with the attempts`).toEqual([]);
     expect(receiver.overlaps.slice(0, 10), 'attempts of one webhook-id in flight at once').toEqual([]);
     expect(receiver.maxPerId).toBe(1);
     expect(check.byKey.size).toBe(CREATES);
-    for (const c of created) expect(check.byKey.get(`plant.created:${c.id}`)?.[0]?.data).toEqual({ id: c.id, name: c.name });
+    for (const c of created)
+      expect(check.byKey.get(`plant.created:${c.id}`)?.[0]?.data).toEqual({ id: c.id, name: c.name });
     // No crash or replay here: a second 2xx is explained only by an attempt the dispatcher saw
     // fail (a timeout the receiver did process, on a machine loaded enough to stall 2 s), which
     // the store then counts as an attempt of its own.
     const recorded = new Map((await listDeliveries(database.url, 'delivered')).map((d) => [d.eventId, d.attempts]));
-    const unexplained = [...check.events.values()].filter((e) => e.delivered > 1 && (recorded.get(e.webhookId) ?? 0) < e.delivered);
-    expect(unexplained.map((e) => `${e.webhookId}: ${e.delivered} × 2xx, ${recorded.get(e.webhookId) ?? 0} attempt(s) recorded`), 'duplicate deliveries without a cause').toEqual([]);
+    const unexplained = [...check.events.values()].filter(
+      (e) => e.delivered > 1 && (recorded.get(e.webhookId) ?? 0) < e.delivered,
+    );
+    expect(
+      unexplained.map(
+        (e) => `${e.webhookId}: ${e.delivered} × 2xx, ${recorded.get(e.webhookId) ?? 0} attempt(s) recorded`,
+      ),
+      'duplicate deliveries without a cause',
+    ).toEqual([]);
     const bySender = servers.map((s) => receiver.attempts.filter((a) => a.senderPid === s.pid).length);
-    expect(bySender.every((n) => n > 0), `attempts by instance: ${bySender.join(' / ')} (both share the work)`).toBe(true);
+    expect(
+      bySender.every((n) => n > 0),
+      `attempts by instance: ${bySender.join(' / ')} (both share the work)`,
+    ).toBe(true);
     const failed = await listDeliveries(database.url, 'failed');
     expect(failed).toEqual([]);
     firstPart =
@@ -140,7 +176,13 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
     const created = await createMany('held', HELD_CREATES);
     const hangingAtVictim = () => receiver.inFlightNow().filter((a) => a.senderPid === victim.pid);
     // The sender keeps at most 16 connections per address; an attempt hangs until its 2 s timeout.
-    await until('attempts of the victim hanging at the receiver', () => hangingAtVictim().length >= 8, 20_000, () => `${hangingAtVictim().length} hanging`, 10);
+    await until(
+      'attempts of the victim hanging at the receiver',
+      () => hangingAtVictim().length >= 8,
+      20_000,
+      () => `${hangingAtVictim().length} hanging`,
+      10,
+    );
     const inFlightAtKill = hangingAtVictim().map((a) => a.webhookId);
     const killedAt = Date.now();
     victim.child.kill('SIGKILL');
@@ -159,7 +201,10 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
         select event_id, held_by, floor(extract(epoch from next_attempt_at) * 1000)::float8 as hold_ends
           from webhook_deliveries where status = 'pending' and held_by is not null`;
       const holders = new Set(rows.filter((r) => inFlightAtKill.includes(r.event_id)).map((r) => r.held_by));
-      expect(holders.size, `holders of the victim's ${inFlightAtKill.length} hanging attempts: ${[...holders].join(', ')}`).toBe(1);
+      expect(
+        holders.size,
+        `holders of the victim's ${inFlightAtKill.length} hanging attempts: ${[...holders].join(', ')}`,
+      ).toBe(1);
       held = rows.filter((r) => holders.has(r.held_by));
     } finally {
       await sql.end({ timeout: 5 });
@@ -167,7 +212,14 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
     expect(held.length).toBeGreaterThanOrEqual(inFlightAtKill.length);
 
     const firstAfterKill = (webhookId: string): Attempt | undefined =>
-      receiver.attempts.find((a) => a.webhookId === webhookId && a.arrivedAt >= killedAt && a.status !== undefined && a.status >= 200 && a.status <= 299);
+      receiver.attempts.find(
+        (a) =>
+          a.webhookId === webhookId &&
+          a.arrivedAt >= killedAt &&
+          a.status !== undefined &&
+          a.status >= 200 &&
+          a.status <= 299,
+      );
     const notTakenOver = () => held.filter((h) => firstAfterKill(h.event_id) === undefined);
     await until(
       'the victim’s deliveries taken over',
@@ -180,17 +232,35 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
       const delivered = firstAfterKill(h.event_id) as Attempt;
       // The survivor's first attempt of it: not before the victim's hold ended.
       const first = receiver.attempts.find((a) => a.webhookId === h.event_id && a.arrivedAt >= killedAt) as Attempt;
-      return { ...h, by: delivered.senderPid, afterKillMs: (delivered.endedAt ?? delivered.arrivedAt) - killedAt, earlyMs: h.hold_ends - first.arrivedAt };
+      return {
+        ...h,
+        by: delivered.senderPid,
+        afterKillMs: (delivered.endedAt ?? delivered.arrivedAt) - killedAt,
+        earlyMs: h.hold_ends - first.arrivedAt,
+      };
     });
     expect(takeOvers.filter((t) => t.by !== survivor.pid).map((t) => `${t.event_id} by ${t.by}`)).toEqual([]);
     const slowest = Math.max(...takeOvers.map((t) => t.afterKillMs));
     const fastest = Math.min(...takeOvers.map((t) => t.afterKillMs));
     expect(slowest, 'the slowest take-over').toBeLessThanOrEqual(TAKE_OVER_BOUND_MS);
-    expect(takeOvers.filter((t) => t.earlyMs > 100).map((t) => `${t.event_id} sent ${t.earlyMs} ms before the hold ended`)).toEqual([]);
+    expect(
+      takeOvers.filter((t) => t.earlyMs > 100).map((t) => `${t.event_id} sent ${t.earlyMs} ms before the hold ended`),
+    ).toEqual([]);
 
     const missing = missingOf(created);
-    await until('every event delivered', () => missing().length === 0, 30_000, () => `${missing().length} missing`);
-    await until('an empty outbox', async () => (await listDeliveries(database.url, 'pending')).length === 0, 30_000, () => '', 250);
+    await until(
+      'every event delivered',
+      () => missing().length === 0,
+      30_000,
+      () => `${missing().length} missing`,
+    );
+    await until(
+      'an empty outbox',
+      async () => (await listDeliveries(database.url, 'pending')).length === 0,
+      30_000,
+      () => '',
+      250,
+    );
     expect(await listDeliveries(database.url, 'failed')).toEqual([]);
     const check = checkAttempts(receiver.attempts, secret);
     expect(check.problems.slice(0, 20), `${check.problems.length} problems with the attempts`).toEqual([]);

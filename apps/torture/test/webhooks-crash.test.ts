@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
-import { addEndpoint, checkAttempts, listDeliveries, loopbackWebhooks, until, WebhookReceiver, type Reaction } from './support/receiver.js';
+import {
+  addEndpoint,
+  checkAttempts,
+  listDeliveries,
+  loopbackWebhooks,
+  until,
+  WebhookReceiver,
+  type Reaction,
+} from './support/receiver.js';
 import { backendsGone, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
 
@@ -48,15 +56,13 @@ interface Figures {
 }
 
 /** The receiver while the load runs: 0–300 ms late, then mostly 503, sometimes a dropped connection, sometimes a 2xx. */
-const flaky =
-  (rand: () => number) =>
-  (): Reaction => {
-    const r = rand();
-    const delayMs = Math.floor(rand() * 300);
-    if (r < 0.2) return { status: r < 0.1 ? 200 : 204, delayMs };
-    if (r < 0.3) return { drop: true, delayMs };
-    return { status: 503, delayMs };
-  };
+const flaky = (rand: () => number) => (): Reaction => {
+  const r = rand();
+  const delayMs = Math.floor(rand() * 300);
+  if (r < 0.2) return { status: r < 0.1 ? 200 : 204, delayMs };
+  if (r < 0.3) return { drop: true, delayMs };
+  return { status: 503, delayMs };
+};
 const healthy = (): Reaction => ({ status: 204 });
 
 /** The events the committed writes must have produced: `plant.created:<id>` for every plant that existed, `plant.deleted:<id>` for every delete. */
@@ -66,7 +72,11 @@ const expectedEvents = (ledger: Ledger): Set<string> =>
     ...[...ledger.deletedForGood].flatMap((id) => [`plant.created:${id}`, `plant.deleted:${id}`]),
   ]);
 
-const webhookRounds = async (target: Target, rounds: number, seed: number): Promise<{ ledger: Ledger; receiver: WebhookReceiver; figures: Figures; secret: string }> => {
+const webhookRounds = async (
+  target: Target,
+  rounds: number,
+  seed: number,
+): Promise<{ ledger: Ledger; receiver: WebhookReceiver; figures: Figures; secret: string }> => {
   const token = await createToken(target.databaseUrl, `torture-webhooks-${target.label}`);
   const receiver = await WebhookReceiver.start();
   const secret = await addEndpoint(target.databaseUrl, receiver.url);
@@ -81,7 +91,14 @@ const webhookRounds = async (target: Target, rounds: number, seed: number): Prom
   };
   // chosen ids count up from 1 below a fence plant at 10^9; server-assigned ids go above it, and neither is ever reused
   const ledger = new Ledger(1);
-  const figures: Figures = { rounds: 0, pendingAtKill: 0, heldAtKill: 0, deliveredBeforeKill: 0, inFlightCommitted: 0, slowestRecoveryMs: 0 };
+  const figures: Figures = {
+    rounds: 0,
+    pendingAtKill: 0,
+    heldAtKill: 0,
+    deliveredBeforeKill: 0,
+    inFlightCommitted: 0,
+    slowestRecoveryMs: 0,
+  };
   let server: ServerProcess = await startServer(env);
   try {
     const setup = new http.Agent({ keepAlive: false });
@@ -114,7 +131,9 @@ const webhookRounds = async (target: Target, rounds: number, seed: number): Prom
       victim.child.kill('SIGKILL'); // in case the load ended first (bounded loop)
       const { signal } = await victim.exited;
       agent.destroy();
-      expect(signal, `${where}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe('SIGKILL');
+      expect(signal, `${where}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe(
+        'SIGKILL',
+      );
       expect(ledger.violations, `${where}: responses that break the contract`).toEqual([]);
       figures.deliveredBeforeKill += receiver.delivered().size - deliveredAtStart;
 
@@ -128,7 +147,10 @@ const webhookRounds = async (target: Target, rounds: number, seed: number): Prom
       const pending = await listDeliveries(target.databaseUrl, 'pending');
       figures.pendingAtKill += pending.length;
       figures.heldAtKill += pending.filter((d) => Date.parse(d.nextAttemptAt ?? '') > killedAt + 5_000).length;
-      expect(pending.length, `${where}: nothing was left in the outbox at the kill; the test tested nothing`).toBeGreaterThan(0);
+      expect(
+        pending.length,
+        `${where}: nothing was left in the outbox at the kill; the test tested nothing`,
+      ).toBeGreaterThan(0);
 
       receiver.react = healthy;
       server = await startServer(env);
@@ -138,9 +160,21 @@ const webhookRounds = async (target: Target, rounds: number, seed: number): Prom
         return [...expected].filter((key) => !delivered.has(key));
       };
       // Due ones at once; held ones when the killed server's hold ends (≤ LEASE_MS after the kill).
-      await until(`${where}: every committed write's event delivered`, () => missing().length === 0, LEASE_MS + 30_000, () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`, 200);
+      await until(
+        `${where}: every committed write's event delivered`,
+        () => missing().length === 0,
+        LEASE_MS + 30_000,
+        () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
+        200,
+      );
       figures.slowestRecoveryMs = Math.max(figures.slowestRecoveryMs, Date.now() - restartedAt);
-      await until(`${where}: an empty outbox`, async () => (await listDeliveries(target.databaseUrl, 'pending')).length === 0, 30_000, () => '', 250);
+      await until(
+        `${where}: an empty outbox`,
+        async () => (await listDeliveries(target.databaseUrl, 'pending')).length === 0,
+        30_000,
+        () => '',
+        250,
+      );
 
       const check = checkAttempts(receiver.attempts, secret);
       expect(check.problems.slice(0, 20), `${where}: ${check.problems.length} problems with the attempts`).toEqual([]);
@@ -155,7 +189,9 @@ const webhookRounds = async (target: Target, rounds: number, seed: number): Prom
       // The store holds one delivery per committed write, each delivered, none failed.
       const all = await listDeliveries(target.databaseUrl);
       if (expected.size < 10_000) expect(all.length, `${where}: deliveries in the store`).toBe(expected.size);
-      expect(all.filter((d) => d.status !== 'delivered').slice(0, 10), `${where}: deliveries not delivered`).toEqual([]);
+      expect(all.filter((d) => d.status !== 'delivered').slice(0, 10), `${where}: deliveries not delivered`).toEqual(
+        [],
+      );
       // each acknowledged write is one event (ids are never reused); the rest are unknowns that committed
       figures.inFlightCommitted = expected.size - (ledger.tally.creates + ledger.tally.deletes);
     }
@@ -195,7 +231,12 @@ describe('webhooks across SIGKILL on SQLite', () => {
   it(`delivers every committed write's event, and nothing else, after ${rounds} SIGKILL(s)`, async () => {
     const file = join(dir.path, 'plant-store.db');
     const seed = seedOf();
-    const target: Target = { label: 'sqlite', databaseUrl: `sqlite:${file}`, read: async () => readSqlite(file).plants, settled: async () => undefined };
+    const target: Target = {
+      label: 'sqlite',
+      databaseUrl: `sqlite:${file}`,
+      read: async () => readSqlite(file).plants,
+      settled: async () => undefined,
+    };
     const result = await webhookRounds(target, rounds, seed);
     console.log(report('sqlite', seed, result));
     expect(result.ledger.tally.creates).toBeGreaterThan(rounds * 10);
@@ -214,7 +255,12 @@ describePostgres('webhooks across SIGKILL on PostgreSQL', () => {
 
   it(`delivers every committed write's event, and nothing else, after ${rounds} SIGKILL(s)`, async () => {
     const seed = seedOf();
-    const target: Target = { label: 'postgres', databaseUrl: database.url, read: () => readPostgres(database.url), settled: () => backendsGone(database.schema) };
+    const target: Target = {
+      label: 'postgres',
+      databaseUrl: database.url,
+      read: () => readPostgres(database.url),
+      settled: () => backendsGone(database.schema),
+    };
     const result = await webhookRounds(target, rounds, seed);
     console.log(report('postgres', seed, result));
     expect(result.ledger.tally.creates).toBeGreaterThan(rounds * 10);

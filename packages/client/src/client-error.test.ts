@@ -29,11 +29,20 @@ describe('errorForStatus', () => {
     const body = { error: 404, message: 'no plant with id 1' } as never;
     const error = errorForStatus({ status: 404, body }, details);
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error).toMatchObject({ _tag: 'NotFound', name: 'NotFoundError', message: 'no plant with id 1', status: 404, body, requestId: 'r1' });
+    expect(error).toMatchObject({
+      _tag: 'NotFound',
+      name: 'NotFoundError',
+      message: 'no plant with id 1',
+      status: 404,
+      body,
+      requestId: 'r1',
+    });
   });
 
   it('falls back to a generic message without a body', () => {
-    expect(errorForStatus({ status: 500, body: undefined }, details).message).toBe('GET http://h/plants/1 answered HTTP 500');
+    expect(errorForStatus({ status: 500, body: undefined }, details).message).toBe(
+      'GET http://h/plants/1 answered HTTP 500',
+    );
     expect(errorForStatus({ status: 500, body: undefined }, {}).message).toBe('the request answered HTTP 500');
   });
 
@@ -51,22 +60,40 @@ describe('errorForStatus', () => {
     const taken = errorForStatus({ status: 409, body: undefined }, details);
     expect(taken).toBeInstanceOf(ConflictError);
     expect(taken).toMatchObject({ replayed: false, retryAfterMs: undefined });
-    expect(errorForStatus({ status: 409, body: undefined, replayed: true }, details)).toMatchObject({ _tag: 'Conflict', replayed: true });
-    expect(errorForStatus({ status: 409, body: undefined, retryAfterMs: 1000 }, details)).toMatchObject({ replayed: false, retryAfterMs: 1000 });
+    expect(errorForStatus({ status: 409, body: undefined, replayed: true }, details)).toMatchObject({
+      _tag: 'Conflict',
+      replayed: true,
+    });
+    expect(errorForStatus({ status: 409, body: undefined, retryAfterMs: 1000 }, details)).toMatchObject({
+      replayed: false,
+      retryAfterMs: 1000,
+    });
   });
 
   it('maps 422 to IdempotencyKeyReusedError and keeps the key of the request', () => {
     const body = { error: 422, message: 'Idempotency-Key "k" was already used with a different request' } as never;
     const error = errorForStatus({ status: 422, body }, { ...details, idempotencyKey: 'k' });
     expect(error).toBeInstanceOf(IdempotencyKeyReusedError);
-    expect(error).toMatchObject({ _tag: 'IdempotencyKeyReused', name: 'IdempotencyKeyReusedError', status: 422, idempotencyKey: 'k' });
+    expect(error).toMatchObject({
+      _tag: 'IdempotencyKeyReused',
+      name: 'IdempotencyKeyReusedError',
+      status: 422,
+      idempotencyKey: 'k',
+    });
   });
 
   it('maps 412 to PreconditionFailedError with the server message', () => {
     const body = { error: 412, message: 'plant 1 has changed: If-Match does not name its current ETag' } as never;
     const error = errorForStatus({ status: 412, body }, { ...details, method: 'PATCH', attempts: 2 });
     expect(error).toBeInstanceOf(PreconditionFailedError);
-    expect(error).toMatchObject({ _tag: 'PreconditionFailed', name: 'PreconditionFailedError', status: 412, body, method: 'PATCH', attempts: 2 });
+    expect(error).toMatchObject({
+      _tag: 'PreconditionFailed',
+      name: 'PreconditionFailedError',
+      status: 412,
+      body,
+      method: 'PATCH',
+      attempts: 2,
+    });
     expect(error.message).toBe('plant 1 has changed: If-Match does not name its current ETag');
   });
 
@@ -89,7 +116,11 @@ describe('ValidationError', () => {
     const error = new ValidationError(['name: required', 'id: expected an integer']);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toBeInstanceOf(PlantStoreError);
-    expect(error).toMatchObject({ _tag: 'Validation', name: 'ValidationError', message: 'name: required; id: expected an integer' });
+    expect(error).toMatchObject({
+      _tag: 'Validation',
+      name: 'ValidationError',
+      message: 'name: required; id: expected an integer',
+    });
     expect(error.status).toBeUndefined();
     expect(error.attempts).toBe(0);
   });

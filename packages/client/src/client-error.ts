@@ -256,7 +256,11 @@ export const errorForStatus = (response: ErrorResponse, details: PlantStoreError
     case 408:
       return new TimeoutError(message, all);
     case 409:
-      return new ConflictError(message, { ...all, replayed: response.replayed ?? false, retryAfterMs: response.retryAfterMs });
+      return new ConflictError(message, {
+        ...all,
+        replayed: response.replayed ?? false,
+        retryAfterMs: response.retryAfterMs,
+      });
     case 412:
       return new PreconditionFailedError(message, all);
     case 413:

@@ -44,7 +44,14 @@ import type {
 } from './plants-api.js';
 import { uuidV7 } from './uuid-v7.js';
 import { DEFAULT_RETRY, resolveRetry, type RetryOptions } from './retry.js';
-import { createTransport, failureOf, type CallOptions, type Exchange, type OutgoingRequest, type TransportConfig } from './transport.js';
+import {
+  createTransport,
+  failureOf,
+  type CallOptions,
+  type Exchange,
+  type OutgoingRequest,
+  type TransportConfig,
+} from './transport.js';
 import { withMetadata } from './with-metadata.js';
 
 export interface PlantStoreClientOptions {
@@ -103,7 +110,8 @@ const expectStatus = (exchange: Exchange, ...expected: readonly number[]): void 
 };
 
 const idFromLocation = (exchange: Exchange): PlantId => {
-  const unexpected = (problem: string) => new UnexpectedResponseError([problem], { ...exchange.details, status: exchange.status });
+  const unexpected = (problem: string) =>
+    new UnexpectedResponseError([problem], { ...exchange.details, status: exchange.status });
   const location = exchange.headers.location;
   if (location === undefined || location === '') throw unexpected('the 201 response has no Location header');
   let target: URL;
@@ -113,7 +121,9 @@ const idFromLocation = (exchange: Exchange): PlantId => {
     throw unexpected(`the Location header ${JSON.stringify(location)} is not a URL`);
   }
   const plants = new URL('plants/', exchange.url);
-  const segment = target.pathname.startsWith(plants.pathname) ? target.pathname.slice(plants.pathname.length) : undefined;
+  const segment = target.pathname.startsWith(plants.pathname)
+    ? target.pathname.slice(plants.pathname.length)
+    : undefined;
   const id = segment === undefined ? undefined : PlantIdFromPath.decode(segment);
   if (id === undefined || E.isLeft(id) || target.origin !== plants.origin) {
     throw unexpected(`the Location header ${JSON.stringify(location)} is not /plants/{id}`);
@@ -124,13 +134,17 @@ const idFromLocation = (exchange: Exchange): PlantId => {
 /** An `ETag` the contract requires on this response (a PATCH 200, a 304). */
 const requiredETag = (exchange: Exchange): string => {
   if (exchange.etag !== undefined) return exchange.etag;
-  throw new UnexpectedResponseError([`the ${exchange.status} response has no ETag header`], { ...exchange.details, status: exchange.status });
+  throw new UnexpectedResponseError([`the ${exchange.status} response has no ETag header`], {
+    ...exchange.details,
+    status: exchange.status,
+  });
 };
 
 const nextPage = (exchange: Exchange, limit: number, tag: string | undefined): PlantListPage['next'] => {
   const link = findLink(exchange.headers.link, 'next', exchange.url);
   if (link === undefined) return undefined;
-  const unexpected = (problem: string) => new UnexpectedResponseError([problem], { ...exchange.details, status: exchange.status });
+  const unexpected = (problem: string) =>
+    new UnexpectedResponseError([problem], { ...exchange.details, status: exchange.status });
   const target = `${link.pathname}${link.search}`;
   const rawLimit = link.searchParams.get('limit');
   const nextLimit = rawLimit === null ? E.right(limit) : PageLimitFromString.decode(rawLimit);
@@ -164,7 +178,8 @@ export const createPlantStoreClient = (options: PlantStoreClientOptions): PlantS
     throw new TypeError('token must be a non-empty bearer token (letters, digits and -._~+/ then optional =)');
   }
   const timeout = options.timeout ?? 30_000;
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new TypeError(`timeout must be a positive number of ms, got ${timeout}`);
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new TypeError(`timeout must be a positive number of ms, got ${timeout}`);
   const config: TransportConfig = {
     baseUrl,
     token: options.token,
@@ -182,7 +197,8 @@ export const createPlantStoreClient = (options: PlantStoreClientOptions): PlantS
 function createClientWith(config: TransportConfig, validate: boolean): PlantStoreClient {
   const { send } = createTransport(config);
   const idempotent: OutgoingRequest['retryable'] = () => true;
-  const pathId = (id: number): string => (validate ? String(checkInput(PlantId, id, 'id')) : encodeURIComponent(String(id)));
+  const pathId = (id: number): string =>
+    validate ? String(checkInput(PlantId, id, 'id')) : encodeURIComponent(String(id));
   const condition = (value: string | undefined, name: string): string | undefined =>
     value === undefined || !validate ? value : checkInput(ETagCondition, value, name);
 
@@ -209,7 +225,8 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     expectStatus(exchange, 201);
     const id = idFromLocation(exchange);
     const created = decodeOrThrow(CreatePlantResponse, exchange);
-    const plant: Plant = created.tag === undefined ? { id, name: created.name } : { id, name: created.name, tag: created.tag };
+    const plant: Plant =
+      created.tag === undefined ? { id, name: created.name } : { id, name: created.name, tag: created.tag };
     return withMetadata(plant, { replayed: exchange.replayed, etag: exchange.etag });
   };
 
@@ -226,7 +243,8 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     const path = `plants/${pathId(id)}`;
     const ifNoneMatch = condition(options?.ifNoneMatch, 'ifNoneMatch');
     const exchange = await send({ method: 'GET', path, conditions: { ifNoneMatch }, retryable: idempotent }, options);
-    if (ifNoneMatch !== undefined && exchange.status === 304) return { notModified: true, etag: requiredETag(exchange) };
+    if (ifNoneMatch !== undefined && exchange.status === 304)
+      return { notModified: true, etag: requiredETag(exchange) };
     expectStatus(exchange, 200);
     return withMetadata(decodeOrThrow(Plant, exchange), { etag: exchange.etag, notModified: false as const });
   }
@@ -254,8 +272,10 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
 
   const list = async (query: ListPlantsQuery = {}, options?: CallOptions): Promise<PlantListPage> => {
     const params: Record<string, string> = {};
-    if (query.limit !== undefined) params['limit'] = String(validate ? checkInput(PageLimit, query.limit, 'limit') : query.limit);
-    if (query.after !== undefined) params['after'] = String(validate ? checkInput(ListCursor, query.after, 'after') : query.after);
+    if (query.limit !== undefined)
+      params['limit'] = String(validate ? checkInput(PageLimit, query.limit, 'limit') : query.limit);
+    if (query.after !== undefined)
+      params['after'] = String(validate ? checkInput(ListCursor, query.after, 'after') : query.after);
     if (query.tag !== undefined) params['tag'] = validate ? checkInput(PlantTag, query.tag, 'tag') : query.tag;
     const exchange = await send({ method: 'GET', path: 'plants', query: params, retryable: idempotent }, options);
     expectStatus(exchange, 200);
@@ -266,7 +286,10 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
 
   async function* all(query: AllPlantsQuery = {}, options?: CallOptions): AsyncGenerator<Plant, void, undefined> {
     let page = await list(
-      { ...(query.limit === undefined ? {} : { limit: query.limit }), ...(query.tag === undefined ? {} : { tag: query.tag }) },
+      {
+        ...(query.limit === undefined ? {} : { limit: query.limit }),
+        ...(query.tag === undefined ? {} : { tag: query.tag }),
+      },
       options,
     );
     let after = 0;

@@ -5,9 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { ETagCondition } from './etag.js';
 
 describe('ETagCondition', () => {
-  it.each(['"1k3"', '""', 'W/"1k3"', '*', '"a", W/"b"', '"a",W/"b"\t, "c"', '"x!#~"', '"\u00e9"'])('accepts %s unchanged', (value) => {
-    expect(ETagCondition.decode(value)).toEqual(E.right(value));
-  });
+  it.each(['"1k3"', '""', 'W/"1k3"', '*', '"a", W/"b"', '"a",W/"b"\t, "c"', '"x!#~"', '"\u00e9"'])(
+    'accepts %s unchanged',
+    (value) => {
+      expect(ETagCondition.decode(value)).toEqual(E.right(value));
+    },
+  );
 
   it.each([
     ['a bare value (quotes eaten by a shell)', '1k3'],
@@ -22,7 +25,9 @@ describe('ETagCondition', () => {
   ])('rejects %s, saying what an ETag looks like', (_, value) => {
     const decoded = ETagCondition.decode(value);
     expect(E.isLeft(decoded) && formatErrors(decoded.left, 'ifMatch')).toEqual([
-      expect.stringMatching(/^ifMatch: expected an ETag as the server sent it, in double quotes \(such as "1k3" or W\/"1k3"\)/),
+      expect.stringMatching(
+        /^ifMatch: expected an ETag as the server sent it, in double quotes \(such as "1k3" or W\/"1k3"\)/,
+      ),
     ]);
   });
 
@@ -32,8 +37,14 @@ describe('ETagCondition', () => {
   });
 
   it('accepts every quoted run of etagc characters', () => {
-    const etagc = fc.oneof(fc.integer({ min: 0x21, max: 0x21 }), fc.integer({ min: 0x23, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }));
-    const tag = fc.tuple(fc.boolean(), fc.array(etagc, { maxLength: 20 })).map(([weak, codes]) => `${weak ? 'W/' : ''}"${String.fromCharCode(...codes)}"`);
+    const etagc = fc.oneof(
+      fc.integer({ min: 0x21, max: 0x21 }),
+      fc.integer({ min: 0x23, max: 0x7e }),
+      fc.integer({ min: 0x80, max: 0xff }),
+    );
+    const tag = fc
+      .tuple(fc.boolean(), fc.array(etagc, { maxLength: 20 }))
+      .map(([weak, codes]) => `${weak ? 'W/' : ''}"${String.fromCharCode(...codes)}"`);
     fc.assert(
       fc.property(fc.array(tag, { minLength: 1, maxLength: 4 }), (tags) => {
         expect(ETagCondition.is(tags.join(', '))).toBe(true);

@@ -18,7 +18,11 @@ export const ETagCondition = new t.Type<string, string, unknown>(
   (u, c) =>
     typeof u === 'string' && CONDITION.test(u)
       ? t.success(u)
-      : t.failure(u, c, `expected an ETag as the server sent it, in double quotes (such as "1k3" or W/"1k3"), several separated by commas, or *, got ${describeValue(u)}`),
+      : t.failure(
+          u,
+          c,
+          `expected an ETag as the server sent it, in double quotes (such as "1k3" or W/"1k3"), several separated by commas, or *, got ${describeValue(u)}`,
+        ),
   t.identity,
 );
 export type ETagCondition = t.TypeOf<typeof ETagCondition>;

@@ -30,7 +30,10 @@ export interface PlantsTaskEither {
   create(input: CreatePlantInput, options?: CreateOptions): TE.TaskEither<PlantStoreError, CreatedPlant>;
   /** `PreconditionFailedError` is a `Left` when `ifMatch` no longer names the plant's ETag. */
   delete(id: number, options?: DeleteOptions): TE.TaskEither<PlantStoreError, void>;
-  get(id: number, options?: CallOptions & { readonly ifNoneMatch?: undefined }): TE.TaskEither<PlantStoreError, FetchedPlant>;
+  get(
+    id: number,
+    options?: CallOptions & { readonly ifNoneMatch?: undefined },
+  ): TE.TaskEither<PlantStoreError, FetchedPlant>;
   /** "Not modified" is a `Right` (`NotModified`), not an error. */
   get(id: number, options: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified>;
   /** `PreconditionFailedError` is a `Left` when `ifMatch` no longer names the plant's ETag. */
@@ -49,7 +52,10 @@ const toTaskEither =
     });
 
 export const createPlantsTaskEither = (plants: PlantsApi): PlantsTaskEither => {
-  function get(id: number, options?: CallOptions & { readonly ifNoneMatch?: undefined }): TE.TaskEither<PlantStoreError, FetchedPlant>;
+  function get(
+    id: number,
+    options?: CallOptions & { readonly ifNoneMatch?: undefined },
+  ): TE.TaskEither<PlantStoreError, FetchedPlant>;
   function get(id: number, options: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified>;
   function get(id: number, options?: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified> {
     return toTaskEither(() => (options === undefined ? plants.get(id) : plants.get(id, options)));

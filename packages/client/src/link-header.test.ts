@@ -37,7 +37,11 @@ describe('parseLinkHeader', () => {
   });
 
   it('accepts a parameter without a value', () => {
-    expect(parseLinkHeader('</a>; crossorigin; rel=next')[0]).toEqual({ uri: '/a', rels: ['next'], params: { crossorigin: '', rel: 'next' } });
+    expect(parseLinkHeader('</a>; crossorigin; rel=next')[0]).toEqual({
+      uri: '/a',
+      rels: ['next'],
+      params: { crossorigin: '', rel: 'next' },
+    });
   });
 });
 
@@ -45,7 +49,9 @@ describe('findLink', () => {
   const base = 'http://127.0.0.1:3000/api/plants?limit=2';
 
   it('resolves the first rel=next against the response URL', () => {
-    expect(findLink('</api/plants?limit=2&after=2>; rel="next"', 'next', base)?.href).toBe('http://127.0.0.1:3000/api/plants?limit=2&after=2');
+    expect(findLink('</api/plants?limit=2&after=2>; rel="next"', 'next', base)?.href).toBe(
+      'http://127.0.0.1:3000/api/plants?limit=2&after=2',
+    );
     expect(findLink('<?after=9>; rel="prev", <?after=2>; rel="NEXT"', 'next', base)?.search).toBe('?after=2');
   });
 

@@ -107,7 +107,11 @@ export const parseLinkHeader = (value: string): Link[] => {
  * (the URL of the response that carried the header). Undefined when there is none or its URI
  * does not resolve.
  */
-export const findLink = (header: string | readonly string[] | undefined, rel: string, base: string | URL): URL | undefined => {
+export const findLink = (
+  header: string | readonly string[] | undefined,
+  rel: string,
+  base: string | URL,
+): URL | undefined => {
   if (header === undefined) return undefined;
   const values = typeof header === 'string' ? [header] : header;
   const wanted = rel.toLowerCase();

@@ -27,7 +27,9 @@ describe('backoffDelay', () => {
 
   it('doubles the ceiling per retry up to the maximum (full jitter below it)', () => {
     const justBelowOne = () => 0.999_999;
-    expect([1, 2, 3, 4, 5, 10].map((retry) => backoffDelay(retry, policy, justBelowOne))).toEqual([99, 199, 399, 799, 999, 999]);
+    expect([1, 2, 3, 4, 5, 10].map((retry) => backoffDelay(retry, policy, justBelowOne))).toEqual([
+      99, 199, 399, 799, 999, 999,
+    ]);
     expect(backoffDelay(3, policy, () => 0)).toBe(0);
     expect(backoffDelay(3, policy, () => 0.5)).toBe(200);
   });
@@ -41,7 +43,8 @@ describe('isRetryableResponse', () => {
   });
 
   it('does not retry the id-taken 409, other 4xx or a success', () => {
-    for (const status of [200, 201, 400, 404, 409, 413, 422]) expect(isRetryableResponse(status, undefined)).toBe(false);
+    for (const status of [200, 201, 400, 404, 409, 413, 422])
+      expect(isRetryableResponse(status, undefined)).toBe(false);
     expect(isRetryableResponse(422, '1')).toBe(false);
   });
 });

@@ -57,7 +57,8 @@ export const isRetryableResponse = (status: number, retryAfter: string | undefin
   RETRYABLE_STATUSES.has(status) || (status === 409 && retryAfter !== undefined);
 
 const checkMs = (name: string, value: number): number => {
-  if (!Number.isFinite(value) || value < 0) throw new TypeError(`retry.${name} must be a non-negative number of ms, got ${value}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new TypeError(`retry.${name} must be a non-negative number of ms, got ${value}`);
   return value;
 };
 

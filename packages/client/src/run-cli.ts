@@ -1,8 +1,21 @@
 import { parseArgs } from 'node:util';
-import { IdempotencyKey, ListCursorFromString, PageLimitFromString, PlantIdFromPath, type Plant, type PlantId } from '@plant-store/domain';
+import {
+  IdempotencyKey,
+  ListCursorFromString,
+  PageLimitFromString,
+  PlantIdFromPath,
+  type Plant,
+  type PlantId,
+} from '@plant-store/domain';
 import type * as t from 'io-ts';
 import { DEFAULT_URL, HELP } from './cli-help.js';
-import { AbortError, ConflictError, PlantStoreError, PreconditionFailedError, ValidationError } from './client-error.js';
+import {
+  AbortError,
+  ConflictError,
+  PlantStoreError,
+  PreconditionFailedError,
+  ValidationError,
+} from './client-error.js';
 import { createPlantStoreClient, type PlantStoreClient } from './create-plant-store-client.js';
 import { ETagCondition } from './etag.js';
 import { packageVersion } from './package-version.js';
@@ -29,10 +42,20 @@ const globalOptions = {
 } as const;
 
 const commandOptions = {
-  create: { name: { type: 'string' }, tag: { type: 'string' }, id: { type: 'string' }, 'idempotency-key': { type: 'string' } },
+  create: {
+    name: { type: 'string' },
+    tag: { type: 'string' },
+    id: { type: 'string' },
+    'idempotency-key': { type: 'string' },
+  },
   delete: { 'if-match': { type: 'string' } },
   get: {},
-  update: { name: { type: 'string' }, tag: { type: 'string' }, 'no-tag': { type: 'boolean' }, 'if-match': { type: 'string' } },
+  update: {
+    name: { type: 'string' },
+    tag: { type: 'string' },
+    'no-tag': { type: 'boolean' },
+    'if-match': { type: 'string' },
+  },
   list: { limit: { type: 'string' }, after: { type: 'string' }, tag: { type: 'string' }, all: { type: 'boolean' } },
 } as const;
 
@@ -52,13 +75,16 @@ const plantLine = (plant: Plant): string => `${plant.id}\t${plant.name}\t${plant
 const tagSuffix = (plant: Plant): string => (plant.tag === undefined ? '' : ` [${plant.tag}]`);
 
 /** `value` as one shell word (POSIX single quotes unless it is plainly safe). */
-const shellWord = (value: string): string => (/^[A-Za-z0-9._/:=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
+const shellWord = (value: string): string =>
+  /^[A-Za-z0-9._/:=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 
 /** `--if-match`, with a hint when the shell ate the ETag's double quotes. */
 const ifMatchArg = (value: string | undefined): string | undefined => {
   if (value === undefined || ETagCondition.is(value)) return value;
   if (ETagCondition.is(`"${value}"`)) {
-    throw new UsageError(`--if-match: an ETag keeps its double quotes; the shell removed them: write --if-match '"${value}"'`);
+    throw new UsageError(
+      `--if-match: an ETag keeps its double quotes; the shell removed them: write --if-match '"${value}"'`,
+    );
   }
   return decodeArg(ETagCondition, '--if-match', value);
 };
@@ -71,7 +97,10 @@ interface Precondition {
 }
 
 const describePreconditionFailed = (error: PreconditionFailedError, { id, ifMatch, verb }: Precondition): string => {
-  const retried = error.attempts > 1 ? ' (this was a retry: the first attempt, whose answer was lost, may have made that change)' : '';
+  const retried =
+    error.attempts > 1
+      ? ' (this was a retry: the first attempt, whose answer was lost, may have made that change)'
+      : '';
   const facts = ['HTTP 412', ...(error.requestId === undefined ? [] : [`request id ${error.requestId}`])].join(', ');
   return `plant-store: plant ${id} has changed: its ETag is no longer ${ifMatch}, so nothing was ${verb}${retried}; run "plant-store get ${id}" to see it now (${facts})\n`;
 };
@@ -94,7 +123,9 @@ const repeatHint = (error: PlantStoreError): string => {
   if (idempotencyKey === undefined) return '';
   const inProgress = error instanceof ConflictError && error.retryAfterMs !== undefined;
   const unsettled = status === undefined || status >= 500 || status === 408 || status === 429 || inProgress;
-  return unsettled ? `plant-store: to try again safely, repeat the create with --idempotency-key ${idempotencyKey}\n` : '';
+  return unsettled
+    ? `plant-store: to try again safely, repeat the create with --idempotency-key ${idempotencyKey}\n`
+    : '';
 };
 
 /**
@@ -129,7 +160,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       err(HELP.top);
       return EXIT.usage;
     }
-    if (!isCommand(name)) throw new UsageError(`unknown command "${name}" (commands: ${Object.keys(commandOptions).join(', ')})`);
+    if (!isCommand(name))
+      throw new UsageError(`unknown command "${name}" (commands: ${Object.keys(commandOptions).join(', ')})`);
     command = name;
     if (values.help === true) {
       out(HELP[command]);
@@ -187,7 +219,9 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         if (values.json === true) json(plant);
         else {
           const tag = plant.tag === undefined ? '' : `tag   ${plant.tag}\n`;
-          out(`id    ${plant.id}\nname  ${plant.name}\n${tag}${plant.etag === undefined ? '' : `etag  ${plant.etag}\n`}`);
+          out(
+            `id    ${plant.id}\nname  ${plant.name}\n${tag}${plant.etag === undefined ? '' : `etag  ${plant.etag}\n`}`,
+          );
         }
         return EXIT.ok;
       }
@@ -224,7 +258,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           if (after !== undefined) throw new UsageError('list --all starts at the beginning; drop --after');
           const plants: Plant[] = [];
           if (values.json !== true) out('ID\tNAME\tTAG\n');
-          for await (const plant of client.plants.all({ ...(limit === undefined ? {} : { limit }), ...(tag === undefined ? {} : { tag }) })) {
+          for await (const plant of client.plants.all({
+            ...(limit === undefined ? {} : { limit }),
+            ...(tag === undefined ? {} : { tag }),
+          })) {
             if (values.json === true) plants.push(plant);
             else out(plantLine(plant));
           }
@@ -244,15 +281,24 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         for (const plant of page.plants) out(plantLine(plant));
         if (page.next !== undefined) {
           const { limit: nextLimit, after: nextAfter, tag: nextTag } = page.next;
-          err(`more: plant-store list --limit ${nextLimit} --after ${nextAfter}${nextTag === undefined ? '' : ` --tag ${shellWord(nextTag)}`}\n`);
+          err(
+            `more: plant-store list --limit ${nextLimit} --after ${nextAfter}${nextTag === undefined ? '' : ` --tag ${shellWord(nextTag)}`}\n`,
+          );
         }
         return EXIT.ok;
       }
     }
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       err(`plant-store: ${error.message}\n`);
-      err(command === undefined ? 'Run "plant-store --help" for usage.\n' : `Run "plant-store ${command} --help" for usage.\n`);
+      err(
+        command === undefined
+          ? 'Run "plant-store --help" for usage.\n'
+          : `Run "plant-store ${command} --help" for usage.\n`,
+      );
       return EXIT.usage;
     }
     if (error instanceof ValidationError) {

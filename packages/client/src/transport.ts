@@ -113,13 +113,18 @@ const networkFailure = (
     return new TimeoutError(`no response within ${timeout} ms`, { ...details, cause: error });
   }
   if (error instanceof RequestError) {
-    return new ConnectionError(`cannot reach the Plant Store: ${error.message}`, { ...details, code: error.code, cause: error });
+    return new ConnectionError(`cannot reach the Plant Store: ${error.message}`, {
+      ...details,
+      code: error.code,
+      cause: error,
+    });
   }
   throw error;
 };
 
 const checkTimeout = (timeout: number): number => {
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new TypeError(`timeout must be a positive number of ms, got ${timeout}`);
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new TypeError(`timeout must be a positive number of ms, got ${timeout}`);
   return timeout;
 };
 
@@ -135,12 +140,17 @@ export const createTransport = (config: TransportConfig) => {
     const timeout = checkTimeout(call.timeout ?? config.timeout);
     const signal = combineSignals(config.signal, call.signal);
     const requestId = call.requestId ?? randomUUID();
-    if (!REQUEST_ID.test(requestId)) throw new TypeError(`requestId must match ${REQUEST_ID.source}, got ${JSON.stringify(requestId)}`);
+    if (!REQUEST_ID.test(requestId))
+      throw new TypeError(`requestId must match ${REQUEST_ID.source}, got ${JSON.stringify(requestId)}`);
     const url = new URL(request.path, config.baseUrl);
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value);
     const maxRetries = request.retryable(policy) ? policy.limit : 0;
     const agent =
-      config.agent === undefined ? undefined : url.protocol === 'https:' ? { https: config.agent as HttpsAgent } : { http: config.agent };
+      config.agent === undefined
+        ? undefined
+        : url.protocol === 'https:'
+          ? { https: config.agent as HttpsAgent }
+          : { http: config.agent };
 
     for (let attempt = 1; ; attempt++) {
       const details: PlantStoreErrorDetails = {
@@ -157,7 +167,8 @@ export const createTransport = (config: TransportConfig) => {
         'user-agent': config.userAgent,
         'x-request-id': requestId,
       };
-      if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json; charset=utf-8';
+      if (request.body !== undefined)
+        headers['content-type'] = request.contentType ?? 'application/json; charset=utf-8';
       if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
       if (request.conditions?.ifMatch !== undefined) headers['if-match'] = request.conditions.ifMatch;
       if (request.conditions?.ifNoneMatch !== undefined) headers['if-none-match'] = request.conditions.ifNoneMatch;

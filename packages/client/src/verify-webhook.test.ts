@@ -27,17 +27,30 @@ const ID = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W';
 const NOW = new Date('2026-11-24T10:00:01.500Z');
 const T = Math.floor(NOW.getTime() / 1000);
 const now = () => NOW;
-const BODY = '{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern","tag":"shade"}}';
-const EVENT = { type: 'plant.created', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 7, name: 'Fern', tag: 'shade' } };
+const BODY =
+  '{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern","tag":"shade"}}';
+const EVENT = {
+  type: 'plant.created',
+  timestamp: '2026-11-24T10:00:00.123Z',
+  data: { id: 7, name: 'Fern', tag: 'shade' },
+};
 
-const headersFor = (body: string | Uint8Array, { id = ID, timestamp = T, secret = SECRET }: { id?: string; timestamp?: number | string; secret?: string } = {}) => ({
+const headersFor = (
+  body: string | Uint8Array,
+  { id = ID, timestamp = T, secret = SECRET }: { id?: string; timestamp?: number | string; secret?: string } = {},
+) => ({
   'webhook-id': id,
   'webhook-timestamp': String(timestamp),
   'webhook-signature': sign(secret, id, timestamp, body),
 });
 
 /** The reason `verifyWebhook` throws with, or 'ok'. */
-const outcome = (body: string | Uint8Array, headers: WebhookHeaders, secrets: string | readonly string[] = SECRET, toleranceSeconds?: number): WebhookVerificationReason | 'ok' => {
+const outcome = (
+  body: string | Uint8Array,
+  headers: WebhookHeaders,
+  secrets: string | readonly string[] = SECRET,
+  toleranceSeconds?: number,
+): WebhookVerificationReason | 'ok' => {
   try {
     verifyWebhook(body, headers, secrets, { now, ...(toleranceSeconds === undefined ? {} : { toleranceSeconds }) });
     return 'ok';
@@ -80,13 +93,21 @@ describe('verifyWebhook', () => {
 
   it('decodes plant.deleted', () => {
     const body = '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}';
-    expect(verifyWebhook(body, headersFor(body), SECRET, { now }).event).toEqual({ type: 'plant.deleted', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 7 } });
+    expect(verifyWebhook(body, headersFor(body), SECRET, { now }).event).toEqual({
+      type: 'plant.deleted',
+      timestamp: '2026-11-24T10:00:00.123Z',
+      data: { id: 7 },
+    });
   });
 
   it('decodes plant.updated (the plant after the change)', () => {
     const body = '{"type":"plant.updated","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern"}}';
     const { event } = verifyWebhook(body, headersFor(body), SECRET, { now });
-    expect(event).toEqual({ type: 'plant.updated', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 7, name: 'Fern' } });
+    expect(event).toEqual({
+      type: 'plant.updated',
+      timestamp: '2026-11-24T10:00:00.123Z',
+      data: { id: 7, name: 'Fern' },
+    });
     if (event.type === 'plant.updated') expect(event.data.tag).toBeUndefined();
   });
 
@@ -119,21 +140,33 @@ describe('verifyWebhook', () => {
     });
 
     it('agrees with it on any body, secret and id, both ways', () => {
-      const id = fc.string({ unit: fc.constantFrom(...'abcXYZ019'), minLength: 1, maxLength: 64 }).map((s) => `msg_${s}`);
+      const id = fc
+        .string({ unit: fc.constantFrom(...'abcXYZ019'), minLength: 1, maxLength: 64 })
+        .map((s) => `msg_${s}`);
       fc.assert(
-        fc.property(fc.string({ unit: 'grapheme' }), fc.uint8Array({ minLength: 1, maxLength: 64 }), id, fc.integer({ min: -300, max: 300 }), (body, key, msgId, skew) => {
-          const secret = secretOf(key);
-          const headers = { 'webhook-id': msgId, 'webhook-timestamp': String(T + skew), 'webhook-signature': new Webhook(secret).sign(msgId, new Date((T + skew) * 1000), body) };
-          expect(headers['webhook-signature']).toBe(sign(secret, msgId, T + skew, body));
-          // The signature always passes; only a body that is no WebhookEvent is refused after it.
-          expect(['ok', 'InvalidPayload']).toContain(outcome(body, headers, secret));
-          vi.useFakeTimers({ toFake: ['Date'], now: NOW });
-          try {
-            expect(() => new Webhook(secret).verify(body, headers, { jsonParse: false })).not.toThrow();
-          } finally {
-            vi.useRealTimers();
-          }
-        }),
+        fc.property(
+          fc.string({ unit: 'grapheme' }),
+          fc.uint8Array({ minLength: 1, maxLength: 64 }),
+          id,
+          fc.integer({ min: -300, max: 300 }),
+          (body, key, msgId, skew) => {
+            const secret = secretOf(key);
+            const headers = {
+              'webhook-id': msgId,
+              'webhook-timestamp': String(T + skew),
+              'webhook-signature': new Webhook(secret).sign(msgId, new Date((T + skew) * 1000), body),
+            };
+            expect(headers['webhook-signature']).toBe(sign(secret, msgId, T + skew, body));
+            // The signature always passes; only a body that is no WebhookEvent is refused after it.
+            expect(['ok', 'InvalidPayload']).toContain(outcome(body, headers, secret));
+            vi.useFakeTimers({ toFake: ['Date'], now: NOW });
+            try {
+              expect(() => new Webhook(secret).verify(body, headers, { jsonParse: false })).not.toThrow();
+            } finally {
+              vi.useRealTimers();
+            }
+          },
+        ),
         { numRuns: 200 },
       );
     });
@@ -161,7 +194,8 @@ describe('verifyWebhook', () => {
       ['old first', OTHER_SECRET, SECRET],
     ])('accepts two signatures, %s, with either secret or both in any order', (_what, first, second) => {
       const headers = twoSignatures(first, second);
-      for (const secrets of [[SECRET], [OTHER_SECRET], [SECRET, OTHER_SECRET], [OTHER_SECRET, SECRET]]) expect(outcome(BODY, headers, secrets)).toBe('ok');
+      for (const secrets of [[SECRET], [OTHER_SECRET], [SECRET, OTHER_SECRET], [OTHER_SECRET, SECRET]])
+        expect(outcome(BODY, headers, secrets)).toBe('ok');
       expect(theirs(BODY, headers, SECRET)).toBe('ok');
       expect(theirs(BODY, headers, OTHER_SECRET)).toBe('ok');
     });
@@ -184,7 +218,11 @@ describe('verifyWebhook', () => {
       ['the id', { id: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4X' }],
       ['the timestamp (within the tolerance)', { timestamp: String(T - 1) }],
     ])('of %s', (_what, change: { body?: string; id?: string; timestamp?: string }) => {
-      const headers = { ...headersFor(BODY), ...(change.id === undefined ? {} : { 'webhook-id': change.id }), ...(change.timestamp === undefined ? {} : { 'webhook-timestamp': change.timestamp }) };
+      const headers = {
+        ...headersFor(BODY),
+        ...(change.id === undefined ? {} : { 'webhook-id': change.id }),
+        ...(change.timestamp === undefined ? {} : { 'webhook-timestamp': change.timestamp }),
+      };
       expect(outcome(change.body ?? BODY, headers)).toBe('NoMatchingSignature');
       expect(theirs(change.body ?? BODY, headers)).toBe('No matching signature found');
     });
@@ -198,18 +236,23 @@ describe('verifyWebhook', () => {
     it('of any single byte of the body, the id or the timestamp', () => {
       const body = Buffer.from(BODY);
       fc.assert(
-        fc.property(fc.constantFrom('body', 'webhook-id', 'webhook-timestamp'), fc.nat(), fc.integer({ min: 1, max: 255 }), (part, position, xor) => {
-          const headers: Record<string, string> = headersFor(body);
-          const flip = (bytes: Buffer) => {
-            const copy = Buffer.from(bytes);
-            const i = position % copy.length;
-            copy[i] = (copy[i] ?? 0) ^ xor;
-            return copy;
-          };
-          const changedBody = part === 'body' ? flip(body) : body;
-          if (part !== 'body') headers[part] = flip(Buffer.from(headers[part] ?? '', 'latin1')).toString('latin1');
-          expect(outcome(changedBody, headers)).not.toBe('ok');
-        }),
+        fc.property(
+          fc.constantFrom('body', 'webhook-id', 'webhook-timestamp'),
+          fc.nat(),
+          fc.integer({ min: 1, max: 255 }),
+          (part, position, xor) => {
+            const headers: Record<string, string> = headersFor(body);
+            const flip = (bytes: Buffer) => {
+              const copy = Buffer.from(bytes);
+              const i = position % copy.length;
+              copy[i] = (copy[i] ?? 0) ^ xor;
+              return copy;
+            };
+            const changedBody = part === 'body' ? flip(body) : body;
+            if (part !== 'body') headers[part] = flip(Buffer.from(headers[part] ?? '', 'latin1')).toString('latin1');
+            expect(outcome(changedBody, headers)).not.toBe('ok');
+          },
+        ),
         { numRuns: 1000 },
       );
     });
@@ -246,17 +289,22 @@ describe('verifyWebhook', () => {
   });
 
   describe('headers', () => {
-    it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const)('refuses a request without %s, or with it empty', (name) => {
-      const { [name]: _dropped, ...rest } = headersFor(BODY);
-      expect(outcome(BODY, rest)).toBe('MissingHeader');
-      expect(outcome(BODY, { ...rest, [name]: '' })).toBe('MissingHeader');
-      expect(outcome(BODY, { ...rest, [name]: undefined })).toBe('MissingHeader');
-      expect(() => verifyWebhook(BODY, rest, SECRET, { now })).toThrow(`missing the ${name} header`);
-    });
+    it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const)(
+      'refuses a request without %s, or with it empty',
+      (name) => {
+        const { [name]: _dropped, ...rest } = headersFor(BODY);
+        expect(outcome(BODY, rest)).toBe('MissingHeader');
+        expect(outcome(BODY, { ...rest, [name]: '' })).toBe('MissingHeader');
+        expect(outcome(BODY, { ...rest, [name]: undefined })).toBe('MissingHeader');
+        expect(() => verifyWebhook(BODY, rest, SECRET, { now })).toThrow(`missing the ${name} header`);
+      },
+    );
 
     it('looks names up case-insensitively', () => {
       const { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature } = headersFor(BODY);
-      expect(outcome(BODY, { 'Webhook-Id': id, 'WEBHOOK-TIMESTAMP': timestamp, 'webhook-Signature': signature })).toBe('ok');
+      expect(outcome(BODY, { 'Webhook-Id': id, 'WEBHOOK-TIMESTAMP': timestamp, 'webhook-Signature': signature })).toBe(
+        'ok',
+      );
     });
 
     it("takes Node's IncomingHttpHeaders and a Fetch Headers", () => {
@@ -274,15 +322,23 @@ describe('verifyWebhook', () => {
       expect(outcome(BODY, { ...headers, 'webhook-timestamp': [String(T), String(T)] })).toBe('InvalidHeader');
     });
 
-    it.each([['evt_1'], ['msg_'], [`msg_${'a'.repeat(65)}`], ['msg_a-b'], [' msg_a']])('refuses the webhook-id %j, naming the rule', (id) => {
-      const headers = headersFor(BODY, { id });
-      expect(outcome(BODY, headers)).toBe('InvalidHeader');
-      expect(() => verifyWebhook(BODY, headers, SECRET, { now })).toThrow(/^webhook-id: expected msg_ and 1–64 characters from A–Z a–z 0–9/);
-    });
+    it.each([['evt_1'], ['msg_'], [`msg_${'a'.repeat(65)}`], ['msg_a-b'], [' msg_a']])(
+      'refuses the webhook-id %j, naming the rule',
+      (id) => {
+        const headers = headersFor(BODY, { id });
+        expect(outcome(BODY, headers)).toBe('InvalidHeader');
+        expect(() => verifyWebhook(BODY, headers, SECRET, { now })).toThrow(
+          /^webhook-id: expected msg_ and 1–64 characters from A–Z a–z 0–9/,
+        );
+      },
+    );
 
-    it.each([['1.7e9'], [`${T}.0`], ['-1'], ['0x10'], [` ${T}`], [`${T} `], ['0'], ['99999999999999999'], ['now']])('refuses the webhook-timestamp %j', (timestamp) => {
-      expect(outcome(BODY, headersFor(BODY, { timestamp }))).toBe('InvalidHeader');
-    });
+    it.each([['1.7e9'], [`${T}.0`], ['-1'], ['0x10'], [` ${T}`], [`${T} `], ['0'], ['99999999999999999'], ['now']])(
+      'refuses the webhook-timestamp %j',
+      (timestamp) => {
+        expect(outcome(BODY, headersFor(BODY, { timestamp }))).toBe('InvalidHeader');
+      },
+    );
 
     it('checks the headers before the signature, and the signature before the payload', () => {
       const unsigned = { ...headersFor(BODY), 'webhook-signature': 'v1,AAAA' };
@@ -310,7 +366,9 @@ describe('verifyWebhook', () => {
     });
 
     it('says how far off the timestamp is', () => {
-      expect(() => verifyWebhook(BODY, headersFor(BODY, { timestamp: T - 400 }), SECRET, { now })).toThrow(`webhook-timestamp ${T - 400} is 400 s in the past; the tolerance is 300 s`);
+      expect(() => verifyWebhook(BODY, headersFor(BODY, { timestamp: T - 400 }), SECRET, { now })).toThrow(
+        `webhook-timestamp ${T - 400} is 400 s in the past; the tolerance is 300 s`,
+      );
     });
   });
 
@@ -328,9 +386,21 @@ describe('verifyWebhook', () => {
     it.each([
       ['not JSON', 'not json', /^the body is not JSON/],
       ['empty', '', /^the body is not JSON/],
-      ['an unknown event type', '{"type":"plant.moved","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}', /^body\.type: expected one of plant\.created, plant\.updated, plant\.deleted/],
-      ['a plant without a name', '{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}', /^body\.data\.name: required$/],
-      ['a timestamp without milliseconds', '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00Z","data":{"id":7}}', /^body\.timestamp: expected an RFC 3339/],
+      [
+        'an unknown event type',
+        '{"type":"plant.moved","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}',
+        /^body\.type: expected one of plant\.created, plant\.updated, plant\.deleted/,
+      ],
+      [
+        'a plant without a name',
+        '{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7}}',
+        /^body\.data\.name: required$/,
+      ],
+      [
+        'a timestamp without milliseconds',
+        '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00Z","data":{"id":7}}',
+        /^body\.timestamp: expected an RFC 3339/,
+      ],
     ])('refuses a signed body that is %s, with the verified id and readable problems', (_what, body, problem) => {
       const result = signedOutcome(body);
       expect(result?.reason).toBe('InvalidPayload');
@@ -339,12 +409,21 @@ describe('verifyWebhook', () => {
     });
 
     it('refuses signed bytes that are not UTF-8', () => {
-      expect(signedOutcome(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual({ reason: 'InvalidPayload', problems: ['the body is not valid UTF-8'], webhookId: ID });
+      expect(signedOutcome(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual({
+        reason: 'InvalidPayload',
+        problems: ['the body is not valid UTF-8'],
+        webhookId: ID,
+      });
     });
 
     it('ignores members it does not know (a newer server may add some)', () => {
-      const body = '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern"},"extra":1}';
-      expect(verifyWebhook(body, headersFor(body), SECRET, { now }).event).toEqual({ type: 'plant.deleted', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 7 } });
+      const body =
+        '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern"},"extra":1}';
+      expect(verifyWebhook(body, headersFor(body), SECRET, { now }).event).toEqual({
+        type: 'plant.deleted',
+        timestamp: '2026-11-24T10:00:00.123Z',
+        data: { id: 7 },
+      });
     });
   });
 
@@ -357,14 +436,20 @@ describe('verifyWebhook', () => {
       ['base64url', `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}=`],
     ])('throws a TypeError for %s, without echoing it', (_what, secret) => {
       expect(() => verifyWebhook(BODY, headersFor(BODY), secret, { now })).toThrow(TypeError);
-      expect(() => verifyWebhook(BODY, headersFor(BODY), [SECRET, secret], { now })).toThrow('verifyWebhook: secret 2 is not whsec_ followed by base64');
+      expect(() => verifyWebhook(BODY, headersFor(BODY), [SECRET, secret], { now })).toThrow(
+        'verifyWebhook: secret 2 is not whsec_ followed by base64',
+      );
     });
 
     it('throws a TypeError for no secret, a bad tolerance or a bad clock', () => {
       expect(() => verifyWebhook(BODY, headersFor(BODY), [], { now })).toThrow(TypeError);
       expect(() => verifyWebhook(BODY, headersFor(BODY), SECRET, { now, toleranceSeconds: -1 })).toThrow(TypeError);
-      expect(() => verifyWebhook(BODY, headersFor(BODY), SECRET, { now, toleranceSeconds: Number.NaN })).toThrow(TypeError);
-      expect(() => verifyWebhook(BODY, headersFor(BODY), SECRET, { now: () => new Date(Number.NaN) })).toThrow(TypeError);
+      expect(() => verifyWebhook(BODY, headersFor(BODY), SECRET, { now, toleranceSeconds: Number.NaN })).toThrow(
+        TypeError,
+      );
+      expect(() => verifyWebhook(BODY, headersFor(BODY), SECRET, { now: () => new Date(Number.NaN) })).toThrow(
+        TypeError,
+      );
     });
 
     it('is not a PlantStoreError but an Error of its own', () => {
@@ -380,16 +465,27 @@ describe('verifyWebhook', () => {
     const secret = /the secret `(whsec_[A-Za-z0-9+/=]+)`/.exec(WebhookSignature.description)?.[1];
     const body = /the body `([^`]+)`/.exec(WebhookSignature.description)?.[1];
     if (secret === undefined || body === undefined) throw new TypeError('the signature description lost its example');
-    const headers = { 'webhook-id': WebhookId.example, 'webhook-timestamp': WebhookTimestamp.example, 'webhook-signature': WebhookSignature.example };
-    const verified = verifyWebhook(body, headers, secret, { now: () => new Date(Number(WebhookTimestamp.example) * 1000) });
-    expect(verified.event).toEqual(openApiDocument.webhooks['plant.created'].post.requestBody.content['application/json'].example);
+    const headers = {
+      'webhook-id': WebhookId.example,
+      'webhook-timestamp': WebhookTimestamp.example,
+      'webhook-signature': WebhookSignature.example,
+    };
+    const verified = verifyWebhook(body, headers, secret, {
+      now: () => new Date(Number(WebhookTimestamp.example) * 1000),
+    });
+    expect(verified.event).toEqual(
+      openApiDocument.webhooks['plant.created'].post.requestBody.content['application/json'].example,
+    );
     expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
   });
 });
 
 describe('verifyWebhookEither', () => {
   it('gives the verified webhook as a Right and a refusal as a Left', () => {
-    expect(verifyWebhookEither(BODY, headersFor(BODY), SECRET, { now })).toEqual({ _tag: 'Right', right: { id: ID, sentAt: new Date(T * 1000), event: EVENT } });
+    expect(verifyWebhookEither(BODY, headersFor(BODY), SECRET, { now })).toEqual({
+      _tag: 'Right',
+      right: { id: ID, sentAt: new Date(T * 1000), event: EVENT },
+    });
     const refused = verifyWebhookEither(BODY, headersFor(BODY), OTHER_SECRET, { now });
     expect(refused._tag === 'Left' && refused.left.reason).toBe('NoMatchingSignature');
   });
@@ -400,8 +496,12 @@ describe('the README receiver', () => {
   const handled: string[] = [];
   const secrets = [SECRET];
   const seen = new Set<string>();
-  const handle = (event: VerifiedWebhook['event']) => void handled.push(event.type === 'plant.created' ? `created ${event.data.name}` : `deleted ${event.data.id}`);
-  const receive = async (req: Readable & { headers: IncomingHttpHeaders }, res: { writeHead(status: number): { end(): void } }) => {
+  const handle = (event: VerifiedWebhook['event']) =>
+    void handled.push(event.type === 'plant.created' ? `created ${event.data.name}` : `deleted ${event.data.id}`);
+  const receive = async (
+    req: Readable & { headers: IncomingHttpHeaders },
+    res: { writeHead(status: number): { end(): void } },
+  ) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks); // the raw bytes, exactly as received
@@ -419,7 +519,8 @@ describe('the README receiver', () => {
     res.writeHead(204).end();
   };
 
-  const request = (body: string, headers: IncomingHttpHeaders) => Object.assign(Readable.from([Buffer.from(body.slice(0, 10)), Buffer.from(body.slice(10))]), { headers });
+  const request = (body: string, headers: IncomingHttpHeaders) =>
+    Object.assign(Readable.from([Buffer.from(body.slice(0, 10)), Buffer.from(body.slice(10))]), { headers });
   const response = () => {
     const statuses: number[] = [];
     return { statuses, res: { writeHead: (status: number) => (statuses.push(status), { end: () => undefined }) } };

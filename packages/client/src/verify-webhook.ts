@@ -19,12 +19,7 @@ import { pipe } from 'fp-ts/lib/function.js';
  *   this version knows — for example an event type added by a newer server. `webhookId` is set.
  */
 export type WebhookVerificationReason =
-  | 'MissingHeader'
-  | 'InvalidHeader'
-  | 'TimestampTooOld'
-  | 'TimestampTooNew'
-  | 'NoMatchingSignature'
-  | 'InvalidPayload';
+  'MissingHeader' | 'InvalidHeader' | 'TimestampTooOld' | 'TimestampTooNew' | 'NoMatchingSignature' | 'InvalidPayload';
 
 /**
  * A webhook that failed verification. Not a `PlantStoreError`: it is not the outcome of a request
@@ -37,7 +32,11 @@ export class WebhookVerificationError extends Error {
   /** The `webhook-id` of a correctly signed message (`InvalidPayload` only), to log or acknowledge it. */
   readonly webhookId: WebhookId | undefined;
 
-  constructor(reason: WebhookVerificationReason, message: string, details: { readonly problems?: readonly string[]; readonly webhookId?: WebhookId } = {}) {
+  constructor(
+    reason: WebhookVerificationReason,
+    message: string,
+    details: { readonly problems?: readonly string[]; readonly webhookId?: WebhookId } = {},
+  ) {
     super(message);
     this.name = 'WebhookVerificationError';
     this.reason = reason;
@@ -61,8 +60,7 @@ export interface VerifiedWebhook {
  * record of name → value(s), looked up case-insensitively; or a Fetch API `Headers`.
  */
 export type WebhookHeaders =
-  | Readonly<Record<string, string | readonly string[] | undefined>>
-  | { get(name: string): string | null };
+  Readonly<Record<string, string | readonly string[] | undefined>> | { get(name: string): string | null };
 
 export interface VerifyWebhookOptions {
   /** How far `webhook-timestamp` may be from now, either way, in seconds. Default 300 (Standard Webhooks). */
@@ -84,12 +82,14 @@ const decodeSecret = (secret: unknown, index: number): Buffer => {
   const what = `verifyWebhook: secret ${index + 1}`; // never the secret itself
   if (typeof secret !== 'string') throw new TypeError(`${what} is not a string`);
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  if (encoded === '' || !base64.test(encoded)) throw new TypeError(`${what} is not whsec_ followed by base64 (standard alphabet, padded)`);
+  if (encoded === '' || !base64.test(encoded))
+    throw new TypeError(`${what} is not whsec_ followed by base64 (standard alphabet, padded)`);
   return Buffer.from(encoded, 'base64');
 };
 
 const headerOf = (headers: WebhookHeaders, name: string, separator: string): string | undefined => {
-  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  if (typeof headers.get === 'function')
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
   let value = Object.prototype.hasOwnProperty.call(record, name) ? record[name] : undefined;
   if (value === undefined) {
@@ -123,10 +123,16 @@ const decodePayload = (body: string | Uint8Array): E.Either<readonly string[], W
   pipe(
     parsePayload(body),
     E.mapLeft((problem): readonly string[] => [problem]),
-    E.chain((json) => pipe(WebhookEvent.decode(json), E.mapLeft((errors) => formatErrors(errors, 'body')))),
+    E.chain((json) =>
+      pipe(
+        WebhookEvent.decode(json),
+        E.mapLeft((errors) => formatErrors(errors, 'body')),
+      ),
+    ),
   );
 
-const fail = (reason: WebhookVerificationReason, message: string) => E.left(new WebhookVerificationError(reason, message));
+const fail = (reason: WebhookVerificationReason, message: string) =>
+  E.left(new WebhookVerificationError(reason, message));
 
 /**
  * `verifyWebhook` as an `Either`, for fp-ts callers: every verification failure is a `Left`; a
@@ -141,14 +147,19 @@ export const verifyWebhookEither = (
   const keys = (typeof secrets === 'string' ? [secrets] : secrets).map(decodeSecret);
   if (keys.length === 0) throw new TypeError('verifyWebhook: no secret given');
   const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError(`verifyWebhook: toleranceSeconds must be a number ≥ 0, got ${String(tolerance)}`);
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError(`verifyWebhook: toleranceSeconds must be a number ≥ 0, got ${String(tolerance)}`);
   const nowMs = (options.now ?? (() => new Date()))().getTime();
   if (!Number.isFinite(nowMs)) throw new TypeError('verifyWebhook: now() returned an invalid Date');
 
   const idHeader = headerOf(headers, 'webhook-id', ', ');
   const timestampHeader = headerOf(headers, 'webhook-timestamp', ', ');
   const signatureHeader = headerOf(headers, 'webhook-signature', ' ');
-  for (const [name, value] of [['webhook-id', idHeader], ['webhook-timestamp', timestampHeader], ['webhook-signature', signatureHeader]] as const) {
+  for (const [name, value] of [
+    ['webhook-id', idHeader],
+    ['webhook-timestamp', timestampHeader],
+    ['webhook-signature', signatureHeader],
+  ] as const) {
     if (value === undefined || value === '') return fail('MissingHeader', `missing the ${name} header`);
   }
   const id = WebhookId.decode(idHeader);
@@ -159,11 +170,21 @@ export const verifyWebhookEither = (
     return fail('InvalidHeader', `webhook-timestamp: expected integer Unix seconds, got ${describeValue(timestamp)}`);
   }
   const now = Math.floor(nowMs / 1000);
-  if (now - seconds > tolerance) return fail('TimestampTooOld', `webhook-timestamp ${timestamp} is ${now - seconds} s in the past; the tolerance is ${tolerance} s`);
-  if (seconds - now > tolerance) return fail('TimestampTooNew', `webhook-timestamp ${timestamp} is ${seconds - now} s in the future; the tolerance is ${tolerance} s`);
+  if (now - seconds > tolerance)
+    return fail(
+      'TimestampTooOld',
+      `webhook-timestamp ${timestamp} is ${now - seconds} s in the past; the tolerance is ${tolerance} s`,
+    );
+  if (seconds - now > tolerance)
+    return fail(
+      'TimestampTooNew',
+      `webhook-timestamp ${timestamp} is ${seconds - now} s in the future; the tolerance is ${tolerance} s`,
+    );
 
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const expected = keys.map((key) => createHmac('sha256', key).update(`${id.right}.${timestamp}.`).update(bytes).digest());
+  const expected = keys.map((key) =>
+    createHmac('sha256', key).update(`${id.right}.${timestamp}.`).update(bytes).digest(),
+  );
   const offered = String(signatureHeader)
     .split(' ')
     .filter((entry) => entry.startsWith('v1,') && v1Signature.test(entry.slice(3)))
@@ -174,7 +195,13 @@ export const verifyWebhookEither = (
 
   const event = decodePayload(body);
   if (E.isLeft(event)) {
-    return E.left(new WebhookVerificationError('InvalidPayload', `the webhook ${id.right} is signed but its payload is not understood: ${event.left.join('; ')}`, { problems: event.left, webhookId: id.right }));
+    return E.left(
+      new WebhookVerificationError(
+        'InvalidPayload',
+        `the webhook ${id.right} is signed but its payload is not understood: ${event.left.join('; ')}`,
+        { problems: event.left, webhookId: id.right },
+      ),
+    );
   }
   return E.right({ id: id.right, sentAt: new Date(seconds * 1000), event: event.right });
 };

@@ -33,7 +33,10 @@ describe('withMetadata', () => {
         const decorated = withMetadata(value, { replayed });
         expect(decorated).toStrictEqual(value);
         expect(JSON.stringify(decorated)).toBe(JSON.stringify(value));
-        expect(Object.getOwnPropertyDescriptor(decorated, 'replayed')).toMatchObject({ value: replayed, enumerable: false });
+        expect(Object.getOwnPropertyDescriptor(decorated, 'replayed')).toMatchObject({
+          value: replayed,
+          enumerable: false,
+        });
       }),
     );
   });

@@ -1,7 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/run-cli.js';
-import { answerLost, drop, hang, inProgress, raw, READ_ONLY_TOKEN, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import {
+  answerLost,
+  drop,
+  hang,
+  inProgress,
+  raw,
+  READ_ONLY_TOKEN,
+  reply,
+  startFakeServer,
+  TOKEN,
+  type FakeServer,
+} from './fake-server.js';
 
 let server: FakeServer;
 
@@ -11,7 +22,11 @@ interface Run {
   readonly stderr: string;
 }
 
-const run = async (argv: readonly string[], env: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<Run> => {
+const run = async (
+  argv: readonly string[],
+  env: Record<string, string | undefined> = {},
+  signal?: AbortSignal,
+): Promise<Run> => {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
@@ -52,7 +67,9 @@ describe('plant-store create', () => {
     const result = await run(['create', '--name', 'Fern', '--id', '5']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^plant-store: a plant with id 5 already exists \(HTTP 409, request id [0-9a-f-]{36}\)\n$/);
+    expect(result.stderr).toMatch(
+      /^plant-store: a plant with id 5 already exists \(HTTP 409, request id [0-9a-f-]{36}\)\n$/,
+    );
   });
 
   it('exits 2 for invalid input without sending a request', async () => {
@@ -83,7 +100,12 @@ describe('plant-store create', () => {
       stdout: 'Created plant 1: Fern [shade] (replayed: an earlier request with this idempotency key created it)\n',
       stderr: '',
     });
-    expect(JSON.parse((await run([...argv, '--json'])).stdout)).toEqual({ id: 1, name: 'Fern', tag: 'shade', replayed: true });
+    expect(JSON.parse((await run([...argv, '--json'])).stdout)).toEqual({
+      id: 1,
+      name: 'Fern',
+      tag: 'shade',
+      replayed: true,
+    });
     expect(server.plants.size).toBe(1);
   });
 
@@ -102,7 +124,9 @@ describe('plant-store create', () => {
     expect(replayed.stderr).toMatch(/^plant-store: a plant with id 5 already exists \(HTTP 409, replayed, request id /);
     const reused = await run(['create', '--name', 'Other', '--idempotency-key', 'k5']);
     expect(reused.code).toBe(1);
-    expect(reused.stderr).toMatch(/^plant-store: Idempotency-Key "k5" was already used with a different request \(HTTP 422, /);
+    expect(reused.stderr).toMatch(
+      /^plant-store: Idempotency-Key "k5" was already used with a different request \(HTTP 422, /,
+    );
   });
 
   it('prints the key to repeat a create with when it failed without a final answer', async () => {
@@ -110,19 +134,26 @@ describe('plant-store create', () => {
     const lost = await run(['create', '--name', 'Fern', '--idempotency-key', 'retry-me']);
     expect(lost.code).toBe(1);
     expect(lost.stderr).toMatch(/^plant-store: cannot reach the Plant Store: .*\n/);
-    expect(lost.stderr).toMatch(/\nplant-store: to try again safely, repeat the create with --idempotency-key retry-me\n$/);
+    expect(lost.stderr).toMatch(
+      /\nplant-store: to try again safely, repeat the create with --idempotency-key retry-me\n$/,
+    );
     server.enqueue(inProgress('60'));
     const busy = await run(['create', '--name', 'Fern', '--idempotency-key', 'retry-me']);
     expect(busy.stderr).toMatch(/still in progress \(HTTP 409, .*\n.*--idempotency-key retry-me\n$/);
     await run(['create', '--name', 'Fern', '--id', '1']);
     const taken = await run(['create', '--name', 'Fern', '--id', '1']);
-    expect(taken).toMatchObject({ code: 1, stderr: expect.stringMatching(/already exists \(HTTP 409, request id [0-9a-f-]{36}\)\n$/) });
+    expect(taken).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/already exists \(HTTP 409, request id [0-9a-f-]{36}\)\n$/),
+    });
   });
 
   it('exits 2 for a malformed --idempotency-key without sending a request', async () => {
     const result = await run(['create', '--name', 'Fern', '--idempotency-key', 'has space']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^plant-store: --idempotency-key: expected 1–255 characters from A–Z a–z 0–9 \. _ : ~ \+ \/ = -, got /);
+    expect(result.stderr).toMatch(
+      /^plant-store: --idempotency-key: expected 1–255 characters from A–Z a–z 0–9 \. _ : ~ \+ \/ = -, got /,
+    );
     expect((await run(['get', '1', '--idempotency-key', 'k'])).stderr).toMatch(/get does not take --idempotency-key/);
     expect(server.requests).toHaveLength(0);
   });
@@ -141,7 +172,11 @@ describe('plant-store get and delete', () => {
 
   it('gets a plant as text, with its ETag, and as JSON', async () => {
     const etag = server.etagOf(3);
-    expect(await run(['get', '3'])).toEqual({ code: 0, stdout: `id    3\nname  Basil\ntag   herb\netag  ${etag}\n`, stderr: '' });
+    expect(await run(['get', '3'])).toEqual({
+      code: 0,
+      stdout: `id    3\nname  Basil\ntag   herb\netag  ${etag}\n`,
+      stderr: '',
+    });
     expect(JSON.parse((await run(['get', '3', '--json'])).stdout)).toEqual({ id: 3, name: 'Basil', tag: 'herb' });
   });
 
@@ -178,12 +213,18 @@ describe('plant-store update', () => {
 
   it('changes the name and prints the plant with its new ETag', async () => {
     const result = await run(['update', '3', '--name', 'Thai basil']);
-    expect(result).toEqual({ code: 0, stdout: `Updated plant 3: Thai basil [herb] (ETag ${server.etagOf(3)})\n`, stderr: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: `Updated plant 3: Thai basil [herb] (ETag ${server.etagOf(3)})\n`,
+      stderr: '',
+    });
     expect(server.requests[0]).toMatchObject({ method: 'PATCH', body: '{"name":"Thai basil"}' });
   });
 
   it('sets a tag with --tag, removes it with --no-tag, and prints JSON with the etag', async () => {
-    expect((await run(['update', '3', '--tag', 'kitchen'])).stdout).toMatch(/^Updated plant 3: Basil \[kitchen\] \(ETag "/);
+    expect((await run(['update', '3', '--tag', 'kitchen'])).stdout).toMatch(
+      /^Updated plant 3: Basil \[kitchen\] \(ETag "/,
+    );
     const removed = await run(['update', '3', '--no-tag', '--json']);
     expect(JSON.parse(removed.stdout)).toEqual({ id: 3, name: 'Basil', etag: server.etagOf(3) });
     expect(server.requests.map((r) => r.body)).toEqual(['{"tag":"kitchen"}', '{"tag":null}']);
@@ -202,7 +243,9 @@ describe('plant-store update', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      new RegExp(`^plant-store: plant 3 has changed: its ETag is no longer ${stale}, so nothing was updated; run "plant-store get 3" to see it now \\(HTTP 412, request id [0-9a-f-]{36}\\)\n$`),
+      new RegExp(
+        `^plant-store: plant 3 has changed: its ETag is no longer ${stale}, so nothing was updated; run "plant-store get 3" to see it now \\(HTTP 412, request id [0-9a-f-]{36}\\)\n$`,
+      ),
     );
     expect(server.plants.get(3)).toEqual({ id: 3, name: 'Basil', tag: 'garden' });
   });
@@ -211,15 +254,21 @@ describe('plant-store update', () => {
     server.enqueue(answerLost);
     const result = await run(['update', '3', '--name', 'Ocimum', '--if-match', server.etagOf(3) as string]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/nothing was updated \(this was a retry: the first attempt, whose answer was lost, may have made that change\); run/);
+    expect(result.stderr).toMatch(
+      /nothing was updated \(this was a retry: the first attempt, whose answer was lost, may have made that change\); run/,
+    );
     expect(result.stderr.split('\n')).toHaveLength(2);
   });
 
   it('exits 2 for a bare --if-match (the shell ate the quotes), saying how to quote it, without a request', async () => {
     const result = await run(['update', '3', '--name', 'x', '--if-match', '1k3']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^plant-store: --if-match: an ETag keeps its double quotes; the shell removed them: write --if-match '"1k3"'\n/);
-    expect((await run(['update', '3', '--name', 'x', '--if-match', 'two words'])).stderr).toMatch(/^plant-store: --if-match: expected an ETag/);
+    expect(result.stderr).toMatch(
+      /^plant-store: --if-match: an ETag keeps its double quotes; the shell removed them: write --if-match '"1k3"'\n/,
+    );
+    expect((await run(['update', '3', '--name', 'x', '--if-match', 'two words'])).stderr).toMatch(
+      /^plant-store: --if-match: expected an ETag/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -238,7 +287,10 @@ describe('plant-store update', () => {
   });
 
   it('exits 1 for an unknown plant', async () => {
-    expect(await run(['update', '9', '--name', 'x'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^plant-store: no plant with id 9 \(HTTP 404/) });
+    expect(await run(['update', '9', '--name', 'x'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^plant-store: no plant with id 9 \(HTTP 404/),
+    });
   });
 });
 
@@ -247,15 +299,22 @@ describe('plant-store delete --if-match', () => {
     server.plants.set(3, { id: 3, name: 'Basil' } as never);
     const stale = await run(['delete', '3', '--if-match', '"old"']);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toMatch(/^plant-store: plant 3 has changed: its ETag is no longer "old", so nothing was deleted; run "plant-store get 3"/);
+    expect(stale.stderr).toMatch(
+      /^plant-store: plant 3 has changed: its ETag is no longer "old", so nothing was deleted; run "plant-store get 3"/,
+    );
     expect(server.plants.has(3)).toBe(true);
-    expect(await run(['delete', '3', '--if-match', server.etagOf(3) as string])).toEqual({ code: 0, stdout: 'Deleted plant 3\n', stderr: '' });
+    expect(await run(['delete', '3', '--if-match', server.etagOf(3) as string])).toEqual({
+      code: 0,
+      stdout: 'Deleted plant 3\n',
+      stderr: '',
+    });
   });
 });
 
 describe('plant-store list', () => {
   beforeEach(() => {
-    for (let id = 1; id <= 5; id++) server.plants.set(id, { id, name: `plant ${id}`, ...(id === 2 ? { tag: 'two' } : {}) } as never);
+    for (let id = 1; id <= 5; id++)
+      server.plants.set(id, { id, name: `plant ${id}`, ...(id === 2 ? { tag: 'two' } : {}) } as never);
   });
 
   it('prints one page as tab-separated lines and the next command on stderr', async () => {
@@ -268,7 +327,9 @@ describe('plant-store list', () => {
   });
 
   it('prints the page object with --json', async () => {
-    expect(JSON.parse((await run(['list', '--limit', '4', '--json'])).stdout)).toMatchObject({ next: { limit: 4, after: 4 } });
+    expect(JSON.parse((await run(['list', '--limit', '4', '--json'])).stdout)).toMatchObject({
+      next: { limit: 4, after: 4 },
+    });
   });
 
   it('follows every page with --all, as text and as one JSON array', async () => {
@@ -298,11 +359,16 @@ describe('plant-store list', () => {
       stdout: "ID\tNAME\tTAG\n7\tplant 7\tit's a & b\n",
       stderr: "more: plant-store list --limit 1 --after 7 --tag 'it'\\''s a & b'\n",
     });
-    expect((await run(['list', '--limit', '1', '--tag', 'two'])).stderr).toBe('more: plant-store list --limit 1 --after 2 --tag two\n');
+    expect((await run(['list', '--limit', '1', '--tag', 'two'])).stderr).toBe(
+      'more: plant-store list --limit 1 --after 2 --tag two\n',
+    );
   });
 
   it('exits 2 for an invalid --tag without a request', async () => {
-    expect(await run(['list', '--tag', ''])).toMatchObject({ code: 2, stderr: 'plant-store: tag: expected 1–100 characters, got 0\n' });
+    expect(await run(['list', '--tag', ''])).toMatchObject({
+      code: 2,
+      stderr: 'plant-store: tag: expected 1–100 characters, got 0\n',
+    });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -329,11 +395,15 @@ describe('plant-store usage', () => {
     const update = (await run(['update', '--help'])).stdout;
     expect(update).toMatch(/--if-match ETAG/);
     expect(update).toMatch(/--no-tag/);
-    expect((await run(['--help'])).stdout).toMatch(/update <id> \[--name N\] \[--tag T \| --no-tag\] \[--if-match ETAG\]/);
+    expect((await run(['--help'])).stdout).toMatch(
+      /update <id> \[--name N\] \[--tag T \| --no-tag\] \[--if-match ETAG\]/,
+    );
   });
 
   it('prints the package version', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(await run(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
@@ -351,12 +421,18 @@ describe('plant-store usage', () => {
   });
 
   it('exits 2 without a token and with a bad URL', async () => {
-    expect(await run(['list'], { PLANT_STORE_TOKEN: undefined })).toMatchObject({ code: 2, stderr: expect.stringMatching(/no token/) });
+    expect(await run(['list'], { PLANT_STORE_TOKEN: undefined })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/no token/),
+    });
     expect((await run(['list', '--url', 'not a url'])).code).toBe(2);
   });
 
   it('takes --url and --token over the environment', async () => {
-    const result = await run(['list', '--url', server.url, '--token', TOKEN], { PLANT_STORE_URL: 'http://127.0.0.1:1', PLANT_STORE_TOKEN: 'wrong' });
+    const result = await run(['list', '--url', server.url, '--token', TOKEN], {
+      PLANT_STORE_URL: 'http://127.0.0.1:1',
+      PLANT_STORE_TOKEN: 'wrong',
+    });
     expect(result.code).toBe(0);
   });
 

@@ -6,7 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPlantStoreClient, PlantStoreError, type PlantStoreClient, type PlantStoreClientOptions, type RetryInfo } from '../src/index.js';
+import {
+  createPlantStoreClient,
+  PlantStoreError,
+  type PlantStoreClient,
+  type PlantStoreClientOptions,
+  type RetryInfo,
+} from '../src/index.js';
 import {
   CreatePlantRequest,
   describeValue,
@@ -63,14 +69,23 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+export const sendJson = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void => {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(text);
 };
 
-export const sendError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void =>
-  sendJson(res, status, { error: status, message }, headers);
+export const sendError = (
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void => sendJson(res, status, { error: status, message }, headers);
 
 /** A scripted handler answering `status` with the contract's error body. */
 export const reply =
@@ -80,7 +95,11 @@ export const reply =
 
 /** A scripted handler answering a raw body with the given content type. */
 export const raw =
-  (status: number, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }): ScriptedHandler =>
+  (
+    status: number,
+    body: string | Buffer,
+    headers: Record<string, string> = { 'content-type': 'application/json' },
+  ): ScriptedHandler =>
   (_req, res) => {
     res.writeHead(status, headers);
     res.end(body);
@@ -105,9 +124,14 @@ export const answerLost: ScriptedHandler = (req, _res, body, route) => {
 export const inProgress =
   (retryAfter = '0'): ScriptedHandler =>
   (req, res) =>
-    sendError(res, 409, `a request with Idempotency-Key ${JSON.stringify(req.headers['idempotency-key'])} is still in progress`, {
-      'retry-after': retryAfter,
-    });
+    sendError(
+      res,
+      409,
+      `a request with Idempotency-Key ${JSON.stringify(req.headers['idempotency-key'])} is still in progress`,
+      {
+        'retry-after': retryAfter,
+      },
+    );
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const LIST_ITEM = /[ \t]*((?:W\/)?"[\x21\x23-\x7E\x80-\xFF]*")[ \t]*(,|$)/y;
@@ -200,7 +224,8 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     const rest = url.pathname.slice(`${prefix}/plants`.length);
     const method = req.method ?? 'GET';
     const allowed = rest === '' ? ['GET', 'POST'] : ['GET', 'PATCH', 'DELETE'];
-    if (!allowed.includes(method)) return sendError(res, 405, `${method} is not allowed here`, { allow: allowed.join(', ') });
+    if (!allowed.includes(method))
+      return sendError(res, 405, `${method} is not allowed here`, { allow: allowed.join(', ') });
 
     const auth = req.headers.authorization;
     const match = auth === undefined ? null : /^bearer (.*)$/i.exec(auth);
@@ -210,20 +235,29 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       return sendError(res, 400, 'malformed bearer token', { 'www-authenticate': challenge('invalid_request') });
     }
     if (token !== TOKEN && token !== READ_ONLY_TOKEN) {
-      return sendError(res, 401, 'unknown, expired or revoked token', { 'www-authenticate': challenge('invalid_token') });
+      return sendError(res, 401, 'unknown, expired or revoked token', {
+        'www-authenticate': challenge('invalid_token'),
+      });
     }
     if (method !== 'GET' && token !== TOKEN) {
-      return sendError(res, 403, 'this token lacks the scope plants:write', { 'www-authenticate': challenge('insufficient_scope') });
+      return sendError(res, 403, 'this token lacks the scope plants:write', {
+        'www-authenticate': challenge('insufficient_scope'),
+      });
     }
 
     if (rest === '' && method === 'POST') {
       const type = req.headers['content-type'] ?? '';
-      if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type)) return sendError(res, 415, 'expected Content-Type: application/json');
+      if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type))
+        return sendError(res, 415, 'expected Content-Type: application/json');
       if (Buffer.byteLength(body) > MAX_BODY) return sendError(res, 413, `the body is larger than ${MAX_BODY} bytes`);
       const field = req.headers['idempotency-key'];
       const key = typeof field === 'string' ? parseIdempotencyKeyField(field) : undefined;
       if (field !== undefined && key === undefined) {
-        return sendError(res, 400, `Idempotency-Key: expected 1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -, got ${describeValue(field)}`);
+        return sendError(
+          res,
+          400,
+          `Idempotency-Key: expected 1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -, got ${describeValue(field)}`,
+        );
       }
       return create(res, body, key);
     }
@@ -238,19 +272,28 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
         .sort((a, b) => a.id - b.id)
         .slice(0, limit);
       const last = page[page.length - 1];
-      const next = new URLSearchParams({ limit: String(limit), after: String(last?.id), ...(tag === undefined ? {} : { tag }) });
-      const headers: Record<string, string> = page.length === limit && last !== undefined ? { link: `<${prefix}/plants?${next}>; rel="next"` } : {};
+      const next = new URLSearchParams({
+        limit: String(limit),
+        after: String(last?.id),
+        ...(tag === undefined ? {} : { tag }),
+      });
+      const headers: Record<string, string> =
+        page.length === limit && last !== undefined ? { link: `<${prefix}/plants?${next}>; rel="next"` } : {};
       return sendJson(res, 200, page, headers);
     }
 
     const id = PlantIdFromPath.decode(rest.slice(1));
     if (id._tag === 'Left') return sendError(res, 400, `id: expected a plant id, got ${describeValue(rest.slice(1))}`);
     const conditions: { ifMatch?: '*' | string[]; ifNoneMatch?: '*' | string[] } = {};
-    for (const [name, key] of [['if-match', 'ifMatch'], ['if-none-match', 'ifNoneMatch']] as const) {
+    for (const [name, key] of [
+      ['if-match', 'ifMatch'],
+      ['if-none-match', 'ifNoneMatch'],
+    ] as const) {
       const field = req.headers[name];
       if (field === undefined) continue;
       const parsed = parseCondition(field);
-      if (parsed === undefined) return sendError(res, 400, `${name === 'if-match' ? 'If-Match' : 'If-None-Match'}: expected * or entity-tags`);
+      if (parsed === undefined)
+        return sendError(res, 400, `${name === 'if-match' ? 'If-Match' : 'If-None-Match'}: expected * or entity-tags`);
       conditions[key] = parsed;
     }
     let patch: UpdatePlantRequest | undefined;
@@ -277,7 +320,8 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.includes(current)) {
       return sendError(res, 412, `plant ${id.right} has changed: If-Match does not name its current ETag`);
     }
-    const noneMatches = ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch.some((tag) => opaque(tag) === current));
+    const noneMatches =
+      ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch.some((tag) => opaque(tag) === current));
     if (noneMatches && method !== 'GET') return sendError(res, 412, `plant ${id.right} matches If-None-Match`);
     if (noneMatches) {
       res.writeHead(304, { etag: current });
@@ -343,7 +387,11 @@ export const rejection = async (promise: Promise<unknown>): Promise<PlantStoreEr
  * A client of `server` whose retries wait a few ms only, recording every retry it makes in
  * `retries` (a beforeRetry hook); `options` override the defaults.
  */
-export const fastRetryingClient = (server: FakeServer, retries: RetryInfo[], options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
+export const fastRetryingClient = (
+  server: FakeServer,
+  retries: RetryInfo[],
+  options: Partial<PlantStoreClientOptions> = {},
+): PlantStoreClient =>
   createPlantStoreClient({
     baseUrl: server.url,
     token: TOKEN,

@@ -90,7 +90,8 @@ describe('fp.plants', () => {
   });
 
   it('listAll takes a tag', async () => {
-    for (let id = 1; id <= 5; id++) await client.plants.create({ id, name: `p${id}`, ...(id > 2 ? { tag: 'late bloomer' } : {}) });
+    for (let id = 1; id <= 5; id++)
+      await client.plants.create({ id, name: `p${id}`, ...(id > 2 ? { tag: 'late bloomer' } : {}) });
     const all = await client.fp.plants.listAll({ limit: 2, tag: 'late bloomer' })();
     expect(E.map((plants: readonly { id: number }[]) => plants.map((p) => p.id))(all)).toEqual(E.right([3, 4, 5]));
   });
@@ -98,7 +99,9 @@ describe('fp.plants', () => {
   it('listAll collects every page', async () => {
     for (let id = 1; id <= 5; id++) await client.plants.create({ id, name: `p${id}` });
     const all = await client.fp.plants.listAll({ limit: 2 })();
-    expect(E.map((plants: readonly { id: number }[]) => plants.map((p) => p.id))(all)).toEqual(E.right([1, 2, 3, 4, 5]));
+    expect(E.map((plants: readonly { id: number }[]) => plants.map((p) => p.id))(all)).toEqual(
+      E.right([1, 2, 3, 4, 5]),
+    );
   });
 
   it('lets defects reject the task instead of hiding them in a Left', async () => {

@@ -14,7 +14,17 @@ import {
   type PlantStoreClientOptions,
   type RetryInfo,
 } from '../src/index.js';
-import { answerLost, drop, hang, inProgress, rejection, reply, fastRetryingClient, startFakeServer, type FakeServer } from './fake-server.js';
+import {
+  answerLost,
+  drop,
+  hang,
+  inProgress,
+  rejection,
+  reply,
+  fastRetryingClient,
+  startFakeServer,
+  type FakeServer,
+} from './fake-server.js';
 
 /** The default key: a time-ordered UUIDv7 (src/uuid-v7.ts). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -22,7 +32,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 let server: FakeServer;
 let retries: RetryInfo[];
 
-const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient => fastRetryingClient(server, retries, options);
+const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
+  fastRetryingClient(server, retries, options);
 
 const keysSent = (): (string | string[] | undefined)[] => server.requests.map((r) => r.headers['idempotency-key']);
 
@@ -74,12 +85,16 @@ describe('the Idempotency-Key of plants.create', () => {
   ])('rejects a key that is %s with ValidationError and sends nothing', async (_, key) => {
     const error = await rejection(clientFor().plants.create({ name: 'Fern' }, { idempotencyKey: key }));
     expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).problems).toEqual([expect.stringMatching(/^idempotencyKey: expected 1–255 characters from/)]);
+    expect((error as ValidationError).problems).toEqual([
+      expect.stringMatching(/^idempotencyKey: expected 1–255 characters from/),
+    ]);
     expect(server.requests).toHaveLength(0);
   });
 
   it('with validate: false sends your key as given and lets the server judge it', async () => {
-    const error = await rejection(clientFor({ validate: false }).plants.create({ name: 'Fern' }, { idempotencyKey: '"k' }));
+    const error = await rejection(
+      clientFor({ validate: false }).plants.create({ name: 'Fern' }, { idempotencyKey: '"k' }),
+    );
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/^Idempotency-Key:/);
@@ -93,10 +108,9 @@ describe('the Idempotency-Key of plants.create', () => {
 
   it('is what a beforeRequest hook sees', async () => {
     const seen: (string | undefined)[] = [];
-    await clientFor({ hooks: { beforeRequest: [(request) => void seen.push(request.headers['idempotency-key'])] } }).plants.create(
-      { name: 'Fern' },
-      { idempotencyKey: 'hooked' },
-    );
+    await clientFor({
+      hooks: { beforeRequest: [(request) => void seen.push(request.headers['idempotency-key'])] },
+    }).plants.create({ name: 'Fern' }, { idempotencyKey: 'hooked' });
     expect(seen).toEqual(['hooked']);
   });
 });
@@ -108,7 +122,10 @@ describe('retries of a create with a key', () => {
     const keys = keysSent();
     expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(1);
-    expect(retries.map((r) => r.error)).toEqual([expect.any(ServiceUnavailableError), expect.any(ServiceUnavailableError)]);
+    expect(retries.map((r) => r.error)).toEqual([
+      expect.any(ServiceUnavailableError),
+      expect.any(ServiceUnavailableError),
+    ]);
   });
 
   it.each([408, 429, 500, 502, 504])('retries after %i like a GET', async (status) => {
@@ -180,8 +197,12 @@ describe('retries of a create with a key', () => {
   it('is not retried with idempotencyKey: false, even after a 503 or a reset', async () => {
     server.enqueue(reply(503), drop);
     const client = clientFor();
-    expect(await rejection(client.plants.create({ name: 'Fern' }, { idempotencyKey: false }))).toBeInstanceOf(ServiceUnavailableError);
-    expect(await rejection(client.plants.create({ name: 'Fern' }, { idempotencyKey: false }))).toBeInstanceOf(ConnectionError);
+    expect(await rejection(client.plants.create({ name: 'Fern' }, { idempotencyKey: false }))).toBeInstanceOf(
+      ServiceUnavailableError,
+    );
+    expect(await rejection(client.plants.create({ name: 'Fern' }, { idempotencyKey: false }))).toBeInstanceOf(
+      ConnectionError,
+    );
     expect(server.requests).toHaveLength(2);
     expect(retries).toHaveLength(0);
   });
@@ -223,7 +244,12 @@ describe('replays', () => {
     expect({ ...plant }).toEqual({ id: 1, name: 'Fern' });
     expect('replayed' in { ...plant }).toBe(false);
     expect(JSON.stringify(plant)).toBe('{"id":1,"name":"Fern"}');
-    expect(Object.getOwnPropertyDescriptor(plant, 'replayed')).toEqual({ value: false, enumerable: false, writable: false, configurable: false });
+    expect(Object.getOwnPropertyDescriptor(plant, 'replayed')).toEqual({
+      value: false,
+      enumerable: false,
+      writable: false,
+      configurable: false,
+    });
   });
 
   it('rejects a replayed id-taken 409 with ConflictError whose replayed is true', async () => {
@@ -233,7 +259,12 @@ describe('replays', () => {
     const again = await rejection(client.plants.create({ id: 7, name: 'Fern' }, { idempotencyKey: 'taken' }));
     expect(first).toMatchObject({ _tag: 'Conflict', replayed: false });
     expect(again).toBeInstanceOf(ConflictError);
-    expect(again).toMatchObject({ status: 409, replayed: true, message: 'a plant with id 7 already exists', attempts: 1 });
+    expect(again).toMatchObject({
+      status: 409,
+      replayed: true,
+      message: 'a plant with id 7 already exists',
+      attempts: 1,
+    });
   });
 
   it('gets the replayed 409 when the lost first attempt met a taken id', async () => {

@@ -23,7 +23,8 @@ const stage = (plants: readonly { id: number; name: string; tag?: string }[]): v
 };
 
 /** The `tag` each recorded request carried, as the server decodes its query string. */
-const tagsSent = (): (string | null)[] => server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('tag'));
+const tagsSent = (): (string | null)[] =>
+  server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('tag'));
 
 const collect = async (iterable: AsyncIterable<Plant>): Promise<Plant[]> => {
   const plants: Plant[] = [];
@@ -48,7 +49,12 @@ describe('plants.list with tag', () => {
       { id: 4, name: 'd', tag: 'a b+c&d%' },
     ]);
     const page = await clientFor().plants.list({ tag: 'a b+c&d%' });
-    expect(page).toEqual({ plants: [{ id: 1, name: 'a', tag: 'a b+c&d%' }, { id: 4, name: 'd', tag: 'a b+c&d%' }] });
+    expect(page).toEqual({
+      plants: [
+        { id: 1, name: 'a', tag: 'a b+c&d%' },
+        { id: 4, name: 'd', tag: 'a b+c&d%' },
+      ],
+    });
     expect(server.requests[0]?.url).toBe('/plants?tag=a+b%2Bc%26d%25');
   });
 
@@ -90,12 +96,22 @@ describe('plants.list with tag', () => {
   });
 
   it('rejects a Link next that adds a tag the query did not have', async () => {
-    server.enqueue(raw(200, '[{"id":1,"name":"x"}]', { 'content-type': 'application/json', link: '</plants?limit=1&after=1&tag=b>; rel="next"' }));
+    server.enqueue(
+      raw(200, '[{"id":1,"name":"x"}]', {
+        'content-type': 'application/json',
+        link: '</plants?limit=1&after=1&tag=b>; rel="next"',
+      }),
+    );
     expect((await rejection(clientFor().plants.list({ limit: 1 }))).message).toMatch(/does not keep the filter no tag/);
   });
 
   it('reads a Link whose tag is percent-encoded instead of +', async () => {
-    server.enqueue(raw(200, '[{"id":1,"name":"x","tag":"a b"}]', { 'content-type': 'application/json', link: '</plants?limit=1&after=1&tag=a%20b>; rel="next"' }));
+    server.enqueue(
+      raw(200, '[{"id":1,"name":"x","tag":"a b"}]', {
+        'content-type': 'application/json',
+        link: '</plants?limit=1&after=1&tag=a%20b>; rel="next"',
+      }),
+    );
     expect((await clientFor().plants.list({ limit: 1, tag: 'a b' })).next).toEqual({ limit: 1, after: 1, tag: 'a b' });
   });
 });
@@ -112,9 +128,33 @@ describe('plants.all with tag', () => {
     ]);
   });
 
-  const special = fc.constantFrom(' ', '+', '&', '%', '=', '#', '?', '/', ';', ',', '<', '>', '"', "'", '%2B', '%zz', 'é', 'ß', '中', '🌿', '\u00a0');
+  const special = fc.constantFrom(
+    ' ',
+    '+',
+    '&',
+    '%',
+    '=',
+    '#',
+    '?',
+    '/',
+    ';',
+    ',',
+    '<',
+    '>',
+    '"',
+    "'",
+    '%2B',
+    '%zz',
+    'é',
+    'ß',
+    '中',
+    '🌿',
+    '\u00a0',
+  );
   const anyCodePoint = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 });
-  const validTag = fc.string({ unit: fc.oneof(special, anyCodePoint), minLength: 1, maxLength: 12 }).filter((tag) => PlantTag.is(tag));
+  const validTag = fc
+    .string({ unit: fc.oneof(special, anyCodePoint), minLength: 1, maxLength: 12 })
+    .filter((tag) => PlantTag.is(tag));
 
   it('round-trips any valid tag through the query and the Link of every page', async () => {
     const client = clientFor();

@@ -27,7 +27,12 @@ import { raw, READ_ONLY_TOKEN, rejection, reply, startFakeServer, TOKEN, type Fa
 let server: FakeServer;
 
 const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
-  createPlantStoreClient({ baseUrl: server.url, token: TOKEN, retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 }, ...options });
+  createPlantStoreClient({
+    baseUrl: server.url,
+    token: TOKEN,
+    retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    ...options,
+  });
 
 beforeEach(async () => {
   server = await startFakeServer();
@@ -75,7 +80,10 @@ describe('plants.create', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error._tag).toBe('Validation');
-    expect((error as ValidationError).problems).toEqual(['name: expected 1–200 characters, got 0', 'tag: expected 1–100 characters, got 101']);
+    expect((error as ValidationError).problems).toEqual([
+      'name: expected 1–200 characters, got 0',
+      'tag: expected 1–100 characters, got 101',
+    ]);
     expect(error.status).toBeUndefined();
     expect(server.requests).toHaveLength(0);
   });
@@ -102,7 +110,9 @@ describe('plants.create', () => {
     const client = clientFor();
     expect(await client.plants.create({ name: 'Cactus' })).toEqual({ id: 1, name: 'Cactus' });
     expect(server.requests[0]?.url).toBe('/api/v1/plants');
-    server.enqueue(raw(201, '{"name":"Aloe"}', { 'content-type': 'application/json', location: `${server.url}/plants/9` }));
+    server.enqueue(
+      raw(201, '{"name":"Aloe"}', { 'content-type': 'application/json', location: `${server.url}/plants/9` }),
+    );
     expect(await client.plants.create({ name: 'Aloe' })).toEqual({ id: 9, name: 'Aloe' });
   });
 
@@ -139,7 +149,11 @@ describe('plants.get', () => {
   it('rejects with NotFoundError for an unknown id', async () => {
     const error = await rejection(clientFor().plants.get(99));
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error).toMatchObject({ _tag: 'NotFound', status: 404, body: { error: 404, message: 'no plant with id 99' } });
+    expect(error).toMatchObject({
+      _tag: 'NotFound',
+      status: 404,
+      body: { error: 404, message: 'no plant with id 99' },
+    });
     expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -312,7 +326,9 @@ describe('error classes', () => {
 
   it('is UnauthorizedError for an unknown token and ForbiddenError for a read-only one', async () => {
     expect(await rejection(clientFor({ token: 'nope' }).plants.get(1))).toBeInstanceOf(UnauthorizedError);
-    expect(await rejection(clientFor({ token: READ_ONLY_TOKEN }).plants.create({ name: 'Fern' }))).toBeInstanceOf(ForbiddenError);
+    expect(await rejection(clientFor({ token: READ_ONLY_TOKEN }).plants.create({ name: 'Fern' }))).toBeInstanceOf(
+      ForbiddenError,
+    );
     expect(await clientFor({ token: READ_ONLY_TOKEN }).plants.list()).toEqual({ plants: [] });
   });
 

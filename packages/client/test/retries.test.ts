@@ -14,12 +14,22 @@ import {
   type PlantStoreClientOptions,
   type RetryInfo,
 } from '../src/index.js';
-import { answerLost, drop, hang, rejection, reply, fastRetryingClient, startFakeServer, type FakeServer } from './fake-server.js';
+import {
+  answerLost,
+  drop,
+  hang,
+  rejection,
+  reply,
+  fastRetryingClient,
+  startFakeServer,
+  type FakeServer,
+} from './fake-server.js';
 
 let server: FakeServer;
 let retries: RetryInfo[];
 
-const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient => fastRetryingClient(server, retries, options);
+const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
+  fastRetryingClient(server, retries, options);
 
 beforeEach(async () => {
   retries = [];
@@ -116,7 +126,9 @@ describe('retries of PATCH (plants.update)', () => {
 
   it('answers PreconditionFailedError with attempts > 1 when the lost first attempt of a conditional update was applied (the documented trade-off)', async () => {
     server.enqueue(answerLost);
-    const error = await rejection(clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: server.etagOf(1) as string }));
+    const error = await rejection(
+      clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: server.etagOf(1) as string }),
+    );
     expect(error).toBeInstanceOf(PreconditionFailedError);
     expect(error.attempts).toBe(2);
     expect(server.plants.get(1)).toEqual({ id: 1, name: 'Fern', tag: 'shade' });
@@ -124,7 +136,9 @@ describe('retries of PATCH (plants.update)', () => {
 
   it('with retry: 0 a lost answer is a ConnectionError, so a 412 always means someone else', async () => {
     server.enqueue(answerLost);
-    const error = await rejection(clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: server.etagOf(1) as string, retry: 0 }));
+    const error = await rejection(
+      clientFor().plants.update(1, { tag: 'shade' }, { ifMatch: server.etagOf(1) as string, retry: 0 }),
+    );
     expect(error).toBeInstanceOf(ConnectionError);
     expect(server.requests).toHaveLength(1);
   });
@@ -201,7 +215,9 @@ describe('a create without an Idempotency-Key (idempotencyKey: false)', () => {
 
   it('never retries a create without an id, even with createWithId', async () => {
     server.enqueue(reply(503));
-    await rejection(clientFor({ retry: { limit: 2, baseDelayMs: 1, createWithId: true } }).plants.create({ name: 'Fern' }, noKey));
+    await rejection(
+      clientFor({ retry: { limit: 2, baseDelayMs: 1, createWithId: true } }).plants.create({ name: 'Fern' }, noKey),
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -210,7 +226,9 @@ describe('a create without an Idempotency-Key (idempotencyKey: false)', () => {
       server.plants.set(8, { id: 8, name: 'Fern' } as never);
       req.socket.destroy();
     });
-    const error = await rejection(clientFor().plants.create({ id: 8, name: 'Fern' }, { ...noKey, retry: { createWithId: true } }));
+    const error = await rejection(
+      clientFor().plants.create({ id: 8, name: 'Fern' }, { ...noKey, retry: { createWithId: true } }),
+    );
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.attempts).toBe(2);
   });

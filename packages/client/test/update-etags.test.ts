@@ -18,7 +18,12 @@ import { raw, rejection, startFakeServer, TOKEN, type FakeServer } from './fake-
 let server: FakeServer;
 
 const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
-  createPlantStoreClient({ baseUrl: server.url, token: TOKEN, retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 }, ...options });
+  createPlantStoreClient({
+    baseUrl: server.url,
+    token: TOKEN,
+    retry: { limit: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    ...options,
+  });
 
 const stage = (id: number, name: string, tag?: string): void => {
   server.plants.set(id, (tag === undefined ? { id, name } : { id, name, tag }) as never);
@@ -141,7 +146,9 @@ describe('If-Match on update and delete', () => {
     expect(read.etag).toBe(etag);
     stage(7, 'Fern');
     // A weak ETag never satisfies If-Match (strong comparison): sent as it came, refused by the server.
-    expect(await rejection(clientFor().plants.update(7, { name: 'x' }, { ifMatch: etag }))).toBeInstanceOf(PreconditionFailedError);
+    expect(await rejection(clientFor().plants.update(7, { name: 'x' }, { ifMatch: etag }))).toBeInstanceOf(
+      PreconditionFailedError,
+    );
     expect(server.requests[1]?.headers['if-match']).toBe(etag);
   });
 
@@ -160,7 +167,9 @@ describe('If-Match on update and delete', () => {
     expect(error.message).toMatch(/^ifMatch: expected an ETag as the server sent it, in double quotes/);
     expect(await rejection(clientFor().plants.delete(7, { ifMatch: '"a"\r\nx: y' }))).toBeInstanceOf(ValidationError);
     expect(server.requests).toHaveLength(0);
-    const unchecked = await rejection(clientFor({ validate: false }).plants.update(7, { name: 'x' }, { ifMatch: '1k3' }));
+    const unchecked = await rejection(
+      clientFor({ validate: false }).plants.update(7, { name: 'x' }, { ifMatch: '1k3' }),
+    );
     expect(unchecked).toBeInstanceOf(BadRequestError);
     expect(unchecked.status).toBe(400);
   });
@@ -180,7 +189,9 @@ describe('If-Match on update and delete', () => {
 
   it('answers NotFoundError, not 412, for an unknown plant', async () => {
     expect(await rejection(clientFor().plants.delete(99, { ifMatch: '"x"' }))).toBeInstanceOf(NotFoundError);
-    expect(await rejection(clientFor().plants.update(99, { name: 'x' }, { ifMatch: '"x"' }))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(clientFor().plants.update(99, { name: 'x' }, { ifMatch: '"x"' }))).toBeInstanceOf(
+      NotFoundError,
+    );
   });
 });
 
@@ -213,7 +224,10 @@ describe('etag on create and get', () => {
   });
 
   it('is undefined from a server that sends no ETag', async () => {
-    server.enqueue(raw(200, '{"id":5,"name":"Ivy"}'), raw(201, '{"name":"Ivy"}', { 'content-type': 'application/json', location: '/plants/5' }));
+    server.enqueue(
+      raw(200, '{"id":5,"name":"Ivy"}'),
+      raw(201, '{"name":"Ivy"}', { 'content-type': 'application/json', location: '/plants/5' }),
+    );
     const client = clientFor();
     expect((await client.plants.get(5)).etag).toBeUndefined();
     expect((await client.plants.create({ name: 'Ivy' })).etag).toBeUndefined();

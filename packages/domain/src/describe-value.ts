@@ -21,7 +21,8 @@ export const describeValue = (u: unknown): string => {
 export const MAX_ECHOED_NAME = 64;
 
 /** `name` as it may appear in a message: at most MAX_ECHOED_NAME code units, then `…`. */
-export const echoName = (name: string): string => (name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name);
+export const echoName = (name: string): string =>
+  name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name;
 
 /** At most this many unknown members or parameters are named one by one; the rest are counted. */
 export const MAX_NAMED_UNKNOWN = 10;

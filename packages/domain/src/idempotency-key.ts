@@ -24,7 +24,11 @@ export const IdempotencyKey = new t.Type<t.Branded<string, IdempotencyKeyBrand>,
   (u, c) =>
     isKey(u)
       ? t.success(u)
-      : t.failure(u, c, `expected 1–${MAX_IDEMPOTENCY_KEY_LENGTH} characters from A–Z a–z 0–9 . _ : ~ + / = -, got ${describeValue(u)}`),
+      : t.failure(
+          u,
+          c,
+          `expected 1–${MAX_IDEMPOTENCY_KEY_LENGTH} characters from A–Z a–z 0–9 . _ : ~ + / = -, got ${describeValue(u)}`,
+        ),
   (key) => key,
 );
 export type IdempotencyKey = t.TypeOf<typeof IdempotencyKey>;

@@ -6,7 +6,13 @@ export {
   parseIdempotencyKeyField,
   type IdempotencyKeyBrand,
 } from './idempotency-key.js';
-export { createOpenApiDocument, DEFAULT_IDEMPOTENCY_TTL_SECONDS, ENTITY_TAG_LIST_PATTERN, openApiDocument, type OpenApiSettings } from './openapi.js';
+export {
+  createOpenApiDocument,
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  ENTITY_TAG_LIST_PATTERN,
+  openApiDocument,
+  type OpenApiSettings,
+} from './openapi.js';
 export {
   CreatePlantRequest,
   CreatePlantResponse,

@@ -35,7 +35,7 @@ export const components = {
       type: 'http',
       scheme: 'bearer',
       description: prose(
-        'A token issued with the server\'s token CLI (scopes `plants:read`, `plants:write`; optional expiry),',
+        "A token issued with the server's token CLI (scopes `plants:read`, `plants:write`; optional expiry),",
         'or a JWT where the server is configured to verify them.',
         'Only the `Authorization` header is read; an `access_token` query parameter alone counts as no credentials,',
         'and together with the header → 400.',
@@ -60,10 +60,10 @@ export const components = {
     },
     ETag: {
       description: prose(
-        'The plant\'s strong entity tag (RFC 9110 §8.8.3), on a 201, on a `GET`/`HEAD` 200 or 304,',
+        "The plant's strong entity tag (RFC 9110 §8.8.3), on a 201, on a `GET`/`HEAD` 200 or 304,",
         'and on a `PATCH` 200: the ETag of the plant as `GET /plants/{id}` shows it.',
         'Opaque: compare it, send it back in `If-Match` or `If-None-Match`, never parse it.',
-        'It changes exactly when the plant\'s representation changes (a patch that sets the values it already has',
+        "It changes exactly when the plant's representation changes (a patch that sets the values it already has",
         'keeps it), and a plant is never given an ETag it or an earlier plant with its id had.',
       ),
       required: true,
@@ -72,8 +72,8 @@ export const components = {
     },
     'X-Request-Id': {
       description: prose(
-        'The caller\'s `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one.',
-        'The server\'s log line for the request carries the same id.',
+        "The caller's `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one.",
+        "The server's log line for the request carries the same id.",
       ),
       schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
     },
@@ -86,7 +86,7 @@ export const components = {
       maximum: MAX_PLANT_ID,
       description: 'A safe integer 1 … 2^53−1.',
     },
-    PlantName: text(MAX_NAME_LENGTH, 'The plant\'s name:'),
+    PlantName: text(MAX_NAME_LENGTH, "The plant's name:"),
     PlantTag: text(MAX_TAG_LENGTH, 'A free-text label:'),
     CreatePlantRequest: {
       type: 'object',

@@ -44,7 +44,9 @@ const getLiveness = {
   summary: 'Liveness: the process answers',
   security: [],
   responses: {
-    '200': ok('Alive.', { content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } } }),
+    '200': ok('Alive.', {
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } },
+    }),
     '405': common['405'],
   },
 } as const;
@@ -55,7 +57,9 @@ const getReadiness = {
   summary: 'Readiness: the store answers and the server is not shutting down',
   security: [],
   responses: {
-    '200': ok('Ready.', { content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } } }),
+    '200': ok('Ready.', {
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' }, example: { status: 'ok' } } },
+    }),
     '503': error(503, 'The store does not answer, or the server is shutting down.', 'not ready: shutting down'),
     '405': common['405'],
   },

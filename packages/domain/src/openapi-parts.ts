@@ -4,12 +4,14 @@
  */
 
 /** `Parts` joined by single spaces, as a type: literal pieces give the literal text. */
-type Joined<Parts extends readonly string[]> =
-  Parts extends readonly [infer Head extends string, ...infer Rest extends readonly string[]]
-    ? Rest extends readonly []
-      ? Head
-      : `${Head} ${Joined<Rest>}`
-    : string;
+type Joined<Parts extends readonly string[]> = Parts extends readonly [
+  infer Head extends string,
+  ...infer Rest extends readonly string[],
+]
+  ? Rest extends readonly []
+    ? Head
+    : `${Head} ${Joined<Rest>}`
+  : string;
 
 /**
  * Long text written as pieces, one a line, joined by single spaces: each piece ends where the
@@ -104,7 +106,11 @@ export const common = {
           'and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with',
           'the scope, unless the counters could not be reached.',
         ),
-        schema: { type: 'string', pattern: '^"default";r=(0|[1-9][0-9]*);t=(0|[1-9][0-9]*)$', example: '"default";r=0;t=2' },
+        schema: {
+          type: 'string',
+          pattern: '^"default";r=(0|[1-9][0-9]*);t=(0|[1-9][0-9]*)$',
+          example: '"default";r=0;t=2',
+        },
       },
     },
   ),
@@ -135,7 +141,10 @@ const withoutBodies = (responses: Responses): Responses =>
   Object.fromEntries(Object.entries(responses).map(([status, { content: _content, ...rest }]) => [status, rest]));
 
 /** The `HEAD` twin of a `GET` operation: the same security, parameters, statuses and headers, no body. */
-export const headOf = <Op extends { readonly summary: string; readonly responses: Responses }>(get: Op, operationId: string) => ({
+export const headOf = <Op extends { readonly summary: string; readonly responses: Responses }>(
+  get: Op,
+  operationId: string,
+) => ({
   ...get,
   operationId,
   summary: `${get.summary} (headers only)`,
@@ -151,8 +160,7 @@ export const optionsOf = (allow: string, operationId: string, tag: 'plants' | 'h
   tags: [tag],
   operationId,
   summary: 'The methods of this path',
-  description:
-    `Answered before authentication and without looking at the request further: 204 with \`Allow: ${allow}\`.`,
+  description: `Answered before authentication and without looking at the request further: 204 with \`Allow: ${allow}\`.`,
   security: [],
   ...(anyId
     ? {
@@ -187,7 +195,10 @@ type PathItems = Readonly<Record<string, object>>;
  */
 export const withSecurityHeaders = <const P extends PathItems>(paths: P): P => {
   const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
-  const out = JSON.parse(JSON.stringify(paths)) as Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+  const out = JSON.parse(JSON.stringify(paths)) as Record<
+    string,
+    Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>
+  >;
   for (const [path, item] of Object.entries(out)) {
     for (const operation of Object.values(item)) {
       for (const response of Object.values(operation.responses ?? {})) {

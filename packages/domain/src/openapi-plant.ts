@@ -1,5 +1,16 @@
 /** The `/plants/{id}` path of the OpenAPI document: read, change, delete, `HEAD` and `OPTIONS`. */
-import { authErrors, common, error, etagHeader, headOf, ok, optionsOf, prose, proseString, wwwAuthenticate } from './openapi-parts.js';
+import {
+  authErrors,
+  common,
+  error,
+  etagHeader,
+  headOf,
+  ok,
+  optionsOf,
+  prose,
+  proseString,
+  wwwAuthenticate,
+} from './openapi-parts.js';
 import { MAX_PLANT_ID } from './plant-id.js';
 
 const idParameter = {
@@ -82,7 +93,7 @@ const getPlant = {
         },
       },
     }),
-    '304': ok('Not modified: `If-None-Match` names the plant\'s current ETag (or is `*`). No body; the `ETag` again.', {
+    '304': ok("Not modified: `If-None-Match` names the plant's current ETag (or is `*`). No body; the `ETag` again.", {
       headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...etagHeader },
     }),
     '400': error(

@@ -1,6 +1,17 @@
 /** The `/plants` path of the OpenAPI document: create, list, and their `HEAD` and `OPTIONS`. */
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency-key.js';
-import { authErrors, common, error, etagHeader, headOf, ok, optionsOf, prose, proseString, wwwAuthenticate } from './openapi-parts.js';
+import {
+  authErrors,
+  common,
+  error,
+  etagHeader,
+  headOf,
+  ok,
+  optionsOf,
+  prose,
+  proseString,
+  wwwAuthenticate,
+} from './openapi-parts.js';
 import { MAX_PLANT_ID } from './plant-id.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './wire.js';
 
@@ -185,7 +196,10 @@ const listPlants = {
       content: {
         'application/json': {
           schema: { type: 'array', items: { $ref: '#/components/schemas/Plant' } },
-          example: [{ id: 1, name: 'Monstera deliciosa', tag: 'tropical' }, { id: 2, name: 'Ficus lyrata' }],
+          example: [
+            { id: 1, name: 'Monstera deliciosa', tag: 'tropical' },
+            { id: 2, name: 'Ficus lyrata' },
+          ],
         },
       },
     }),

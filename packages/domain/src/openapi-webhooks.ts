@@ -4,7 +4,12 @@
  * openapi.ts puts these in place.
  */
 import { prose, proseString } from './openapi-parts.js';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_ID_PATTERN, WEBHOOK_TIMESTAMP_PATTERN, type WebhookEventType } from './webhook-event.js';
+import {
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_ID_PATTERN,
+  WEBHOOK_TIMESTAMP_PATTERN,
+  type WebhookEventType,
+} from './webhook-event.js';
 
 /** Base64 of 32 bytes (an HMAC-SHA256), standard alphabet, padded. */
 const signature = '[A-Za-z0-9+/]{43}=';
@@ -43,8 +48,8 @@ export const webhookParameters = {
     required: true,
     description: prose(
       "The event's id: `msg_` and 1–64 characters from `A–Z a–z 0–9`.",
-      "Never reused; the same on every attempt of the event, at every endpoint, and on replays,",
-      "so it is the key to drop duplicates by.",
+      'Never reused; the same on every attempt of the event, at every endpoint, and on replays,',
+      'so it is the key to drop duplicates by.',
     ),
     schema: { type: 'string', pattern: WEBHOOK_ID_PATTERN },
     example: WEBHOOK_SIGNATURE_EXAMPLE.id,
@@ -111,7 +116,11 @@ const eventDocs = {
       'Sent after a `POST /plants` that created a plant (a 201 that was not an idempotent replay) has committed.',
       '`data` is the plant as committed.',
     ),
-    example: { type: 'plant.created', timestamp: '2026-11-24T10:00:00.123Z', data: { id: 42, name: 'Ficus lyrata', tag: 'indoor' } },
+    example: {
+      type: 'plant.created',
+      timestamp: '2026-11-24T10:00:00.123Z',
+      data: { id: 42, name: 'Ficus lyrata', tag: 'indoor' },
+    },
   },
   'plant.updated': {
     schema: 'PlantUpdatedEvent',
@@ -121,7 +130,11 @@ const eventDocs = {
       'Sent after a `PATCH /plants/{id}` that changed the plant (a 200 whose patch set at least one value the plant',
       'did not have) has committed. `data` is the plant after the change.',
     ),
-    example: { type: 'plant.updated', timestamp: '2026-11-24T10:02:00.000Z', data: { id: 42, name: 'Ficus lyrata', tag: 'living room' } },
+    example: {
+      type: 'plant.updated',
+      timestamp: '2026-11-24T10:02:00.000Z',
+      data: { id: 42, name: 'Ficus lyrata', tag: 'living room' },
+    },
   },
   'plant.deleted': {
     schema: 'PlantDeletedEvent',
@@ -141,7 +154,7 @@ export const webhookSchemas = {
     pattern: WEBHOOK_TIMESTAMP_PATTERN,
     description: prose(
       'The commit time of the change: RFC 3339 in UTC with exactly three fractional digits and `Z`,',
-      'as JavaScript\'s `Date#toISOString` writes it.',
+      "as JavaScript's `Date#toISOString` writes it.",
     ),
     example: '2026-11-24T10:00:00.123Z',
   },
@@ -192,7 +205,9 @@ export const webhookSchemas = {
     oneOf: WEBHOOK_EVENT_TYPES.map((type) => ({ $ref: `#/components/schemas/${eventDocs[type].schema}` })),
     discriminator: {
       propertyName: 'type',
-      mapping: Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, `#/components/schemas/${eventDocs[type].schema}`])),
+      mapping: Object.fromEntries(
+        WEBHOOK_EVENT_TYPES.map((type) => [type, `#/components/schemas/${eventDocs[type].schema}`]),
+      ),
     },
     description: 'Any webhook payload, told apart by `type`.',
   },
@@ -213,7 +228,12 @@ const webhookOf = <K extends WebhookEventType>(type: K, doc: EventDoc<K>) => ({
       'Verify the signature over the raw body before parsing it.',
     ),
     security: [],
-    parameters: [parameterRef('WebhookId'), parameterRef('WebhookTimestamp'), parameterRef('WebhookSignature'), parameterRef('WebhookUserAgent')],
+    parameters: [
+      parameterRef('WebhookId'),
+      parameterRef('WebhookTimestamp'),
+      parameterRef('WebhookSignature'),
+      parameterRef('WebhookUserAgent'),
+    ],
     requestBody: {
       required: true,
       content: {
@@ -244,7 +264,7 @@ const webhookOf = <K extends WebhookEventType>(type: K, doc: EventDoc<K>) => ({
           'After the n-th failed attempt the next comes after 5 s, 5 min, 30 min, 2 h, 5 h,',
           '10 h and 10 h (each times a random factor in [0.8, 1.2]; the operator may set another schedule):',
           '8 attempts over about 28 hours, then the delivery is `failed` until replayed.',
-          'A `Retry-After` on a 429 or 503 replaces that step\'s delay when it is longer (capped at 24 hours).',
+          "A `Retry-After` on a 429 or 503 replaces that step's delay when it is longer (capped at 24 hours).",
         ),
         headers: {
           'Retry-After': {
@@ -261,6 +281,8 @@ const webhookOf = <K extends WebhookEventType>(type: K, doc: EventDoc<K>) => ({
 });
 
 /** The document's `webhooks`: the key is the event type. */
-export const webhooks = Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, webhookOf(type, eventDocs[type])])) as {
+export const webhooks = Object.fromEntries(
+  WEBHOOK_EVENT_TYPES.map((type) => [type, webhookOf(type, eventDocs[type])]),
+) as {
   readonly [K in WebhookEventType]: ReturnType<typeof webhookOf<K>>;
 };

@@ -18,7 +18,8 @@ const examples = (node: unknown, path = '#'): Array<{ path: string; value: unkno
   for (const [key, value] of Object.entries(node)) {
     if (key === 'example') found.push({ path: `${path}/example`, value });
     else if (key === 'examples' && !Array.isArray(value)) {
-      for (const [name, ex] of Object.entries(value as Record<string, { value: unknown }>)) found.push({ path: `${path}/examples/${name}`, value: ex.value });
+      for (const [name, ex] of Object.entries(value as Record<string, { value: unknown }>))
+        found.push({ path: `${path}/examples/${name}`, value: ex.value });
     } else found.push(...examples(value, `${path}/${key}`));
   }
   return found;
@@ -31,15 +32,32 @@ describe('openApiDocument', () => {
   });
 
   it('documents every route of the contract', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(['/docs', '/healthz', '/openapi.json', '/plants', '/plants/{id}', '/readyz']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/docs',
+      '/healthz',
+      '/openapi.json',
+      '/plants',
+      '/plants/{id}',
+      '/readyz',
+    ]);
     expect(Object.keys(doc.paths['/plants']).sort()).toEqual(['get', 'head', 'options', 'post']);
-    expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual(['delete', 'get', 'head', 'options', 'parameters', 'patch']);
-    for (const path of ['/docs', '/openapi.json', '/healthz', '/readyz'] as const) expect(Object.keys(doc.paths[path]).sort()).toEqual(['get', 'head', 'options']);
+    expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual([
+      'delete',
+      'get',
+      'head',
+      'options',
+      'parameters',
+      'patch',
+    ]);
+    for (const path of ['/docs', '/openapi.json', '/healthz', '/readyz'] as const)
+      expect(Object.keys(doc.paths[path]).sort()).toEqual(['get', 'head', 'options']);
   });
 
   it('lists in each OPTIONS answer exactly the methods its path documents', () => {
     for (const item of Object.values(doc.paths)) {
-      const documented = Object.keys(item).filter((key) => key !== 'parameters').map((method) => method.toUpperCase());
+      const documented = Object.keys(item)
+        .filter((key) => key !== 'parameters')
+        .map((method) => method.toUpperCase());
       const allow = item.options.responses['204'].headers.Allow.schema.enum[0]?.split(', ') ?? [];
       expect([...allow].sort()).toEqual(documented.sort());
     }
@@ -123,11 +141,16 @@ describe('openApiDocument', () => {
   it('has a text pattern that judges every well-formed string as the codecs do', () => {
     const pattern = new RegExp(TEXT_PATTERN, 'u');
     const characters = fc.oneof(
-      fc.constantFrom(...' \t\n\u000b\f\r\u0085\u00a0\u1680\u2000\u200a\u200b\u2028\u2029\u202f\u205f\u3000\ufeff\u0000\u001f\u007f\u0080'),
+      fc.constantFrom(
+        ...' \t\n\u000b\f\r\u0085\u00a0\u1680\u2000\u200a\u200b\u2028\u2029\u202f\u205f\u3000\ufeff\u0000\u001f\u007f\u0080',
+      ),
       fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
     );
     fc.assert(
-      fc.property(fc.array(characters, { minLength: 1, maxLength: 6 }), (parts) => pattern.test(parts.join('')) === accepts(PlantTag, parts.join(''))),
+      fc.property(
+        fc.array(characters, { minLength: 1, maxLength: 6 }),
+        (parts) => pattern.test(parts.join('')) === accepts(PlantTag, parts.join('')),
+      ),
       { numRuns: 500, seed: 17 },
     );
     expect(pattern.test('\u0085')).toBe(true);
@@ -158,7 +181,9 @@ describe('openApiDocument', () => {
     }
     const location = doc.paths['/plants'].post.responses['201'].headers.Location.schema.example;
     expect(PlantIdFromPath.decode(/^\/plants\/(.*)$/.exec(location)?.[1])._tag).toBe('Right');
-    const plantExamples = found.filter(({ path }) => path.includes('/responses/200/content') && !path.includes('health'));
+    const plantExamples = found.filter(
+      ({ path }) => path.includes('/responses/200/content') && !path.includes('health'),
+    );
     expect(plantExamples.length).toBeGreaterThan(0);
   });
 });
@@ -184,7 +209,15 @@ const validate = (schema: unknown, value: unknown, path = 'value'): string[] => 
     switch (keyword) {
       case 'type': {
         const ok =
-          rule === 'object' ? isObject : rule === 'integer' ? Number.isInteger(value) : rule === 'string' ? typeof value === 'string' : rule === 'array' ? Array.isArray(value) : false;
+          rule === 'object'
+            ? isObject
+            : rule === 'integer'
+              ? Number.isInteger(value)
+              : rule === 'string'
+                ? typeof value === 'string'
+                : rule === 'array'
+                  ? Array.isArray(value)
+                  : false;
         if (!ok) problems.push(`${path}: not ${String(rule)}`);
         break;
       }
@@ -195,26 +228,31 @@ const validate = (schema: unknown, value: unknown, path = 'value'): string[] => 
         if (!(rule as unknown[]).includes(value)) problems.push(`${path}: not in enum`);
         break;
       case 'pattern':
-        if (typeof value === 'string' && !new RegExp(rule as string, 'u').test(value)) problems.push(`${path}: does not match ${String(rule)}`);
+        if (typeof value === 'string' && !new RegExp(rule as string, 'u').test(value))
+          problems.push(`${path}: does not match ${String(rule)}`);
         break;
       case 'minLength':
       case 'maxLength':
         if (typeof value === 'string') {
           const length = [...value].length;
-          if (keyword === 'minLength' ? length < (rule as number) : length > (rule as number)) problems.push(`${path}: ${keyword}`);
+          if (keyword === 'minLength' ? length < (rule as number) : length > (rule as number))
+            problems.push(`${path}: ${keyword}`);
         }
         break;
       case 'minimum':
       case 'maximum':
-        if (typeof value === 'number' && (keyword === 'minimum' ? value < (rule as number) : value > (rule as number))) problems.push(`${path}: ${keyword}`);
+        if (typeof value === 'number' && (keyword === 'minimum' ? value < (rule as number) : value > (rule as number)))
+          problems.push(`${path}: ${keyword}`);
         break;
       case 'required':
-        if (isObject) for (const key of rule as string[]) if (!(key in value)) problems.push(`${path}.${key}: required`);
+        if (isObject)
+          for (const key of rule as string[]) if (!(key in value)) problems.push(`${path}.${key}: required`);
         break;
       case 'properties':
         if (isObject) {
           for (const [key, sub] of Object.entries(rule as Record<string, unknown>)) {
-            if (key in value) problems.push(...validate(sub, (value as Record<string, unknown>)[key], `${path}.${key}`));
+            if (key in value)
+              problems.push(...validate(sub, (value as Record<string, unknown>)[key], `${path}.${key}`));
           }
         }
         break;
@@ -238,12 +276,18 @@ const validate = (schema: unknown, value: unknown, path = 'value'): string[] => 
 
 describe('openApiDocument webhooks', () => {
   const name = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 });
-  const timestamp = fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  const timestamp = fc
+    .date({ min: new Date(0), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true })
+    .map((d) => d.toISOString());
   const id = fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
   /** Events as the codec has them; inputs the text rule refuses are dropped. */
   const events = fc
     .oneof(
-      fc.record({ type: fc.constant('plant.created'), timestamp, data: fc.record({ id, name, tag: name }, { requiredKeys: ['id', 'name'] }) }),
+      fc.record({
+        type: fc.constant('plant.created'),
+        timestamp,
+        data: fc.record({ id, name, tag: name }, { requiredKeys: ['id', 'name'] }),
+      }),
       fc.record({ type: fc.constant('plant.deleted'), timestamp, data: fc.record({ id }) }),
     )
     .map((input) => WebhookEvent.decode(input))
@@ -262,9 +306,16 @@ describe('openApiDocument webhooks', () => {
     expect(post.security).toEqual([]);
     const schema = post.requestBody.content['application/json'].schema;
     expect(validate(schema, post.requestBody.content['application/json'].example)).toEqual([]);
-    const target = (schemas as Record<string, { properties?: { type?: { const?: string } } }>)[schema.$ref.replace('#/components/schemas/', '')];
+    const target = (schemas as Record<string, { properties?: { type?: { const?: string } } }>)[
+      schema.$ref.replace('#/components/schemas/', '')
+    ];
     expect(target?.properties?.type?.const).toBe(type);
-    const parameters = post.parameters.map(({ $ref }) => doc.components.parameters[$ref.replace('#/components/parameters/', '') as keyof typeof doc.components.parameters]);
+    const parameters = post.parameters.map(
+      ({ $ref }) =>
+        doc.components.parameters[
+          $ref.replace('#/components/parameters/', '') as keyof typeof doc.components.parameters
+        ],
+    );
     expect(parameters.map((p) => [p.name, p.in, p.required])).toEqual([
       ['webhook-id', 'header', true],
       ['webhook-timestamp', 'header', true],
@@ -290,7 +341,9 @@ describe('openApiDocument webhooks', () => {
 
   it('signs, in its worked example, the body webhookEventBody makes of the plant.created example', () => {
     const { description } = doc.components.parameters.WebhookSignature;
-    const example = WebhookEvent.decode(doc.webhooks['plant.created'].post.requestBody.content['application/json'].example);
+    const example = WebhookEvent.decode(
+      doc.webhooks['plant.created'].post.requestBody.content['application/json'].example,
+    );
     if (E.isLeft(example)) throw new TypeError('the plant.created example does not decode');
     expect(description).toContain(`the body \`${webhookEventBody(example.right)}\``);
     expect(description).toContain(`\`webhook-id: ${doc.components.parameters.WebhookId.example}\``);
@@ -300,7 +353,15 @@ describe('openApiDocument webhooks', () => {
 
   it('agrees with WebhookId on the webhook-id header', () => {
     const pattern = new RegExp(doc.components.parameters.WebhookId.schema.pattern);
-    const samples = ['msg_a', `msg_${'a'.repeat(64)}`, `msg_${'a'.repeat(65)}`, 'msg_', 'msg_a-b', 'evt_a', doc.components.parameters.WebhookId.example];
+    const samples = [
+      'msg_a',
+      `msg_${'a'.repeat(64)}`,
+      `msg_${'a'.repeat(65)}`,
+      'msg_',
+      'msg_a-b',
+      'evt_a',
+      doc.components.parameters.WebhookId.example,
+    ];
     for (const sample of samples) expect(pattern.test(sample), sample).toBe(accepts(WebhookId, sample));
   });
 

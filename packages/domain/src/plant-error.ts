@@ -30,7 +30,11 @@ export type PlantError = InvalidPlant | PlantNotFound | IdTaken | PreconditionFa
 export const invalidPlant = (problems: readonly string[]): InvalidPlant => ({ _tag: 'InvalidPlant', problems });
 export const plantNotFound = (id: PlantId): PlantNotFound => ({ _tag: 'PlantNotFound', id });
 export const idTaken = (id: PlantId): IdTaken => ({ _tag: 'IdTaken', id });
-export const preconditionFailed = (id: PlantId, header: PreconditionFailed['header']): PreconditionFailed => ({ _tag: 'PreconditionFailed', id, header });
+export const preconditionFailed = (id: PlantId, header: PreconditionFailed['header']): PreconditionFailed => ({
+  _tag: 'PreconditionFailed',
+  id,
+  header,
+});
 
 /** The human message for a domain error, as the server sends it in `{error, message}`. */
 export const describePlantError = (error: PlantError): string => {

@@ -49,19 +49,31 @@ describe('PlantIdFromPath', () => {
     expect(decodePath(segment)).toEqual(E.right(id));
   });
 
-  it.each(['0', '-1', '+1', '07', '1.5', '1e3', ' 1', '1 ', '0x10', '', 'abc', '9007199254740992', '99999999999999999', '１'])(
-    'rejects %j',
-    (segment) => {
-      expect(decodePath(segment)).toEqual(
-        E.left({
-          _tag: 'InvalidPlant',
-          problems: [
-            `id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string ${JSON.stringify(segment)}`,
-          ],
-        }),
-      );
-    },
-  );
+  it.each([
+    '0',
+    '-1',
+    '+1',
+    '07',
+    '1.5',
+    '1e3',
+    ' 1',
+    '1 ',
+    '0x10',
+    '',
+    'abc',
+    '9007199254740992',
+    '99999999999999999',
+    '１',
+  ])('rejects %j', (segment) => {
+    expect(decodePath(segment)).toEqual(
+      E.left({
+        _tag: 'InvalidPlant',
+        problems: [
+          `id: expected decimal digits without sign or leading zero, from 1 to 9007199254740991, got a string ${JSON.stringify(segment)}`,
+        ],
+      }),
+    );
+  });
 
   it('round-trips every id through its decimal text', () => {
     fc.assert(

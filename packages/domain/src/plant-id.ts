@@ -63,7 +63,11 @@ export const ListCursorFromString = new t.Type<ListCursor, string, unknown>(
   (u, c) => {
     const n = parseDecimal(u, 0);
     return n === undefined
-      ? t.failure(u, c, `expected decimal digits without sign or leading zero, from 0 to ${MAX_PLANT_ID}, got ${describeValue(u)}`)
+      ? t.failure(
+          u,
+          c,
+          `expected decimal digits without sign or leading zero, from 0 to ${MAX_PLANT_ID}, got ${describeValue(u)}`,
+        )
       : t.success(n as ListCursor);
   },
   String,

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { CreatePlantRequest, CreatePlantResponse, Plant, PlantName, PlantPage, PlantTag, UpdatePlantRequest } from './plant.js';
+import {
+  CreatePlantRequest,
+  CreatePlantResponse,
+  Plant,
+  PlantName,
+  PlantPage,
+  PlantTag,
+  UpdatePlantRequest,
+} from './plant.js';
 import { decodeWith } from './report.js';
 
 const invalid = (...problems: string[]) => E.left({ _tag: 'InvalidPlant', problems });
@@ -75,10 +83,13 @@ describe('PlantName', () => {
       );
     };
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 210 }), fc.string({ unit: 'grapheme', maxLength: 120 })), (s) => {
-        expect(PlantName.is(s)).toBe(reference(s, 200));
-        expect(PlantTag.is(s)).toBe(reference(s, 100));
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 210 }), fc.string({ unit: 'grapheme', maxLength: 120 })),
+        (s) => {
+          expect(PlantName.is(s)).toBe(reference(s, 200));
+          expect(PlantTag.is(s)).toBe(reference(s, 100));
+        },
+      ),
       { numRuns: 1000 },
     );
   }, 60_000);
@@ -97,7 +108,9 @@ describe('CreatePlantRequest', () => {
   it('accepts name alone, with tag, with id', () => {
     expect(decodeRequest({ name: 'Fern' })).toEqual(E.right({ name: 'Fern' }));
     expect(decodeRequest({ name: 'Fern', tag: 'green' })).toEqual(E.right({ name: 'Fern', tag: 'green' }));
-    expect(decodeRequest({ id: 7, name: 'Fern', tag: 'green' })).toEqual(E.right({ id: 7, name: 'Fern', tag: 'green' }));
+    expect(decodeRequest({ id: 7, name: 'Fern', tag: 'green' })).toEqual(
+      E.right({ id: 7, name: 'Fern', tag: 'green' }),
+    );
   });
 
   it('requires name', () => {
@@ -190,7 +203,9 @@ describe('CreatePlantRequest', () => {
 
 describe('CreatePlantResponse', () => {
   it('decodes name and tag and ignores members a newer server may add', () => {
-    expect(CreatePlantResponse.decode({ name: 'Fern', tag: 'green', extra: 1 })).toEqual(E.right({ name: 'Fern', tag: 'green' }));
+    expect(CreatePlantResponse.decode({ name: 'Fern', tag: 'green', extra: 1 })).toEqual(
+      E.right({ name: 'Fern', tag: 'green' }),
+    );
   });
 
   it('rejects a null tag (an absent tag is omitted, never null)', () => {
@@ -209,20 +224,30 @@ describe('Plant and PlantPage', () => {
   });
 
   it('names the element of a page that fails', () => {
-    expect(decodeWith(PlantPage)([{ id: 1, name: 'a' }, { id: '2', name: 'b' }])).toEqual(
-      invalid('[1].id: expected an integer from 1 to 9007199254740991, got a string "2"'),
-    );
+    expect(
+      decodeWith(PlantPage)([
+        { id: 1, name: 'a' },
+        { id: '2', name: 'b' },
+      ]),
+    ).toEqual(invalid('[1].id: expected an integer from 1 to 9007199254740991, got a string "2"'));
   });
 
   it('round-trips arbitrary valid plants', () => {
     const text = (max: number) =>
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength: max }).filter((s) => PlantName.is(s) && [...s].length <= max);
+      fc
+        .string({ unit: 'grapheme', minLength: 1, maxLength: max })
+        .filter((s) => PlantName.is(s) && [...s].length <= max);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), text(200), fc.option(text(100), { nil: undefined }), (id, name, tag) => {
-        const plant = tag === undefined ? { id, name } : { id, name, tag };
-        const decoded = Plant.decode(JSON.parse(JSON.stringify(plant)));
-        expect(decoded).toEqual(E.right(plant));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        text(200),
+        fc.option(text(100), { nil: undefined }),
+        (id, name, tag) => {
+          const plant = tag === undefined ? { id, name } : { id, name, tag };
+          const decoded = Plant.decode(JSON.parse(JSON.stringify(plant)));
+          expect(decoded).toEqual(E.right(plant));
+        },
+      ),
     );
   });
 });
@@ -230,9 +255,12 @@ describe('Plant and PlantPage', () => {
 describe('UpdatePlantRequest', () => {
   const decodeUpdate = decodeWith(UpdatePlantRequest);
 
-  it.each([[{}], [{ name: 'Fern' }], [{ tag: 'green' }], [{ tag: null }], [{ name: 'Fern', tag: null }]])('accepts the merge patch %j', (patch) => {
-    expect(decodeUpdate(patch)).toEqual(E.right(patch));
-  });
+  it.each([[{}], [{ name: 'Fern' }], [{ tag: 'green' }], [{ tag: null }], [{ name: 'Fern', tag: null }]])(
+    'accepts the merge patch %j',
+    (patch) => {
+      expect(decodeUpdate(patch)).toEqual(E.right(patch));
+    },
+  );
 
   it.each([
     [{ id: 7 }, 'id: cannot be changed: a plant keeps its id (the one in the path)'],

@@ -23,7 +23,12 @@ export const PlantTag = textCodec<PlantTagBrand>('PlantTag', MAX_TAG_LENGTH);
 export type PlantTag = t.TypeOf<typeof PlantTag>;
 
 /** The body of `POST /plants`: name, optional tag, optional id. Any other member is rejected. */
-export const CreatePlantRequest = struct('CreatePlantRequest', { name: PlantName }, { tag: PlantTag, id: PlantId }, 'reject');
+export const CreatePlantRequest = struct(
+  'CreatePlantRequest',
+  { name: PlantName },
+  { tag: PlantTag, id: PlantId },
+  'reject',
+);
 export type CreatePlantRequest = t.TypeOf<typeof CreatePlantRequest>;
 
 /** A tag, or `null`: in a merge patch, `null` removes the tag (RFC 7396). */
@@ -32,7 +37,8 @@ export const PlantTagOrNull = new t.Type<PlantTag | null, string | null, unknown
   (u): u is PlantTag | null => u === null || PlantTag.is(u),
   (u, c) => {
     if (u === null) return t.success(null);
-    if (typeof u !== 'string') return t.failure(u, c, `expected a string, or null to remove the tag, got ${describeValue(u)}`);
+    if (typeof u !== 'string')
+      return t.failure(u, c, `expected a string, or null to remove the tag, got ${describeValue(u)}`);
     return PlantTag.validate(u, c);
   },
   (tag) => tag,
@@ -51,7 +57,12 @@ const UnchangeableId = new t.Type<unknown, unknown, unknown>(
  * optional `tag` (replaces it; `null` removes it). `{}` changes nothing. An `id`, any other member
  * or `"name": null` is rejected by name.
  */
-export const UpdatePlantRequest = struct('UpdatePlantRequest', {}, { name: PlantName, tag: PlantTagOrNull, id: UnchangeableId }, 'reject');
+export const UpdatePlantRequest = struct(
+  'UpdatePlantRequest',
+  {},
+  { name: PlantName, tag: PlantTagOrNull, id: UnchangeableId },
+  'reject',
+);
 export type UpdatePlantRequest = Omit<t.TypeOf<typeof UpdatePlantRequest>, 'id'>;
 
 /** The body of a 201 from `POST /plants`: name and tag, never the id (it travels in `Location`). */

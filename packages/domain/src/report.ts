@@ -22,8 +22,7 @@ export const formatErrors = (errors: t.Errors, root?: string): readonly string[]
   const lines = errors.map((error) => {
     const path = pathOf(error.context, root);
     const last = error.context[error.context.length - 1];
-    const text =
-      error.message ?? `expected ${last?.type.name ?? 'a valid value'}, got ${describeValue(error.value)}`;
+    const text = error.message ?? `expected ${last?.type.name ?? 'a valid value'}, got ${describeValue(error.value)}`;
     return path === '' ? text : `${path}: ${text}`;
   });
   return [...new Set(lines)];

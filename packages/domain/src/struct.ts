@@ -44,7 +44,11 @@ export const struct = <R extends t.Props, O extends t.Props>(
           errors.push({ value: input[key], context, message: `unknown member (${allowed})` });
         }
         if (strangers.length > MAX_NAMED_UNKNOWN) {
-          errors.push({ value: input, context: c, message: `and ${strangers.length - MAX_NAMED_UNKNOWN} more unknown members` });
+          errors.push({
+            value: input,
+            context: c,
+            message: `and ${strangers.length - MAX_NAMED_UNKNOWN} more unknown members`,
+          });
         }
       }
       const check = (props: t.Props, isRequired: boolean) => {

@@ -28,15 +28,23 @@ describe('WebhookEventType', () => {
     expect(WebhookEventType.decode(type)).toEqual(E.right(type));
   });
 
-  it.each([['plant.moved'], ['Plant.Created'], ['plant.created '], [''], [null], [1]])('rejects %j, naming the known types', (input) => {
-    expect(decodeWith(WebhookEventType, 'type')(input)).toEqual(invalid(`type: expected one of plant.created, plant.updated, plant.deleted, got ${describeValue(input)}`));
-  });
+  it.each([['plant.moved'], ['Plant.Created'], ['plant.created '], [''], [null], [1]])(
+    'rejects %j, naming the known types',
+    (input) => {
+      expect(decodeWith(WebhookEventType, 'type')(input)).toEqual(
+        invalid(`type: expected one of plant.created, plant.updated, plant.deleted, got ${describeValue(input)}`),
+      );
+    },
+  );
 });
 
 describe('WebhookId', () => {
-  it.each([['msg_a'], ['msg_0'], [`msg_${'Z'.repeat(64)}`], ['msg_2KWPBgLlAfxdpx2AI54pPJ85f4W']])('accepts %s', (id) => {
-    expect(WebhookId.decode(id)).toEqual(E.right(id));
-  });
+  it.each([['msg_a'], ['msg_0'], [`msg_${'Z'.repeat(64)}`], ['msg_2KWPBgLlAfxdpx2AI54pPJ85f4W']])(
+    'accepts %s',
+    (id) => {
+      expect(WebhookId.decode(id)).toEqual(E.right(id));
+    },
+  );
 
   it.each([
     ['msg_'],
@@ -51,22 +59,32 @@ describe('WebhookId', () => {
     ['msg_a\n'],
     [42],
   ])('rejects %j', (input) => {
-    expect(decodeWith(WebhookId, 'id')(input)).toEqual(invalid(`id: expected msg_ and 1–64 characters from A–Z a–z 0–9, got ${describeValue(input)}`));
+    expect(decodeWith(WebhookId, 'id')(input)).toEqual(
+      invalid(`id: expected msg_ and 1–64 characters from A–Z a–z 0–9, got ${describeValue(input)}`),
+    );
   });
 });
 
 describe('WebhookTimestamp', () => {
-  it.each([[at], ['2024-02-29T23:59:59.999Z'], ['1970-01-01T00:00:00.000Z'], ['0000-01-01T00:00:00.000Z'], ['9999-12-31T23:59:59.999Z']])(
-    'accepts %s',
-    (timestamp) => {
-      expect(WebhookTimestamp.decode(timestamp)).toEqual(E.right(timestamp));
-    },
-  );
+  it.each([
+    [at],
+    ['2024-02-29T23:59:59.999Z'],
+    ['1970-01-01T00:00:00.000Z'],
+    ['0000-01-01T00:00:00.000Z'],
+    ['9999-12-31T23:59:59.999Z'],
+  ])('accepts %s', (timestamp) => {
+    expect(WebhookTimestamp.decode(timestamp)).toEqual(E.right(timestamp));
+  });
 
   it('accepts what Date#toISOString writes for any instant of years 0–9999', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('0000-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }), (date) =>
-        WebhookTimestamp.is(date.toISOString()),
+      fc.property(
+        fc.date({
+          min: new Date('0000-01-01T00:00:00.000Z'),
+          max: new Date('9999-12-31T23:59:59.999Z'),
+          noInvalidDate: true,
+        }),
+        (date) => WebhookTimestamp.is(date.toISOString()),
       ),
     );
   });
@@ -95,7 +113,9 @@ describe('WebhookTimestamp', () => {
 
   it('names the expected form', () => {
     expect(decodeWith(WebhookTimestamp, 'timestamp')('2026-11-24T10:00:00Z')).toEqual(
-      invalid('timestamp: expected an RFC 3339 UTC time with milliseconds such as 2026-11-24T10:00:00.123Z, got a string "2026-11-24T10:00:00Z"'),
+      invalid(
+        'timestamp: expected an RFC 3339 UTC time with milliseconds such as 2026-11-24T10:00:00.123Z, got a string "2026-11-24T10:00:00Z"',
+      ),
     );
   });
 });
@@ -126,18 +146,30 @@ describe('WebhookEvent', () => {
     expect(decodeEvent({ ...created, type: 'plant.moved' })).toEqual(
       invalid('body.type: expected one of plant.created, plant.updated, plant.deleted, got a string "plant.moved"'),
     );
-    expect(decodeEvent({ timestamp: at, data: {} })).toEqual(invalid('body.type: expected one of plant.created, plant.updated, plant.deleted, got nothing'));
+    expect(decodeEvent({ timestamp: at, data: {} })).toEqual(
+      invalid('body.type: expected one of plant.created, plant.updated, plant.deleted, got nothing'),
+    );
   });
 
   it.each([
     ['a plant.created whose data is only an id', { ...created, data: { id: 7 } }, ['body.data.name: required']],
     ['a plant.deleted without data', { type: 'plant.deleted', timestamp: at }, ['body.data: required']],
-    ['a bad id', { ...deleted, data: { id: 0 } }, ['body.data.id: expected an integer from 1 to 9007199254740991, got 0']],
-    ['a null tag', { ...created, data: { id: 7, name: 'Fern', tag: null } }, ['body.data.tag: expected a string, got null']],
+    [
+      'a bad id',
+      { ...deleted, data: { id: 0 } },
+      ['body.data.id: expected an integer from 1 to 9007199254740991, got 0'],
+    ],
+    [
+      'a null tag',
+      { ...created, data: { id: 7, name: 'Fern', tag: null } },
+      ['body.data.tag: expected a string, got null'],
+    ],
     [
       'a timestamp without milliseconds',
       { ...deleted, timestamp: '2026-11-24T10:00:00Z' },
-      ['body.timestamp: expected an RFC 3339 UTC time with milliseconds such as 2026-11-24T10:00:00.123Z, got a string "2026-11-24T10:00:00Z"'],
+      [
+        'body.timestamp: expected an RFC 3339 UTC time with milliseconds such as 2026-11-24T10:00:00.123Z, got a string "2026-11-24T10:00:00Z"',
+      ],
     ],
     ['no timestamp', { type: 'plant.deleted', data: { id: 7 } }, ['body.timestamp: required']],
   ])('rejects %s', (_what, input, problems) => {
@@ -153,30 +185,49 @@ describe('WebhookEvent', () => {
 describe('webhookEventBody', () => {
   it('writes compact JSON in the server’s member order', () => {
     const event = decodeOrThrow({ data: { tag: 'shade', name: 'Fern', id: 7 }, timestamp: at, type: 'plant.created' });
-    expect(webhookEventBody(event)).toBe('{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern","tag":"shade"}}');
+    expect(webhookEventBody(event)).toBe(
+      '{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Fern","tag":"shade"}}',
+    );
   });
 
   it('omits an absent tag', () => {
     const event = decodeOrThrow({ type: 'plant.created', timestamp: at, data: { id: 1, name: 'Monstera' } });
-    expect(webhookEventBody(event)).toBe('{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":1,"name":"Monstera"}}');
+    expect(webhookEventBody(event)).toBe(
+      '{"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":1,"name":"Monstera"}}',
+    );
   });
 
   it('writes plant.deleted with only the id', () => {
     const event = decodeOrThrow({ type: 'plant.deleted', timestamp: at, data: { id: 9007199254740991 } });
-    expect(webhookEventBody(event)).toBe('{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":9007199254740991}}');
+    expect(webhookEventBody(event)).toBe(
+      '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":9007199254740991}}',
+    );
   });
 
   it('leaves out members the codecs do not know, even when the type system let them through', () => {
-    const event = { type: 'plant.deleted', timestamp: at, data: { id: 3, name: 'x' }, extra: true } as unknown as WebhookEvent;
-    expect(webhookEventBody(event)).toBe('{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":3}}');
+    const event = {
+      type: 'plant.deleted',
+      timestamp: at,
+      data: { id: 3, name: 'x' },
+      extra: true,
+    } as unknown as WebhookEvent;
+    expect(webhookEventBody(event)).toBe(
+      '{"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":3}}',
+    );
   });
 
   it('escapes text as JSON.stringify does and round-trips through the codec', () => {
     const name = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 });
-    const timestamp = fc.date({ min: new Date(0), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    const timestamp = fc
+      .date({ min: new Date(0), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
     const id = fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
     const input = fc.oneof(
-      fc.record({ type: fc.constant('plant.created'), timestamp, data: fc.record({ id, name, tag: name }, { requiredKeys: ['id', 'name'] }) }),
+      fc.record({
+        type: fc.constant('plant.created'),
+        timestamp,
+        data: fc.record({ id, name, tag: name }, { requiredKeys: ['id', 'name'] }),
+      }),
       fc.record({ type: fc.constant('plant.deleted'), timestamp, data: fc.record({ id }) }),
     );
     fc.assert(

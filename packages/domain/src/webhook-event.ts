@@ -19,7 +19,8 @@ const isEventType = (u: unknown): u is (typeof WEBHOOK_EVENT_TYPES)[number] =>
 export const WebhookEventType = new t.Type<(typeof WEBHOOK_EVENT_TYPES)[number], string, unknown>(
   'WebhookEventType',
   isEventType,
-  (u, c) => (isEventType(u) ? t.success(u) : t.failure(u, c, `expected one of ${eventTypeList}, got ${describeValue(u)}`)),
+  (u, c) =>
+    isEventType(u) ? t.success(u) : t.failure(u, c, `expected one of ${eventTypeList}, got ${describeValue(u)}`),
   (type) => type,
 );
 export type WebhookEventType = t.TypeOf<typeof WebhookEventType>;
@@ -38,7 +39,10 @@ const isWebhookId = (u: unknown): u is t.Branded<string, WebhookIdBrand> => type
 export const WebhookId = new t.Type<t.Branded<string, WebhookIdBrand>, string, unknown>(
   'WebhookId',
   isWebhookId,
-  (u, c) => (isWebhookId(u) ? t.success(u) : t.failure(u, c, `expected msg_ and 1–64 characters from A–Z a–z 0–9, got ${describeValue(u)}`)),
+  (u, c) =>
+    isWebhookId(u)
+      ? t.success(u)
+      : t.failure(u, c, `expected msg_ and 1–64 characters from A–Z a–z 0–9, got ${describeValue(u)}`),
   (id) => id,
 );
 export type WebhookId = t.TypeOf<typeof WebhookId>;
@@ -65,7 +69,11 @@ export const WebhookTimestamp = new t.Type<t.Branded<string, WebhookTimestampBra
   (u, c) =>
     isWebhookTimestamp(u)
       ? t.success(u)
-      : t.failure(u, c, `expected an RFC 3339 UTC time with milliseconds such as 2026-11-24T10:00:00.123Z, got ${describeValue(u)}`),
+      : t.failure(
+          u,
+          c,
+          `expected an RFC 3339 UTC time with milliseconds such as 2026-11-24T10:00:00.123Z, got ${describeValue(u)}`,
+        ),
   (timestamp) => timestamp,
 );
 export type WebhookTimestamp = t.TypeOf<typeof WebhookTimestamp>;
@@ -96,7 +104,11 @@ export type PlantUpdatedEvent = t.TypeOf<typeof PlantUpdatedEvent>;
 /** `plant.deleted`: `data` is `{id}` of the plant that is gone. */
 export const PlantDeletedEvent = struct(
   'PlantDeletedEvent',
-  { type: t.literal('plant.deleted'), timestamp: WebhookTimestamp, data: struct('DeletedPlant', { id: PlantId }, {}, 'strip') },
+  {
+    type: t.literal('plant.deleted'),
+    timestamp: WebhookTimestamp,
+    data: struct('DeletedPlant', { id: PlantId }, {}, 'strip'),
+  },
   {},
   'strip',
 );

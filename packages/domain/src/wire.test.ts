@@ -16,13 +16,21 @@ describe('ListQuery', () => {
   it('decodes a tag exactly as given, and refuses one that breaks the tag rules', () => {
     expect(decodeQuery({ tag: 'living room + é' })).toEqual(E.right({ limit: 100, after: 0, tag: 'living room + é' }));
     expect(decodeQuery({ tag: '' })).toEqual(invalid('tag: expected 1–100 characters, got 0'));
-    expect(decodeQuery({ tag: ['a', 'b'] })).toEqual(invalid('tag: expected a single value, got the parameter repeated'));
-    expect(ListQuery.encode({ limit: 5, after: 2, tag: 'x' } as ListQuery)).toEqual({ limit: '5', after: '2', tag: 'x' });
+    expect(decodeQuery({ tag: ['a', 'b'] })).toEqual(
+      invalid('tag: expected a single value, got the parameter repeated'),
+    );
+    expect(ListQuery.encode({ limit: 5, after: 2, tag: 'x' } as ListQuery)).toEqual({
+      limit: '5',
+      after: '2',
+      tag: 'x',
+    });
   });
 
   it('decodes limit and after at their bounds', () => {
     expect(decodeQuery({ limit: '1', after: '0' })).toEqual(E.right({ limit: 1, after: 0 }));
-    expect(decodeQuery({ limit: '1000', after: '9007199254740991' })).toEqual(E.right({ limit: 1000, after: 9007199254740991 }));
+    expect(decodeQuery({ limit: '1000', after: '9007199254740991' })).toEqual(
+      E.right({ limit: 1000, after: 9007199254740991 }),
+    );
   });
 
   it.each([
@@ -32,9 +40,18 @@ describe('ListQuery', () => {
     [{ limit: '010' }, 'limit: expected an integer from 1 to 1000, got a string "010"'],
     [{ limit: '1.5' }, 'limit: expected an integer from 1 to 1000, got a string "1.5"'],
     [{ limit: '-5' }, 'limit: expected an integer from 1 to 1000, got a string "-5"'],
-    [{ after: '-1' }, 'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "-1"'],
-    [{ after: '9007199254740992' }, 'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "9007199254740992"'],
-    [{ after: 'abc' }, 'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "abc"'],
+    [
+      { after: '-1' },
+      'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "-1"',
+    ],
+    [
+      { after: '9007199254740992' },
+      'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "9007199254740992"',
+    ],
+    [
+      { after: 'abc' },
+      'after: expected decimal digits without sign or leading zero, from 0 to 9007199254740991, got a string "abc"',
+    ],
     [{ limit: ['1', '2'] }, 'limit: expected a single value, got the parameter repeated'],
     [{ sort: 'name' }, 'sort: unknown query parameter (allowed: limit, after, tag)'],
     [{ __proto__: 'x' } as unknown as object, undefined],
@@ -54,7 +71,9 @@ describe('ListQuery', () => {
   });
 
   it('cuts long parameter names and counts unknown parameters past ten', () => {
-    expect(decodeQuery({ ['q'.repeat(300)]: '1' })).toEqual(invalid(`${'q'.repeat(64)}…: unknown query parameter (allowed: limit, after, tag)`));
+    expect(decodeQuery({ ['q'.repeat(300)]: '1' })).toEqual(
+      invalid(`${'q'.repeat(64)}…: unknown query parameter (allowed: limit, after, tag)`),
+    );
     const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${i}`, '1']));
     const result = decodeQuery(many);
     expect(E.isLeft(result) && result.left.problems.at(-1)).toBe('and 2 more unknown query parameters');
@@ -78,20 +97,27 @@ describe('ListQuery', () => {
 
 describe('ErrorBody', () => {
   it('decodes the contract’s error body', () => {
-    expect(ErrorBody.decode({ error: 404, message: 'no plant with id 7' })).toEqual(E.right({ error: 404, message: 'no plant with id 7' }));
+    expect(ErrorBody.decode({ error: 404, message: 'no plant with id 7' })).toEqual(
+      E.right({ error: 404, message: 'no plant with id 7' }),
+    );
   });
 
-  it.each([{ error: '404', message: 'x' }, { error: 404 }, { error: 99, message: 'x' }, { error: 404.5, message: 'x' }, null])(
-    'rejects %j',
-    (body) => {
-      expect(E.isLeft(ErrorBody.decode(body))).toBe(true);
-    },
-  );
+  it.each([
+    { error: '404', message: 'x' },
+    { error: 404 },
+    { error: 99, message: 'x' },
+    { error: 404.5, message: 'x' },
+    null,
+  ])('rejects %j', (body) => {
+    expect(E.isLeft(ErrorBody.decode(body))).toBe(true);
+  });
 });
 
 describe('describePlantError', () => {
   it('gives each tag its message', () => {
-    expect(describePlantError(invalidPlant(['name: required', 'extra: unknown member']))).toBe('name: required; extra: unknown member');
+    expect(describePlantError(invalidPlant(['name: required', 'extra: unknown member']))).toBe(
+      'name: required; extra: unknown member',
+    );
     expect(describePlantError(plantNotFound(7 as PlantId))).toBe('no plant with id 7');
     expect(describePlantError(idTaken(7 as PlantId))).toBe('a plant with id 7 already exists');
   });

@@ -59,7 +59,10 @@ const allowedParams = `allowed: ${Object.keys(listParams).join(', ')}`;
 export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
   'ListQuery',
   (u): u is ListQuery =>
-    typeof u === 'object' && u !== null && PageLimit.is((u as ListQuery).limit) && ListCursorFromString.is((u as ListQuery).after),
+    typeof u === 'object' &&
+    u !== null &&
+    PageLimit.is((u as ListQuery).limit) &&
+    ListCursorFromString.is((u as ListQuery).after),
   (u, c) => {
     if (typeof u !== 'object' || u === null) return t.failure(u, c, `expected a query string, got ${describeValue(u)}`);
     const input = u as ListQueryInput;
@@ -73,7 +76,8 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
       if (value === undefined) continue;
       const context = t.appendContext(c, key, t.string, value);
       if (!Object.hasOwn(listParams, key)) {
-        if (++strangers <= MAX_NAMED_UNKNOWN) errors.push({ value, context, message: `unknown query parameter (${allowedParams})` });
+        if (++strangers <= MAX_NAMED_UNKNOWN)
+          errors.push({ value, context, message: `unknown query parameter (${allowedParams})` });
       } else if (typeof value !== 'string') {
         errors.push({ value, context, message: 'expected a single value, got the parameter repeated' });
       } else {
@@ -83,9 +87,16 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
       }
     }
     if (strangers > MAX_NAMED_UNKNOWN) {
-      errors.push({ value: input, context: c, message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters` });
+      errors.push({
+        value: input,
+        context: c,
+        message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters`,
+      });
     }
     return errors.length > 0 ? t.failures(errors) : t.success(output);
   },
-  ({ limit, after, tag }) => (tag === undefined ? { limit: String(limit), after: String(after) } : { limit: String(limit), after: String(after), tag }),
+  ({ limit, after, tag }) =>
+    tag === undefined
+      ? { limit: String(limit), after: String(after) }
+      : { limit: String(limit), after: String(after), tag },
 );

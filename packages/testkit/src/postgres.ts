@@ -127,7 +127,9 @@ export const describePostgres = (name: string, fn: () => void): void => {
   } else {
     if (!skipNoticePrinted) {
       skipNoticePrinted = true;
-      console.log(`PostgreSQL tests skipped: no PostgreSQL reachable at ${redact(pgTestUrl)} (set PG_TEST_URL; CI=true fails instead)`);
+      console.log(
+        `PostgreSQL tests skipped: no PostgreSQL reachable at ${redact(pgTestUrl)} (set PG_TEST_URL; CI=true fails instead)`,
+      );
     }
     describe.skip(name, fn);
   }

@@ -10,7 +10,11 @@ const vitestBin = join(packageRoot, 'node_modules', 'vitest', 'vitest.mjs');
 /** Runs the fixture in a child vitest, PostgreSQL "configured" at a port where nothing listens. */
 const runFixture = (ci: boolean): Promise<{ code: number; output: string }> =>
   new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, PG_TEST_URL: 'postgres://postgres@127.0.0.1:1/test', NO_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PG_TEST_URL: 'postgres://postgres@127.0.0.1:1/test',
+      NO_COLOR: '1',
+    };
     delete env['VITEST'];
     delete env['VITEST_POOL_ID'];
     delete env['VITEST_WORKER_ID'];
@@ -31,7 +35,9 @@ describe('describePostgres without a reachable PostgreSQL', () => {
   it('skips the block outside CI, saying so in one line', async () => {
     const { code, output } = await runFixture(false);
     expect(code).toBe(0);
-    expect(output.match(/PostgreSQL tests skipped: no PostgreSQL reachable at postgres:\/\/postgres@127\.0\.0\.1:1\/test/g)).toHaveLength(1);
+    expect(
+      output.match(/PostgreSQL tests skipped: no PostgreSQL reachable at postgres:\/\/postgres@127\.0\.0\.1:1\/test/g),
+    ).toHaveLength(1);
     expect(output).toMatch(/1 passed/);
     expect(output).toMatch(/1 skipped/);
   });

@@ -32,11 +32,13 @@ import {
  * (no lone surrogates), which a pattern cannot say, is the `well-formed` format below.
  */
 const notControl = '[^\\u0000-\\u001F\\u007F]';
-const notControlNorSpace = '[^\\u0000-\\u0020\\u007F\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
+const notControlNorSpace =
+  '[^\\u0000-\\u0020\\u007F\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
 export const TEXT_PATTERN = `^${notControl}*${notControlNorSpace}${notControl}*$`;
 const LONE_SURROGATE = /\p{Cs}/u;
 
-const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength, pattern: TEXT_PATTERN, format: 'well-formed' }) as const;
+const text = (maxLength: number) =>
+  ({ type: 'string', minLength: 1, maxLength, pattern: TEXT_PATTERN, format: 'well-formed' }) as const;
 const plantId = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 const createBody = {
@@ -110,7 +112,8 @@ const describeValidation = (error: FastifyError): string => {
         case 'not':
           return `${path}: cannot be changed: a plant keeps its id (the one in the path)`;
         case 'pattern':
-          if (params['pattern'] === TEXT_PATTERN) return `${path}: expected at least one non-whitespace character and no control characters`;
+          if (params['pattern'] === TEXT_PATTERN)
+            return `${path}: expected at least one non-whitespace character and no control characters`;
           break;
         case 'format':
           return `${path}: ${FORMAT_MESSAGES[String(params['format'])] ?? issue.message ?? 'invalid'}`;
@@ -141,7 +144,8 @@ export const createFastifyApp = (token: string, store: PeerStore): FastifyInstan
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.validation !== undefined) return reply.code(400).send(errorBody(400, describeValidation(error)));
-    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    const status =
+      error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     return reply.code(status).send(errorBody(status, status === 500 ? 'internal error' : error.message));
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody(404, 'no such route')));
@@ -153,12 +157,17 @@ export const createFastifyApp = (token: string, store: PeerStore): FastifyInstan
   app.get('/readyz', async () => ({ status: 'ok' }));
 
   const checkBearer = createBearerCheck(token);
-  const notFound = (reply: FastifyReply, id: number): FastifyReply => reply.code(404).send(errorBody(404, `no plant with id ${id}`));
+  const notFound = (reply: FastifyReply, id: number): FastifyReply =>
+    reply.code(404).send(errorBody(404, `no plant with id ${id}`));
 
   app.register(async (plants) => {
     plants.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const denial = checkBearer(request.headers.authorization);
-      if (denial !== undefined) return reply.code(denial.status).header('www-authenticate', denial.wwwAuthenticate).send(errorBody(denial.status, denial.message));
+      if (denial !== undefined)
+        return reply
+          .code(denial.status)
+          .header('www-authenticate', denial.wwwAuthenticate)
+          .send(errorBody(denial.status, denial.message));
     });
 
     plants.post<{ Body: NewPlant }>(
@@ -166,7 +175,13 @@ export const createFastifyApp = (token: string, store: PeerStore): FastifyInstan
       {
         schema: {
           body: createBody,
-          response: { 201: { type: 'object', properties: { name: { type: 'string' }, tag: { type: 'string' } }, required: ['name'] } },
+          response: {
+            201: {
+              type: 'object',
+              properties: { name: { type: 'string' }, tag: { type: 'string' } },
+              required: ['name'],
+            },
+          },
         },
       },
       async (request, reply) => {
@@ -193,10 +208,14 @@ export const createFastifyApp = (token: string, store: PeerStore): FastifyInstan
       },
     );
 
-    plants.get<{ Params: IdParams }>('/plants/:id', { schema: { params: idParams, response: { 200: plantSchema } } }, async (request, reply) => {
-      const id = Number(request.params.id);
-      return (await store.get(id)) ?? notFound(reply, id);
-    });
+    plants.get<{ Params: IdParams }>(
+      '/plants/:id',
+      { schema: { params: idParams, response: { 200: plantSchema } } },
+      async (request, reply) => {
+        const id = Number(request.params.id);
+        return (await store.get(id)) ?? notFound(reply, id);
+      },
+    );
 
     plants.delete<{ Params: IdParams }>('/plants/:id', { schema: { params: idParams } }, async (request, reply) => {
       const id = Number(request.params.id);
@@ -206,7 +225,11 @@ export const createFastifyApp = (token: string, store: PeerStore): FastifyInstan
     // PATCH takes JSON Merge Patch besides application/json: the parser is added in a context of
     // its own, so that a create in that media type still gets 415.
     plants.register(async (patching) => {
-      patching.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, patching.getDefaultJsonParser('error', 'error'));
+      patching.addContentTypeParser(
+        'application/merge-patch+json',
+        { parseAs: 'string' },
+        patching.getDefaultJsonParser('error', 'error'),
+      );
       patching.patch<{ Params: IdParams; Body: PlantChanges }>(
         '/plants/:id',
         { schema: { params: idParams, body: patchBody, response: { 200: plantSchema } } },

@@ -32,9 +32,12 @@ import { openSqlitePlants } from './sqlite-plants.js';
 
 /** Why a value is not a text of 1…max characters by the contract's rules, or undefined. */
 const textError = (value: unknown, max: number): string | undefined =>
-  typeof value === 'string' ? textProblem(value, max) : `expected a string, got ${value === null ? 'null' : typeof value}`;
+  typeof value === 'string'
+    ? textProblem(value, max)
+    : `expected a string, got ${value === null ? 'null' : typeof value}`;
 
-const isObject = (body: unknown): body is Readonly<Record<string, unknown>> => typeof body === 'object' && body !== null && !Array.isArray(body);
+const isObject = (body: unknown): body is Readonly<Record<string, unknown>> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body);
 
 const invalid = (problems: readonly string[]): Checked<never> => ({ ok: false, problems });
 
@@ -42,15 +45,22 @@ const invalid = (problems: readonly string[]): Checked<never> => ({ ok: false, p
 export const checkCreate = (body: unknown): Checked<NewPlant> => {
   if (!isObject(body)) return invalid(['body: expected a JSON object']);
   const problems: string[] = [];
-  for (const key of Object.keys(body)) if (key !== 'name' && key !== 'tag' && key !== 'id') problems.push(`body.${key}: unknown member (allowed: name, tag, id)`);
+  for (const key of Object.keys(body))
+    if (key !== 'name' && key !== 'tag' && key !== 'id')
+      problems.push(`body.${key}: unknown member (allowed: name, tag, id)`);
   const { name, tag, id } = body;
   const nameProblem = name === undefined ? 'required' : textError(name, MAX_NAME_LENGTH);
   if (nameProblem !== undefined) problems.push(`body.name: ${nameProblem}`);
   const tagProblem = tag === undefined ? undefined : textError(tag, MAX_TAG_LENGTH);
   if (tagProblem !== undefined) problems.push(`body.tag: ${tagProblem}`);
-  if (id !== undefined && !(typeof id === 'number' && Number.isSafeInteger(id) && id >= 1)) problems.push(`body.id: expected an integer from 1 to ${Number.MAX_SAFE_INTEGER}`);
+  if (id !== undefined && !(typeof id === 'number' && Number.isSafeInteger(id) && id >= 1))
+    problems.push(`body.id: expected an integer from 1 to ${Number.MAX_SAFE_INTEGER}`);
   if (problems.length > 0) return invalid(problems);
-  const plant: NewPlant = { name: name as string, ...(tag === undefined ? {} : { tag: tag as string }), ...(id === undefined ? {} : { id: id as number }) };
+  const plant: NewPlant = {
+    name: name as string,
+    ...(tag === undefined ? {} : { tag: tag as string }),
+    ...(id === undefined ? {} : { id: id as number }),
+  };
   return { ok: true, value: plant };
 };
 
@@ -68,7 +78,10 @@ export const checkPatch = (body: unknown): Checked<PlantChanges> => {
   const tagProblem = tag === undefined || tag === null ? undefined : textError(tag, MAX_TAG_LENGTH);
   if (tagProblem !== undefined) problems.push(`body.tag: ${tagProblem}`);
   if (problems.length > 0) return invalid(problems);
-  const changes: PlantChanges = { ...(name === undefined ? {} : { name: name as string }), ...(tag === undefined ? {} : { tag: tag as string | null }) };
+  const changes: PlantChanges = {
+    ...(name === undefined ? {} : { name: name as string }),
+    ...(tag === undefined ? {} : { tag: tag as string | null }),
+  };
   return { ok: true, value: changes };
 };
 
@@ -81,15 +94,19 @@ export interface ListRequest {
 }
 
 /** The list query (a repeated parameter arrives as an array): `limit` 1…1000 (100), `after` (0), `tag`. */
-export const checkList = (query: Readonly<Record<string, string | readonly string[] | undefined>>): Checked<ListRequest> => {
+export const checkList = (
+  query: Readonly<Record<string, string | readonly string[] | undefined>>,
+): Checked<ListRequest> => {
   const problems: string[] = [];
   for (const key of Object.keys(query)) {
     if (!LIST_PARAMS.has(key)) problems.push(`query.${key}: unknown query parameter (allowed: limit, after, tag)`);
-    else if (typeof query[key] !== 'string') problems.push(`query.${key}: expected a single value, got the parameter repeated`);
+    else if (typeof query[key] !== 'string')
+      problems.push(`query.${key}: expected a single value, got the parameter repeated`);
   }
   const { limit, after, tag } = query;
   if (typeof limit === 'string' && !LIMIT.test(limit)) problems.push('query.limit: expected an integer from 1 to 1000');
-  if (typeof after === 'string' && !isCursor(after)) problems.push(`query.after: expected an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
+  if (typeof after === 'string' && !isCursor(after))
+    problems.push(`query.after: expected an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
   const tagProblem = typeof tag === 'string' ? textProblem(tag, MAX_TAG_LENGTH) : undefined;
   if (tagProblem !== undefined) problems.push(`query.tag: ${tagProblem}`);
   if (problems.length > 0) return invalid(problems);
@@ -132,13 +149,22 @@ export const createKoaMinimalPeer: PeerFactory = async ({ token, database }) => 
     ctx.set('www-authenticate', denial.wwwAuthenticate);
     fail(ctx, denial.status, denial.message);
   });
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: String(MAX_BODY_BYTES), strict: true, extendTypes: { json: ['application/merge-patch+json'] } }));
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: String(MAX_BODY_BYTES),
+      strict: true,
+      extendTypes: { json: ['application/merge-patch+json'] },
+    }),
+  );
 
-  const withId = (handler: (ctx: Context, id: number) => void): ((ctx: Context) => void) => (ctx) => {
-    const id = idFromPath((ctx.params as { readonly id: string }).id);
-    if (id === undefined) fail(ctx, 400, `id: ${ID_PATH_PROBLEM}`);
-    else handler(ctx, id);
-  };
+  const withId =
+    (handler: (ctx: Context, id: number) => void): ((ctx: Context) => void) =>
+    (ctx) => {
+      const id = idFromPath((ctx.params as { readonly id: string }).id);
+      if (id === undefined) fail(ctx, 400, `id: ${ID_PATH_PROBLEM}`);
+      else handler(ctx, id);
+    };
   const notFound = (ctx: Context, id: number): void => fail(ctx, 404, `no plant with id ${id}`);
 
   router.get('/healthz', (ctx) => {
@@ -185,7 +211,8 @@ export const createKoaMinimalPeer: PeerFactory = async ({ token, database }) => 
   router.patch(
     '/plants/:id',
     withId((ctx, id) => {
-      if (!ctx.is('application/json', 'application/merge-patch+json')) return fail(ctx, 415, 'expected Content-Type: application/merge-patch+json or application/json');
+      if (!ctx.is('application/json', 'application/merge-patch+json'))
+        return fail(ctx, 415, 'expected Content-Type: application/merge-patch+json or application/json');
       const checked = checkPatch(ctx.request.body);
       if (!checked.ok) return fail(ctx, 400, checked.problems.join('; '));
       const plant = store.update(id, checked.value);

@@ -20,8 +20,17 @@ const database = process.env['PEER_DATABASE'];
 const port = Number(process.env['PORT'] ?? '0');
 const host = process.env['HOST'] ?? '127.0.0.1';
 const factory = PEERS[name];
-if (factory === undefined || token === undefined || token === '' || database === undefined || database === '' || !Number.isInteger(port)) {
-  throw new TypeError(`peer-main: PEER (one of ${Object.keys(PEERS).join(', ')}), PEER_TOKEN, PEER_DATABASE and an integer PORT are required`);
+if (
+  factory === undefined ||
+  token === undefined ||
+  token === '' ||
+  database === undefined ||
+  database === '' ||
+  !Number.isInteger(port)
+) {
+  throw new TypeError(
+    `peer-main: PEER (one of ${Object.keys(PEERS).join(', ')}), PEER_TOKEN, PEER_DATABASE and an integer PORT are required`,
+  );
 }
 
 const peer = await factory({ token, database });

@@ -36,7 +36,8 @@ export interface PlantRow {
 }
 
 /** An absent tag is omitted from responses, never `null` (docs/reference/api.md). */
-export const toRecord = (row: PlantRow): PlantRecord => (row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag });
+export const toRecord = (row: PlantRow): PlantRecord =>
+  row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
 
 export interface NewPlant {
   readonly id?: number;
@@ -76,12 +77,16 @@ export interface SyncPeerStore extends PeerStore {
 }
 
 /** A request part as checked by hand: the value, or every problem it has, each naming its field. */
-export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: readonly string[] };
+export type Checked<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: readonly string[] };
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** `{"error": <status>, "message": …}`, the body of every error response. */
-export const errorBody = (status: number, message: string): { readonly error: number; readonly message: string } => ({ error: status, message });
+export const errorBody = (status: number, message: string): { readonly error: number; readonly message: string } => ({
+  error: status,
+  message,
+});
 
 /** The `{id}` path segment: decimal digits, no sign, no leading zero, 1 … 2^53−1. */
 export const ID_SEGMENT = /^[1-9][0-9]{0,15}$/;

@@ -12,7 +12,8 @@ interface Row {
 }
 
 /** int8 arrives as a string; every id is within 2^53−1, so a Number holds it exactly. */
-const plantOf = (row: Row): ReturnType<typeof toRecord> => toRecord({ id: Number(row.id), name: row.name, tag: row.tag } satisfies PlantRow);
+const plantOf = (row: Row): ReturnType<typeof toRecord> =>
+  toRecord({ id: Number(row.id), name: row.name, tag: row.tag } satisfies PlantRow);
 
 /**
  * The PostgreSQL store of the `fastify-postgres` peer, as porsager `postgres` users write one: a
@@ -35,7 +36,9 @@ export const openPostgresPlants = async (url: string): Promise<PeerStore> => {
   return {
     create: async ({ id, name, tag }: NewPlant) => {
       if (id !== undefined) {
-        const rows = await sql<Row[]>`INSERT INTO ${table} (id, name, tag) VALUES (${id}, ${name}, ${tag ?? null}) ON CONFLICT (id) DO NOTHING RETURNING id`;
+        const rows = await sql<
+          Row[]
+        >`INSERT INTO ${table} (id, name, tag) VALUES (${id}, ${name}, ${tag ?? null}) ON CONFLICT (id) DO NOTHING RETURNING id`;
         return rows.length === 1 ? id : undefined;
       }
       for (;;) {
@@ -59,7 +62,9 @@ export const openPostgresPlants = async (url: string): Promise<PeerStore> => {
     list: async (limit, after, tag) =>
       (tag === undefined
         ? await sql<Row[]>`SELECT id, name, tag FROM ${table} WHERE id > ${after} ORDER BY id LIMIT ${limit}`
-        : await sql<Row[]>`SELECT id, name, tag FROM ${table} WHERE tag = ${tag} AND id > ${after} ORDER BY id LIMIT ${limit}`
+        : await sql<
+            Row[]
+          >`SELECT id, name, tag FROM ${table} WHERE tag = ${tag} AND id > ${after} ORDER BY id LIMIT ${limit}`
       ).map(plantOf),
     close: () => sql.end({ timeout: 5 }),
   };

@@ -18,7 +18,9 @@ export const openSqlitePlants = (file: string): SyncPeerStore => {
     CREATE INDEX IF NOT EXISTS plants_tag_id ON plants (tag, id) WHERE tag IS NOT NULL;
   `);
 
-  const insert = db.prepare<[number, string, string | null]>('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING');
+  const insert = db.prepare<[number, string, string | null]>(
+    'INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+  );
   const maxId = db.prepare<[], { readonly max: number }>('SELECT coalesce(max(id), 0) AS max FROM plants');
   const insertNext = db.transaction((name: string, tag: string | null): number => {
     const id = (maxId.get() as { readonly max: number }).max + 1;
@@ -31,8 +33,12 @@ export const openSqlitePlants = (file: string): SyncPeerStore => {
     'UPDATE plants SET name = coalesce(@name, name), tag = CASE WHEN @keepTag = 1 THEN tag ELSE @tag END WHERE id = @id RETURNING id, name, tag',
   );
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
-  const page = db.prepare<[number, number], PlantRow>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?');
-  const tagPage = db.prepare<[string, number, number], PlantRow>('SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?');
+  const page = db.prepare<[number, number], PlantRow>(
+    'SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?',
+  );
+  const tagPage = db.prepare<[string, number, number], PlantRow>(
+    'SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?',
+  );
 
   return {
     create: ({ id, name, tag }: NewPlant) => {
@@ -48,7 +54,8 @@ export const openSqlitePlants = (file: string): SyncPeerStore => {
       return row === undefined ? undefined : toRecord(row);
     },
     remove: (id) => remove.run(id).changes === 1,
-    list: (limit, after, tag) => (tag === undefined ? page.all(after, limit) : tagPage.all(tag, after, limit)).map(toRecord),
+    list: (limit, after, tag) =>
+      (tag === undefined ? page.all(after, limit) : tagPage.all(tag, after, limit)).map(toRecord),
     close: () => {
       db.close();
     },

@@ -2,7 +2,13 @@ import type { RateLimitConfig } from '../config.js';
 import type { StoreLocation } from '../config/store-location.js';
 import type { Logger } from '../logger.js';
 import { createClusterBackend, createMemoryBackend } from '../rate-limit/local-backends.js';
-import { createRateLimiter, DEFAULT_STORE_TIMEOUT_MS, rateLimitPolicy, type RateLimiter, type RateLimiterHooks } from '../rate-limit/rate-limiter.js';
+import {
+  createRateLimiter,
+  DEFAULT_STORE_TIMEOUT_MS,
+  rateLimitPolicy,
+  type RateLimiter,
+  type RateLimiterHooks,
+} from '../rate-limit/rate-limiter.js';
 
 export interface OpenRateLimiterOptions extends RateLimiterHooks {
   readonly config: RateLimitConfig;
@@ -29,7 +35,8 @@ export const openRateLimiter = async (options: OpenRateLimiterOptions): Promise<
         return createClusterBackend(policy, timeoutMs);
       case 'postgres': {
         const location = options.storeLocation;
-        if (location.kind !== 'postgres') throw new TypeError('RATE_LIMIT_STORE=postgres needs a postgres:// DATABASE_URL');
+        if (location.kind !== 'postgres')
+          throw new TypeError('RATE_LIMIT_STORE=postgres needs a postgres:// DATABASE_URL');
         const { openPostgresRateLimiter } = await import('./postgres/rate-limiter.js');
         return openPostgresRateLimiter({ url: location.url, policy, timeoutMs });
       }

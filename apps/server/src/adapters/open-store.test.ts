@@ -28,7 +28,10 @@ describe('openStore', () => {
     await first.close();
     const second = await openStore({ kind: 'sqlite', file });
     try {
-      expect(await second.plants.get(3 as never)()).toEqual({ _tag: 'Right', right: { plant: { id: 3, name: 'kept' }, version: expect.any(Number) } });
+      expect(await second.plants.get(3 as never)()).toEqual({
+        _tag: 'Right',
+        right: { plant: { id: 3, name: 'kept' }, version: expect.any(Number) },
+      });
     } finally {
       await second.close();
     }
@@ -51,17 +54,25 @@ describe('openStore with a PostgreSQL location and the pool options', () => {
     [{ acquireTimeoutMs: 0 }, /acquireTimeoutMs must be an integer from 1 to 600000, got 0/],
     [{ statementTimeoutMs: 1.5 }, /statementTimeoutMs must be an integer from 1 to 3600000, got 1.5/],
   ])('passes %j on to the PostgreSQL adapter', async (options, message) => {
-    await expect(openStore({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' }, options)).rejects.toThrow(message);
+    await expect(openStore({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' }, options)).rejects.toThrow(
+      message,
+    );
   });
 
   it('leaves them out of a SQLite store: values PostgreSQL refuses still open a working store', async () => {
     // Were the pool options checked or passed on for SQLite too, opening would reject as above.
-    const opening = openStore({ kind: 'sqlite', file: join(dir, 'pool-options.db') }, { poolSize: 0, acquireTimeoutMs: 0, statementTimeoutMs: 0 });
+    const opening = openStore(
+      { kind: 'sqlite', file: join(dir, 'pool-options.db') },
+      { poolSize: 0, acquireTimeoutMs: 0, statementTimeoutMs: 0 },
+    );
     await expect(opening).resolves.toBeDefined();
     const store = await opening;
     try {
       const created = await store.plants.create({ id: 5, name: 'no pool here' } as never)();
-      expect(created).toEqual({ _tag: 'Right', right: { plant: { id: 5, name: 'no pool here' }, version: expect.any(Number) } });
+      expect(created).toEqual({
+        _tag: 'Right',
+        right: { plant: { id: 5, name: 'no pool here' }, version: expect.any(Number) },
+      });
       expect(await store.plants.get(5 as never)()).toEqual(created);
     } finally {
       await store.close();
@@ -76,7 +87,10 @@ describePostgres('openStore with a PostgreSQL location', () => {
       const store = await openStore({ kind: 'postgres', url: pg.url }, { synchronous: 'FULL' });
       try {
         const created = await store.plants.create({ id: 11, name: 'in postgres' } as never)();
-        expect(created).toEqual({ _tag: 'Right', right: { plant: { id: 11, name: 'in postgres' }, version: expect.any(Number) } });
+        expect(created).toEqual({
+          _tag: 'Right',
+          right: { plant: { id: 11, name: 'in postgres' }, version: expect.any(Number) },
+        });
         expect(await store.plants.get(11 as never)()).toEqual(created);
       } finally {
         await store.close();
@@ -89,7 +103,10 @@ describePostgres('openStore with a PostgreSQL location', () => {
   it('opens it with the pool options set', async () => {
     const pg = await freshPostgresUrl();
     try {
-      const store = await openStore({ kind: 'postgres', url: pg.url }, { poolSize: 2, acquireTimeoutMs: 2000, statementTimeoutMs: 3000 });
+      const store = await openStore(
+        { kind: 'postgres', url: pg.url },
+        { poolSize: 2, acquireTimeoutMs: 2000, statementTimeoutMs: 3000 },
+      );
       try {
         expect(await store.plants.ping()()).toEqual({ _tag: 'Right', right: undefined });
       } finally {

@@ -33,7 +33,8 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
     const { openPostgresStore } = await import('./postgres/open.js');
-    const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs, idempotencyTtlSeconds } = options;
+    const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs, idempotencyTtlSeconds } =
+      options;
     return openPostgresStore({
       url: location.url,
       ...(logger === undefined ? {} : { logger }),

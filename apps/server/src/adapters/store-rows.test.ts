@@ -12,11 +12,14 @@ describe('countFromRow', () => {
     expect(countFromRow({ n: 0 })).toEqual({ _tag: 'Right', right: 0 });
   });
 
-  it.each([[{ n: '3' }], [{ n: 1.5 }], [undefined]])('refuses %j as StoreUnavailable about a count, not a table', (row) => {
-    const result = countFromRow(row);
-    expect(result).toMatchObject({ _tag: 'Left', left: { _tag: 'StoreUnavailable' } });
-    expect(causeMessage(result)).toMatch(/^a count does not decode: /);
-  });
+  it.each([[{ n: '3' }], [{ n: 1.5 }], [undefined]])(
+    'refuses %j as StoreUnavailable about a count, not a table',
+    (row) => {
+      const result = countFromRow(row);
+      expect(result).toMatchObject({ _tag: 'Left', left: { _tag: 'StoreUnavailable' } });
+      expect(causeMessage(result)).toMatch(/^a count does not decode: /);
+    },
+  );
 });
 
 describe('decodeEach', () => {
@@ -63,7 +66,14 @@ describe('tokenRowDecoders', () => {
   };
 
   it('turns decoded columns into a record, with or without the hash', () => {
-    const record = { id: 'tok_1', name: 'ci', scopes: ['plants:read'], createdAt: new Date(5), expiresAt: null, revokedAt: null };
+    const record = {
+      id: 'tok_1',
+      name: 'ci',
+      scopes: ['plants:read'],
+      createdAt: new Date(5),
+      expiresAt: null,
+      revokedAt: null,
+    };
     expect(tokenFromRow(row)).toEqual({ _tag: 'Right', right: { ...record, hash: new Uint8Array([1, 2]) } });
     const listed = tokenRecordFromRow(row);
     expect(listed).toEqual({ _tag: 'Right', right: record });

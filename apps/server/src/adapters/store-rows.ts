@@ -3,7 +3,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import type { SavedCreate } from '../idempotency/replay.js';
-import { storeUnavailable, type PlantVersion, type StoreUnavailable, type VersionedPlant } from '../ports/plant-store.js';
+import {
+  storeUnavailable,
+  type PlantVersion,
+  type StoreUnavailable,
+  type VersionedPlant,
+} from '../ports/plant-store.js';
 import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
 
 /**
@@ -82,7 +87,9 @@ export const countFromRow = (row: unknown): E.Either<StoreUnavailable, number> =
   pipe(
     CountRow.decode(row),
     E.map((r) => r.n),
-    E.mapLeft((errors) => storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`))),
+    E.mapLeft((errors) =>
+      storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`)),
+    ),
   );
 
 const isVersion = (u: unknown): u is PlantVersion => typeof u === 'number' && Number.isSafeInteger(u) && u >= 0;
@@ -126,7 +133,10 @@ export const versionedPlantDecoder =
     );
   };
 
-const SavedColumns = t.type({ request: t.string, status: t.union([t.literal(201), t.literal(409)]) }, 'IdempotencyKeyRow');
+const SavedColumns = t.type(
+  { request: t.string, status: t.union([t.literal(201), t.literal(409)]) },
+  'IdempotencyKeyRow',
+);
 
 /** The name and tag of a canonical request (`[id, name, tag]`, see idempotency/canonical-request.ts). */
 const RequestFields = t.tuple([t.unknown, t.string, t.union([t.string, t.null])], 'CanonicalRequest');

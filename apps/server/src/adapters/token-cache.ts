@@ -58,4 +58,5 @@ export class TokenCache {
 }
 
 /** The cache key of a token hash. */
-export const tokenCacheKey = (hash: Uint8Array): string => Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('base64');
+export const tokenCacheKey = (hash: Uint8Array): string =>
+  Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('base64');

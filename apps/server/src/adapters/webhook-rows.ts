@@ -25,7 +25,8 @@ const OptionalText = t.union([t.string, t.null]);
 /** Space-separated event types; NULL (every type) stays null. */
 const EventList = new t.Type<readonly EventType[] | null, string | null, unknown>(
   'EventList',
-  (u): u is readonly EventType[] | null => u === null || (Array.isArray(u) && u.every((s) => typeof s === 'string' && isEventType(s))),
+  (u): u is readonly EventType[] | null =>
+    u === null || (Array.isArray(u) && u.every((s) => typeof s === 'string' && isEventType(s))),
   (u, c) => {
     if (u === null) return t.success(null);
     if (typeof u !== 'string') return t.failure(u, c, 'expected the event types as text');
@@ -38,7 +39,10 @@ const EventList = new t.Type<readonly EventType[] | null, string | null, unknown
 const Status = new t.Type<DeliveryStatus, string, unknown>(
   'DeliveryStatus',
   (u): u is DeliveryStatus => typeof u === 'string' && isDeliveryStatus(u),
-  (u, c) => (typeof u === 'string' && isDeliveryStatus(u) ? t.success(u) : t.failure(u, c, 'expected pending, delivered or failed')),
+  (u, c) =>
+    typeof u === 'string' && isDeliveryStatus(u)
+      ? t.success(u)
+      : t.failure(u, c, 'expected pending, delivered or failed'),
   (s) => s,
 );
 
@@ -131,7 +135,8 @@ export const claimFromRow =
     const decoded = ClaimRow.decode(row);
     if (E.isLeft(decoded)) return E.left(rowProblem('webhook_deliveries', decoded.left));
     const r = decoded.right;
-    const previousSigns = r.previous_secret !== null && r.rotated_at !== null && now - r.rotated_at < PREVIOUS_SECRET_MS;
+    const previousSigns =
+      r.previous_secret !== null && r.rotated_at !== null && now - r.rotated_at < PREVIOUS_SECRET_MS;
     return E.right({
       id: r.id,
       eventId: r.event_id,
@@ -145,12 +150,17 @@ export const claimFromRow =
 
 const BacklogRow = t.type({ pending: t.number, oldest: OptionalMillis }, 'BacklogRow');
 
-export const backlogFromRow = (now: number) => (row: unknown): E.Either<StoreUnavailable, { pending: number; oldestAgeSeconds: number }> => {
-  const decoded = BacklogRow.decode(row);
-  if (E.isLeft(decoded)) return E.left(rowProblem('webhook_deliveries', decoded.left));
-  const { pending, oldest } = decoded.right;
-  return E.right({ pending, oldestAgeSeconds: oldest === null || pending === 0 ? 0 : Math.max(0, (now - oldest) / 1000) });
-};
+export const backlogFromRow =
+  (now: number) =>
+  (row: unknown): E.Either<StoreUnavailable, { pending: number; oldestAgeSeconds: number }> => {
+    const decoded = BacklogRow.decode(row);
+    if (E.isLeft(decoded)) return E.left(rowProblem('webhook_deliveries', decoded.left));
+    const { pending, oldest } = decoded.right;
+    return E.right({
+      pending,
+      oldestAgeSeconds: oldest === null || pending === 0 ? 0 : Math.max(0, (now - oldest) / 1000),
+    });
+  };
 
 /** An event's `webhook-id`: `msg_` and 32 hex digits of a random UUID (never reused). */
 export const newEventId = (uuid: string): string => `msg_${uuid.replaceAll('-', '')}`;

@@ -41,11 +41,20 @@ export const failOnLeft = <A>(result: E.Either<{ readonly cause: unknown }, A>, 
 };
 
 const isUsageError = (err: unknown): boolean =>
-  err instanceof UsageError || ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'].includes(String((err as { code?: unknown }).code));
+  err instanceof UsageError ||
+  ['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'].includes(
+    String((err as { code?: unknown }).code),
+  );
 
 const run = async (cli: Cli, argv: readonly string[]): Promise<number> => {
   const [command, ...args] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help' || args.includes('--help')) {
+  if (
+    command === undefined ||
+    command === '--help' ||
+    command === '-h' ||
+    command === 'help' ||
+    args.includes('--help')
+  ) {
     process.stdout.write(cli.help);
     return command === undefined ? 2 : 0;
   }
@@ -61,7 +70,11 @@ const run = async (cli: Cli, argv: readonly string[]): Promise<number> => {
   const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
   // SQLite's own FULL: the commit is on disk before COMMIT returns, so a running server (which
   // does not hold its reads back for another process's commits) never sees it earlier.
-  const store = await openStore(config.storeLocation, { synchronous: config.sqliteSynchronous, syncOffEventLoop: false, logger });
+  const store = await openStore(config.storeLocation, {
+    synchronous: config.sqliteSynchronous,
+    syncOffEventLoop: false,
+    logger,
+  });
   try {
     return (await runCommand({ args, config, store, logger })) ?? 0;
   } finally {
@@ -87,7 +100,9 @@ export const runCli = async (cli: Cli, argv: readonly string[] = process.argv.sl
       process.exitCode = 1;
     } else {
       const cause = (err as { cause?: unknown }).cause;
-      process.stderr.write(`${cli.name}: ${(err as Error).message}${cause instanceof Error ? `: ${cause.message}` : ''}\n`);
+      process.stderr.write(
+        `${cli.name}: ${(err as Error).message}${cause instanceof Error ? `: ${cause.message}` : ''}\n`,
+      );
       process.exitCode = 1;
     }
   }

@@ -9,7 +9,11 @@ import * as t from 'io-ts';
  * A codec from an environment string, named `expected`: what the one-line error says the variable
  * should be. `encode` writes a value back (default String).
  */
-export const fromString = <A>(expected: string, parse: (s: string) => A | undefined, encode: (a: A) => string = String): t.Type<A, string, unknown> =>
+export const fromString = <A>(
+  expected: string,
+  parse: (s: string) => A | undefined,
+  encode: (a: A) => string = String,
+): t.Type<A, string, unknown> =>
   new t.Type<A, string, unknown>(
     expected,
     (u): u is A => u !== undefined,
@@ -29,8 +33,13 @@ export const integer = (min: number, max: number): t.Type<number, string, unknow
   });
 
 /** One of `values`, optionally compared without case (the value decoded is the one listed). */
-export const oneOf = <const K extends string>(values: readonly K[], caseInsensitive = false): t.Type<K, string, unknown> =>
-  fromString(`one of ${values.join(', ')}`, (s) => values.find((v) => (caseInsensitive ? v.toLowerCase() === s.toLowerCase() : v === s)));
+export const oneOf = <const K extends string>(
+  values: readonly K[],
+  caseInsensitive = false,
+): t.Type<K, string, unknown> =>
+  fromString(`one of ${values.join(', ')}`, (s) =>
+    values.find((v) => (caseInsensitive ? v.toLowerCase() === s.toLowerCase() : v === s)),
+  );
 
 export const boolean = fromString('true or false', (s) => (s === 'true' ? true : s === 'false' ? false : undefined));
 
@@ -38,10 +47,13 @@ export const boolean = fromString('true or false', (s) => (s === 'true' ? true :
 export const port = integer(0, 65535);
 
 /** Where a listener binds: a host name or an IP address. */
-export const hostName = fromString('a host name or IP address without spaces', (s) => (/^[^\s/]+$/.test(s) ? s : undefined));
+export const hostName = fromString('a host name or IP address without spaces', (s) =>
+  /^[^\s/]+$/.test(s) ? s : undefined,
+);
 
 /** Any text but blanks; `what` names it in the error ("a non-empty issuer"). */
-export const nonEmpty = (what: string): t.Type<string, string, unknown> => fromString(`a non-empty ${what}`, (s) => (s.trim() === '' ? undefined : s));
+export const nonEmpty = (what: string): t.Type<string, string, unknown> =>
+  fromString(`a non-empty ${what}`, (s) => (s.trim() === '' ? undefined : s));
 
 /** `s` as a URL when it is one. */
 export const parseUrl = (s: string): URL | undefined => {

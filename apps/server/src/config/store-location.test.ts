@@ -20,7 +20,15 @@ describe('parseStoreLocation', () => {
     expect(parseStoreLocation(url)).toEqual(expected);
   });
 
-  it.each(['', '   ', 'sqlite:', 'sqlite://', 'mysql://localhost/db', 'http://example.com/db', 'file://host/plants.db'])('refuses %j', (url) => {
+  it.each([
+    '',
+    '   ',
+    'sqlite:',
+    'sqlite://',
+    'mysql://localhost/db',
+    'http://example.com/db',
+    'file://host/plants.db',
+  ])('refuses %j', (url) => {
     expect(parseStoreLocation(url)).toBeUndefined();
   });
 });
@@ -28,7 +36,9 @@ describe('parseStoreLocation', () => {
 describe('StoreLocationFromUrl', () => {
   it('decodes a DATABASE_URL into its location', () => {
     expect(StoreLocationFromUrl.decode('sqlite::memory:')).toEqual(E.right({ kind: 'sqlite', file: ':memory:' }));
-    expect(StoreLocationFromUrl.decode('postgres://db/x')).toEqual(E.right({ kind: 'postgres', url: 'postgres://db/x' }));
+    expect(StoreLocationFromUrl.decode('postgres://db/x')).toEqual(
+      E.right({ kind: 'postgres', url: 'postgres://db/x' }),
+    );
   });
 
   it('fails with what DATABASE_URL expects', () => {

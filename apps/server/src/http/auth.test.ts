@@ -5,10 +5,18 @@ import { authorizationValues, readBearerToken } from './auth.js';
 
 describe('authorizationValues', () => {
   it('collects every Authorization header, in any letter case, and nothing else', () => {
-    expect(authorizationValues(['Host', 'x', 'authorization', 'Bearer a', 'X-Authorization', 'no', 'AUTHORIZATION', 'Bearer b'])).toEqual([
-      'Bearer a',
-      'Bearer b',
-    ]);
+    expect(
+      authorizationValues([
+        'Host',
+        'x',
+        'authorization',
+        'Bearer a',
+        'X-Authorization',
+        'no',
+        'AUTHORIZATION',
+        'Bearer b',
+      ]),
+    ).toEqual(['Bearer a', 'Bearer b']);
     expect(authorizationValues(['Host', 'x'])).toEqual([]);
   });
 });
@@ -20,13 +28,21 @@ describe('readBearerToken', () => {
   });
 
   it('counts no header as no credentials, with or without a query token', () => {
-    expect(readBearerToken([], false)).toEqual(E.left(missingCredentials('missing bearer token; send Authorization: Bearer <token>')));
-    expect(E.isLeft(readBearerToken([], true)) && readBearerToken([], true)).toMatchObject({ left: { _tag: 'MissingCredentials' } });
+    expect(readBearerToken([], false)).toEqual(
+      E.left(missingCredentials('missing bearer token; send Authorization: Bearer <token>')),
+    );
+    expect(E.isLeft(readBearerToken([], true)) && readBearerToken([], true)).toMatchObject({
+      left: { _tag: 'MissingCredentials' },
+    });
   });
 
   it('counts another scheme as no credentials, without echoing it', () => {
-    expect(readBearerToken(['Basic dXNlcg=='], false)).toEqual(E.left(missingCredentials('expected the Bearer authentication scheme')));
-    expect(readBearerToken(['pst_secret'], false)).toEqual(E.left(missingCredentials('expected the Bearer authentication scheme')));
+    expect(readBearerToken(['Basic dXNlcg=='], false)).toEqual(
+      E.left(missingCredentials('expected the Bearer authentication scheme')),
+    );
+    expect(readBearerToken(['pst_secret'], false)).toEqual(
+      E.left(missingCredentials('expected the Bearer authentication scheme')),
+    );
     expect(readBearerToken(['Bearerabc'], false)).toMatchObject({ left: { _tag: 'MissingCredentials' } });
   });
 
@@ -38,7 +54,9 @@ describe('readBearerToken', () => {
   );
 
   it('rejects several credentials as invalid_request', () => {
-    expect(readBearerToken(['Bearer a', 'Bearer a'], false)).toEqual(E.left(invalidAuthRequest('several Authorization headers; send exactly one')));
+    expect(readBearerToken(['Bearer a', 'Bearer a'], false)).toEqual(
+      E.left(invalidAuthRequest('several Authorization headers; send exactly one')),
+    );
     expect(readBearerToken(['Bearer a'], true)).toMatchObject({ left: { _tag: 'InvalidAuthRequest' } });
   });
 });

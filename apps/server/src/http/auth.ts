@@ -46,7 +46,11 @@ export const readBearerToken = (
   }
   if (values.length > 1) return E.left(invalidAuthRequest('several Authorization headers; send exactly one'));
   if (hasQueryToken) {
-    return E.left(invalidAuthRequest('credentials in both the Authorization header and the access_token query parameter; send only the header'));
+    return E.left(
+      invalidAuthRequest(
+        'credentials in both the Authorization header and the access_token query parameter; send only the header',
+      ),
+    );
   }
   const space = value.indexOf(' ');
   const scheme = space === -1 ? value : value.slice(0, space);
@@ -56,7 +60,8 @@ export const readBearerToken = (
   while (value.charCodeAt(start) === 0x20) start++;
   const token = space === -1 ? '' : value.slice(start);
   if (token === '') return E.left(invalidAuthRequest('empty bearer token'));
-  if (!isB64Token(token)) return E.left(invalidAuthRequest('malformed bearer token: expected the RFC 6750 b64token syntax'));
+  if (!isB64Token(token))
+    return E.left(invalidAuthRequest('malformed bearer token: expected the RFC 6750 b64token syntax'));
   return E.right(token);
 };
 
@@ -88,7 +93,8 @@ export const requireScope = (auth: Authenticator, scope: Scope, limiter?: RateLi
       // Without a limiter this check is all the rate limiting costs.
       const decision = await limiter.take(principal.right.subject);
       setRateLimitHeaders(ctx, limiter.policy, decision);
-      if (decision.kind === 'limited') return sendError(ctx, rateLimited(limiter.policy.ratePerSecond, decision.resetSeconds));
+      if (decision.kind === 'limited')
+        return sendError(ctx, rateLimited(limiter.policy.ratePerSecond, decision.resetSeconds));
     }
     ctx.state.principal = principal.right;
     return next();

@@ -12,7 +12,10 @@ describe('etagOf', () => {
       fc.property(fc.maxSafeNat(), (version) => {
         const etag = etagOf(version);
         expect(etag).toMatch(/^"[0-9a-z]{1,11}"$/);
-        expect(readConditions(withHeaders({ 'if-match': etag }))).toEqual({ _tag: 'Right', right: { ifMatch: [version] } });
+        expect(readConditions(withHeaders({ 'if-match': etag }))).toEqual({
+          _tag: 'Right',
+          right: { ifMatch: [version] },
+        });
       }),
     );
   });
@@ -23,25 +26,37 @@ describe('parseEntityTags', () => {
     ['*', 'any'],
     [' * ', 'any'],
     ['"a"', [{ weak: false, opaque: '"a"' }]],
-    ['W/"a", "b"', [{ weak: true, opaque: '"a"' }, { weak: false, opaque: '"b"' }]],
+    [
+      'W/"a", "b"',
+      [
+        { weak: true, opaque: '"a"' },
+        { weak: false, opaque: '"b"' },
+      ],
+    ],
     [', ,"a",, ', [{ weak: false, opaque: '"a"' }]],
     ['""', [{ weak: false, opaque: '""' }]],
   ])('reads %j', (value, expected) => {
     expect(parseEntityTags(value)).toEqual(expected);
   });
 
-  it.each([[''], [','], ['a'], ['"a'], ['"a" "b"'], ['*, "a"'], ['w/"a"'], ['W/ "a"'], ['"a b"'], ['"a""b"']])('refuses %j', (value) => {
-    expect(parseEntityTags(value)).toBeUndefined();
-  });
+  it.each([[''], [','], ['a'], ['"a'], ['"a" "b"'], ['*, "a"'], ['w/"a"'], ['W/ "a"'], ['"a b"'], ['"a""b"']])(
+    'refuses %j',
+    (value) => {
+      expect(parseEntityTags(value)).toBeUndefined();
+    },
+  );
 
   // The served document's pattern for If-Match / If-None-Match admits exactly what is parsed.
   it('agrees with the pattern the OpenAPI document gives', () => {
     const pattern = new RegExp(ENTITY_TAG_LIST_PATTERN, 'u');
     const piece = fc.constantFrom('"', 'W/', 'w/', '*', ',', ' ', '\t', 'a', '1', '\\', '\u00e9', '!', '#', '\u0100');
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')), (value) => {
-        expect(parseEntityTags(value) !== undefined).toBe(pattern.test(value));
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')),
+        (value) => {
+          expect(parseEntityTags(value) !== undefined).toBe(pattern.test(value));
+        },
+      ),
       { numRuns: 5000 },
     );
   });
@@ -57,13 +72,18 @@ describe('readConditions', () => {
   });
 
   it('leaves out tags that name no version of ours, and keeps * as any', () => {
-    expect(readConditions(withHeaders({ 'if-match': '"ZZ", "007", "-1", "zzzzzzzzzzzz", "1"', 'if-none-match': '*' }))).toEqual({
+    expect(
+      readConditions(withHeaders({ 'if-match': '"ZZ", "007", "-1", "zzzzzzzzzzzz", "1"', 'if-none-match': '*' })),
+    ).toEqual({
       _tag: 'Right',
       right: { ifMatch: [1], ifNoneMatch: 'any' },
     });
   });
 
   it('names the malformed header in a 400', () => {
-    expect(readConditions(withHeaders({ 'if-none-match': 'abc' }))).toMatchObject({ _tag: 'Left', left: { _tag: 'MalformedRequest', reason: expect.stringMatching(/^If-None-Match must be/) } });
+    expect(readConditions(withHeaders({ 'if-none-match': 'abc' }))).toMatchObject({
+      _tag: 'Left',
+      left: { _tag: 'MalformedRequest', reason: expect.stringMatching(/^If-None-Match must be/) },
+    });
   });
 });

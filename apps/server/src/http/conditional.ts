@@ -82,9 +82,11 @@ export const readConditions = (req: IncomingMessage): E.Either<RequestError, Wri
     const value = header(req, key);
     if (value === undefined) continue;
     const tags = parseEntityTags(value);
-    if (tags === undefined) return E.left(malformedRequest(`${name} must be * or a comma-separated list of entity tags such as "1k3" or W/"1k3"`));
+    if (tags === undefined)
+      return E.left(
+        malformedRequest(`${name} must be * or a comma-separated list of entity tags such as "1k3" or W/"1k3"`),
+      );
     condition[key === 'if-match' ? 'ifMatch' : 'ifNoneMatch'] = versions(tags, strong);
   }
   return E.right(condition);
 };
-

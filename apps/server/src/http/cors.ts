@@ -4,9 +4,24 @@ import type { AppMiddleware } from './context.js';
 /** The methods a browser may use across origins: every method of the /plants routes. */
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 /** The request headers a browser may send across origins (besides the CORS-safelisted ones). */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match'] as const;
+export const CORS_ALLOW_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-Match',
+  'If-None-Match',
+] as const;
 /** The response headers a script on an allowed origin may read (besides the CORS-safelisted ones). */
-export const CORS_EXPOSE_HEADERS = ['Location', 'Link', 'ETag', 'X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit'] as const;
+export const CORS_EXPOSE_HEADERS = [
+  'Location',
+  'Link',
+  'ETag',
+  'X-Request-Id',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'RateLimit-Policy',
+  'RateLimit',
+] as const;
 
 /**
  * CORS for exactly `origins` (CORS_ORIGINS), with @koa/cors. A request from another origin, or

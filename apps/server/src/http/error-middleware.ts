@@ -26,7 +26,11 @@ interface MatchedRoute {
  * It then writes the request's one log line (method, route, status, duration, request id) and,
  * with metrics on, counts the request.
  */
-export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => boolean, metrics?: Metrics): AppMiddleware => {
+export const createErrorMiddleware = (
+  logger: Logger,
+  isShuttingDown: () => boolean,
+  metrics?: Metrics,
+): AppMiddleware => {
   // The per-request line holds only fixed, non-secret fields (never headers, bodies or errors), so
   // it skips redaction, which costs several microseconds a line; 5xx lines (with `err`) keep it.
   const requestLog = logger.child({}, { redact: [] });
@@ -50,7 +54,13 @@ export const createErrorMiddleware = (logger: Logger, isShuttingDown: () => bool
     const route = matched === undefined ? undefined : routeTemplate(String(matched));
     const status = ctx.status;
     const ms = performance.now() - started;
-    const line = { reqId: ctx.state.requestId, method: ctx.method, route: route ?? null, status, ms: Math.round(ms * 100) / 100 };
+    const line = {
+      reqId: ctx.state.requestId,
+      method: ctx.method,
+      route: route ?? null,
+      status,
+      ms: Math.round(ms * 100) / 100,
+    };
     metrics?.requestFinished({
       method: ctx.method,
       route,

@@ -55,7 +55,9 @@ export const parseFormQuery = (raw: string): E.Either<InvalidPlant, FormQuery> =
     const eq = member.indexOf('=');
     const name = decodeComponent(eq < 0 ? member : member.slice(0, eq));
     if (name === 'percent' || name === 'utf8') {
-      problems.push(`query parameter name: ${name === 'percent' ? 'invalid percent-encoding' : 'not valid UTF-8 once decoded'}`);
+      problems.push(
+        `query parameter name: ${name === 'percent' ? 'invalid percent-encoding' : 'not valid UTF-8 once decoded'}`,
+      );
       continue;
     }
     if (eq < 0) {
@@ -64,7 +66,9 @@ export const parseFormQuery = (raw: string): E.Either<InvalidPlant, FormQuery> =
     }
     const value = decodeComponent(member.slice(eq + 1));
     if (value === 'percent' || value === 'utf8') {
-      problems.push(`${describeName(name)}: ${value === 'percent' ? 'invalid percent-encoding' : 'not valid UTF-8 once decoded'}`);
+      problems.push(
+        `${describeName(name)}: ${value === 'percent' ? 'invalid percent-encoding' : 'not valid UTF-8 once decoded'}`,
+      );
       continue;
     }
     const seen = query[name];

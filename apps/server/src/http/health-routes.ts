@@ -16,7 +16,10 @@ export interface HealthRoutesDeps {
 }
 
 /** Unauthenticated routes: the OpenAPI document, liveness and readiness. */
-export const addHealthRoutes = (router: Router<AppState>, { plants, isShuttingDown, document }: HealthRoutesDeps): void => {
+export const addHealthRoutes = (
+  router: Router<AppState>,
+  { plants, isShuttingDown, document }: HealthRoutesDeps,
+): void => {
   const openApiJson = JSON.stringify(createOpenApiDocument(document));
 
   router.get('/openapi.json', (ctx) => {

@@ -28,5 +28,7 @@ export const readIdempotencyKey = (req: IncomingMessage): E.Either<RequestError,
   }
   if (lines > 1) return malformed(`sent on ${lines} lines; send one key on one line`);
   if (value === '') return malformed('empty; send 1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -');
-  return malformed('expected 1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -, bare or in double quotes, with no parameters');
+  return malformed(
+    'expected 1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -, bare or in double quotes, with no parameters',
+  );
 };

@@ -3,14 +3,21 @@ import { MAX_PLANT_ID } from '@plant-store/domain';
 import bodyParser from 'koa-bodyparser';
 import type { AppContext, AppMiddleware } from './context.js';
 import { isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
-import { malformedBody, payloadTooLarge, requestTimeout, unsupportedMediaType, type RequestError } from './request-error.js';
+import {
+  malformedBody,
+  payloadTooLarge,
+  requestTimeout,
+  unsupportedMediaType,
+  type RequestError,
+} from './request-error.js';
 import { sendError } from './respond.js';
 import { timedOutSockets } from './timed-out.js';
 
 /** `application/json`, optionally with `charset=utf-8` (any letter case, quoted or not); nothing else. */
 const jsonMediaType = /^application\/json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
 /** The same, or `application/merge-patch+json` (RFC 7396) with the same parameters. */
-const mergePatchMediaType = /^application\/(?:merge-patch\+)?json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
+const mergePatchMediaType =
+  /^application\/(?:merge-patch\+)?json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
 
 export interface JsonBodyOptions {
   /** Accept `application/merge-patch+json` besides `application/json` (PATCH). */
@@ -32,7 +39,8 @@ interface ParserFailure {
  * decoded text is at hand only a body holding U+FFFD needs its bytes checked.
  */
 const isValidUtf8 = (decoded: string | undefined, chunks: readonly Buffer[]): boolean =>
-  (decoded !== undefined && !decoded.includes('\uFFFD')) || isUtf8(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+  (decoded !== undefined && !decoded.includes('\uFFFD')) ||
+  isUtf8(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
 
 const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestError | undefined => {
   if (typeof e !== 'object' || e === null) return undefined;
@@ -40,9 +48,11 @@ const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestE
   if (type === 'entity.too.large') return payloadTooLarge(limit);
   if (type === 'request.size.invalid') return malformedBody('request body length does not match Content-Length');
   // The client went away mid-body: nobody reads the answer, but it is no defect of ours either.
-  if (type === 'request.aborted' || code === 'ECONNRESET') return malformedBody('request body aborted before it was complete');
+  if (type === 'request.aborted' || code === 'ECONNRESET')
+    return malformedBody('request body aborted before it was complete');
   if (e instanceof SyntaxError) {
-    if (!isValidUtf8(typeof body === 'string' ? body : undefined, chunks)) return malformedBody('request body is not valid UTF-8');
+    if (!isValidUtf8(typeof body === 'string' ? body : undefined, chunks))
+      return malformedBody('request body is not valid UTF-8');
     return malformedBody(
       e.message === 'invalid JSON, only supports object and array'
         ? 'request body: expected a JSON object'
@@ -87,7 +97,10 @@ export const idLiteralProblem = (raw: string, body: unknown): string | undefined
  * `checkHeaders`, when given, runs between the 415 and the 413 checks (the create's
  * Idempotency-Key syntax goes there in the order of docs/reference/api.md); its error is answered as it is.
  */
-export const createJsonBody = (limit: number, { mergePatch = false, checkHeaders }: JsonBodyOptions = {}): AppMiddleware => {
+export const createJsonBody = (
+  limit: number,
+  { mergePatch = false, checkHeaders }: JsonBodyOptions = {},
+): AppMiddleware => {
   const mediaType = mergePatch ? mergePatchMediaType : jsonMediaType;
   const expected = mergePatch ? 'application/merge-patch+json or application/json' : 'application/json';
   const options: bodyParser.Options & { readonly onProtoPoisoning: 'ignore' } = {
@@ -108,13 +121,19 @@ export const createJsonBody = (limit: number, { mergePatch = false, checkHeaders
     const encoding = headers['content-encoding'];
     if (encoding !== undefined && encoding !== '') {
       if (encoding.trim().toLowerCase() !== 'identity') {
-        return sendError(ctx, unsupportedMediaType('compressed request bodies are not accepted; Content-Encoding must be identity'));
+        return sendError(
+          ctx,
+          unsupportedMediaType('compressed request bodies are not accepted; Content-Encoding must be identity'),
+        );
       }
       delete headers['content-encoding'];
     }
     const type = headers['content-type'];
     if (type === undefined || !mediaType.test(type)) {
-      return sendError(ctx, unsupportedMediaType(`expected Content-Type ${expected}${type === undefined ? ', got none' : ''}`));
+      return sendError(
+        ctx,
+        unsupportedMediaType(`expected Content-Type ${expected}${type === undefined ? ', got none' : ''}`),
+      );
     }
     const headerProblem = checkHeaders?.(ctx);
     if (headerProblem !== undefined) return sendError(ctx, headerProblem);
@@ -140,7 +159,8 @@ export const createJsonBody = (limit: number, { mergePatch = false, checkHeaders
       req.off('data', keep);
     }
     const raw = (ctx.request as { rawBody?: unknown }).rawBody;
-    if (typeof raw !== 'string' || raw === '') return sendError(ctx, malformedBody('request body is empty; expected a JSON object'));
+    if (typeof raw !== 'string' || raw === '')
+      return sendError(ctx, malformedBody('request body is empty; expected a JSON object'));
     if (!isValidUtf8(raw, chunks)) return sendError(ctx, malformedBody('request body is not valid UTF-8'));
     const idProblem = idLiteralProblem(raw, ctx.request.body);
     if (idProblem !== undefined) ctx.state.bodyProblems = [idProblem];

@@ -4,30 +4,56 @@ import { idLiteralProblem } from './json-body.js';
 import { isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
 
 describe('isIntegerLiteral', () => {
-  it.each(['0', '-0', '1', '-1', '1.0', '7e0', '1E2', '1.5e1', '0.1e1', '1e+3', '10e-1', '1200e-2', '0.0', '0e-5', '0.000e-400', '9007199254740991', '1e400', '123.4560000e3'])(
-    '%s is an integer',
-    (literal) => expect(isIntegerLiteral(literal)).toBe(true),
-  );
+  it.each([
+    '0',
+    '-0',
+    '1',
+    '-1',
+    '1.0',
+    '7e0',
+    '1E2',
+    '1.5e1',
+    '0.1e1',
+    '1e+3',
+    '10e-1',
+    '1200e-2',
+    '0.0',
+    '0e-5',
+    '0.000e-400',
+    '9007199254740991',
+    '1e400',
+    '123.4560000e3',
+  ])('%s is an integer', (literal) => expect(isIntegerLiteral(literal)).toBe(true));
 
-  it.each(['5.0000000000000001', '9007199254740990.9999999', '1e-400', '1.5', '-0.5', '10e-2', '1.25e1', '123456789.00000000001', '1e-99999999999999999999'])(
-    '%s is not',
-    (literal) => expect(isIntegerLiteral(literal)).toBe(false),
-  );
+  it.each([
+    '5.0000000000000001',
+    '9007199254740990.9999999',
+    '1e-400',
+    '1.5',
+    '-0.5',
+    '10e-2',
+    '1.25e1',
+    '123456789.00000000001',
+    '1e-99999999999999999999',
+  ])('%s is not', (literal) => expect(isIntegerLiteral(literal)).toBe(false));
 
-  it.each(['', '-', '01', '1.', '.5', '1e', '1e+', '+1', '1x', 'NaN', '0x10', '1 '])('%j is no JSON number', (literal) =>
-    expect(isIntegerLiteral(literal)).toBeUndefined(),
+  it.each(['', '-', '01', '1.', '.5', '1e', '1e+', '+1', '1x', 'NaN', '0x10', '1 '])(
+    '%j is no JSON number',
+    (literal) => expect(isIntegerLiteral(literal)).toBeUndefined(),
   );
 
   /** A literal of the integer `n` written with a fraction and a compensating exponent. */
-  const integerSpelling = fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.nat({ max: 20 }), fc.nat({ max: 5 }), fc.boolean()).map(([n, shift, zeros, upper]) => {
-    // n with its point moved left by `shift` digits, `zeros` trailing zeros in the fraction, then e`shift`
-    const sign = n < 0n ? '-' : '';
-    const digits = (n < 0n ? -n : n).toString().padStart(shift + 1, '0');
-    const intPart = digits.slice(0, digits.length - shift).replace(/^0+(?=\d)/, '');
-    const frac = digits.slice(digits.length - shift) + '0'.repeat(zeros);
-    const literal = `${sign}${intPart}${frac === '' ? '' : `.${frac}`}${shift === 0 && zeros === 0 ? '' : `${upper ? 'E' : 'e'}${shift}`}`;
-    return { literal, value: n };
-  });
+  const integerSpelling = fc
+    .tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.nat({ max: 20 }), fc.nat({ max: 5 }), fc.boolean())
+    .map(([n, shift, zeros, upper]) => {
+      // n with its point moved left by `shift` digits, `zeros` trailing zeros in the fraction, then e`shift`
+      const sign = n < 0n ? '-' : '';
+      const digits = (n < 0n ? -n : n).toString().padStart(shift + 1, '0');
+      const intPart = digits.slice(0, digits.length - shift).replace(/^0+(?=\d)/, '');
+      const frac = digits.slice(digits.length - shift) + '0'.repeat(zeros);
+      const literal = `${sign}${intPart}${frac === '' ? '' : `.${frac}`}${shift === 0 && zeros === 0 ? '' : `${upper ? 'E' : 'e'}${shift}`}`;
+      return { literal, value: n };
+    });
 
   it('agrees with the parsed value for integer-valued literals (property)', () => {
     fc.assert(
@@ -41,7 +67,13 @@ describe('isIntegerLiteral', () => {
 
   it('rejects generated non-integer decimals, even those JSON.parse rounds to integers (property)', () => {
     const nonInteger = fc
-      .tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.nat({ max: 30 }), fc.integer({ min: 1, max: 9 }), fc.nat({ max: 3 }), fc.boolean())
+      .tuple(
+        fc.bigInt({ min: 0n, max: 10n ** 20n }),
+        fc.nat({ max: 30 }),
+        fc.integer({ min: 1, max: 9 }),
+        fc.nat({ max: 3 }),
+        fc.boolean(),
+      )
       .map(([whole, zerosBefore, lastDigit, exponentLess, negative]) => {
         // whole.000…0d × 10^e with e < the fraction's length: never an integer
         const fraction = `${'0'.repeat(zerosBefore)}${lastDigit}`;
@@ -80,8 +112,15 @@ describe('topLevelIdLiteral', () => {
   });
 
   it('finds the literal of any JSON object with an id member, whatever the other members (property)', () => {
-    const others = fc.dictionary(fc.string().filter((k) => k !== 'id'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
-    const idText = fc.oneof(fc.integer().map(String), fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)));
+    const others = fc.dictionary(
+      fc.string().filter((k) => k !== 'id'),
+      fc.jsonValue({ maxDepth: 3 }),
+      { maxKeys: 5 },
+    );
+    const idText = fc.oneof(
+      fc.integer().map(String),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+    );
     fc.assert(
       fc.property(others, others, idText, fc.boolean(), (before, after, id, escapeKey) => {
         const members = [
@@ -105,18 +144,30 @@ describe('topLevelIdLiteral', () => {
 describe('idLiteralProblem', () => {
   it('names the field and the literal as sent, like the codec does', () => {
     const text = '{"id": 5.0000000000000001, "name": "p"}';
-    expect(idLiteralProblem(text, JSON.parse(text))).toBe('id: expected an integer from 1 to 9007199254740991, got 5.0000000000000001');
+    expect(idLiteralProblem(text, JSON.parse(text))).toBe(
+      'id: expected an integer from 1 to 9007199254740991, got 5.0000000000000001',
+    );
     const big = '{"id": 9007199254740990.9999999}';
-    expect(idLiteralProblem(big, JSON.parse(big))).toBe('id: expected an integer from 1 to 9007199254740991, got 9007199254740990.9999999');
+    expect(idLiteralProblem(big, JSON.parse(big))).toBe(
+      'id: expected an integer from 1 to 9007199254740991, got 9007199254740990.9999999',
+    );
   });
 
   it('cuts a long literal', () => {
     const text = `{"id": 1${'0'.repeat(60)}.5}`;
-    expect(idLiteralProblem(text, JSON.parse(text))).toBe(`id: expected an integer from 1 to 9007199254740991, got 1${'0'.repeat(39)}…`);
+    expect(idLiteralProblem(text, JSON.parse(text))).toBe(
+      `id: expected an integer from 1 to 9007199254740991, got 1${'0'.repeat(39)}…`,
+    );
   });
 
-  it.each(['{"id": 1.0}', '{"id": 7e0}', '{"id": 1E2}', '{"id": 1.5e1}', '{"id": 1.5}', '{"id": "5.0000000000000001"}', '{"name": "x"}', '[5.0000000000000001]'])(
-    'leaves %s to the codec',
-    (text) => expect(idLiteralProblem(text, JSON.parse(text))).toBeUndefined(),
-  );
+  it.each([
+    '{"id": 1.0}',
+    '{"id": 7e0}',
+    '{"id": 1E2}',
+    '{"id": 1.5e1}',
+    '{"id": 1.5}',
+    '{"id": "5.0000000000000001"}',
+    '{"name": "x"}',
+    '[5.0000000000000001]',
+  ])('leaves %s to the codec', (text) => expect(idLiteralProblem(text, JSON.parse(text))).toBeUndefined());
 });

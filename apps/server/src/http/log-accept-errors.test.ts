@@ -17,6 +17,9 @@ describe('logAcceptErrors', () => {
     expect(lines).toHaveLength(1);
     now += 1;
     onError(emfile);
-    expect(lines.map((l) => l.obj)).toEqual([{ code: 'EMFILE', failed: 1 }, { code: 'EMFILE', failed: 501 }]);
+    expect(lines.map((l) => l.obj)).toEqual([
+      { code: 'EMFILE', failed: 1 },
+      { code: 'EMFILE', failed: 501 },
+    ]);
   });
 });

@@ -15,7 +15,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { canonicalRequest } from '../idempotency/canonical-request.js';
 import { KeysInFlight } from '../idempotency/keys-in-flight.js';
 import type { PlantService } from '../plants/plant-service.js';
-import { failedPrecondition, type IdempotencyKeyReused, type KeyedCreate, type StoreError, type VersionedPlant } from '../ports/plant-store.js';
+import {
+  failedPrecondition,
+  type IdempotencyKeyReused,
+  type KeyedCreate,
+  type StoreError,
+  type VersionedPlant,
+} from '../ports/plant-store.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { ownerOf, type Authenticator } from '../tokens/principal.js';
 import { requireScope } from './auth.js';
@@ -74,7 +80,10 @@ export interface PlantRoutesDeps {
 }
 
 /** The /plants routes: authenticate, decode the request, call the service, encode the answer. */
-export const addPlantRoutes = (router: Router<AppState>, { service, auth, bodyLimitBytes, rateLimiter }: PlantRoutesDeps): void => {
+export const addPlantRoutes = (
+  router: Router<AppState>,
+  { service, auth, bodyLimitBytes, rateLimiter }: PlantRoutesDeps,
+): void => {
   const canRead = requireScope(auth, 'plants:read', rateLimiter);
   const canWrite = requireScope(auth, 'plants:write', rateLimiter);
 

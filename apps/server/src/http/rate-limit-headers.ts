@@ -6,10 +6,12 @@ import { setHeader } from './respond.js';
 export const RATE_LIMIT_POLICY_NAME = 'default';
 
 /** `RateLimit-Policy: "default";q=<quota>;w=<window seconds>`. */
-export const rateLimitPolicyField = (policy: RateLimitPolicy): string => `"${RATE_LIMIT_POLICY_NAME}";q=${policy.quota};w=${policy.windowSeconds}`;
+export const rateLimitPolicyField = (policy: RateLimitPolicy): string =>
+  `"${RATE_LIMIT_POLICY_NAME}";q=${policy.quota};w=${policy.windowSeconds}`;
 
 /** `RateLimit: "default";r=<remaining>;t=<seconds until the window resets>`. */
-export const rateLimitField = (remaining: number, resetSeconds: number): string => `"${RATE_LIMIT_POLICY_NAME}";r=${remaining};t=${resetSeconds}`;
+export const rateLimitField = (remaining: number, resetSeconds: number): string =>
+  `"${RATE_LIMIT_POLICY_NAME}";r=${remaining};t=${resetSeconds}`;
 
 /**
  * The IETF RateLimit fields of one checked request (draft-ietf-httpapi-ratelimit-headers): the
@@ -19,6 +21,7 @@ export const rateLimitField = (remaining: number, resetSeconds: number): string 
  */
 export const setRateLimitHeaders = (ctx: AppContext, policy: RateLimitPolicy, decision: RateLimitDecision): void => {
   setHeader(ctx, 'RateLimit-Policy', rateLimitPolicyField(policy));
-  if (decision.kind === 'allowed') setHeader(ctx, 'RateLimit', rateLimitField(decision.remaining, decision.resetSeconds));
+  if (decision.kind === 'allowed')
+    setHeader(ctx, 'RateLimit', rateLimitField(decision.remaining, decision.resetSeconds));
   else if (decision.kind === 'limited') setHeader(ctx, 'RateLimit', rateLimitField(0, decision.resetSeconds));
 };

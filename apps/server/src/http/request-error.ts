@@ -31,7 +31,10 @@ export const requestTimeout: RequestError = { _tag: 'RequestTimeout' };
 /** An `Expect` header other than 100-continue (the only expectation this server meets). */
 export const expectationFailed = (expectation: string): RequestError => ({ _tag: 'ExpectationFailed', expectation });
 /** A `Transfer-Encoding` naming a coding besides `chunked` (RFC 9112 §6.1: 501). */
-export const unsupportedTransferCoding = (codings: string): RequestError => ({ _tag: 'UnsupportedTransferCoding', codings });
+export const unsupportedTransferCoding = (codings: string): RequestError => ({
+  _tag: 'UnsupportedTransferCoding',
+  codings,
+});
 export const notReady = (reason: string): RequestError => ({ _tag: 'NotReady', reason });
 /** The caller used up its requests; `retryAfterSeconds` (an integer ≥ 1) goes out as `Retry-After`. */
 export const rateLimited = (ratePerSecond: number, retryAfterSeconds: number): RequestError => ({

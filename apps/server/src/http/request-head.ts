@@ -5,7 +5,9 @@ import { sendError } from './respond.js';
 
 const missingHost = malformedRequest('missing Host header; HTTP/1.1 requires one');
 const repeatedHost = malformedRequest('more than one Host header; send exactly one');
-const fragmentInTarget = malformedRequest('the request target must not contain a fragment ("#"); send the path without it');
+const fragmentInTarget = malformedRequest(
+  'the request target must not contain a fragment ("#"); send the path without it',
+);
 
 /** How many `Host` lines the request had (Node keeps the first in `headers` and drops the rest). */
 const hostLines = (raw: readonly string[]): number => {

@@ -16,7 +16,8 @@ export const SECURITY_HEADERS = {
 export const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
 /** True for a request target under `/plants` (`/plants`, `/plants/…`, `/plants?…`). */
-export const isPlantsTarget = (url: string | undefined): boolean => url !== undefined && /^\/plants(?:[/?]|$)/.test(url);
+export const isPlantsTarget = (url: string | undefined): boolean =>
+  url !== undefined && /^\/plants(?:[/?]|$)/.test(url);
 
 /** Sets the headers before anything else runs, so every answer below carries them, errors included. */
 export const securityHeaders: AppMiddleware = (ctx, next) => {

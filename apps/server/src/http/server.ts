@@ -5,7 +5,13 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../logger.js';
-import { expectationFailed, headersTooLarge, malformedRequest, requestTimeout, type RequestError } from './request-error.js';
+import {
+  expectationFailed,
+  headersTooLarge,
+  malformedRequest,
+  requestTimeout,
+  type RequestError,
+} from './request-error.js';
 import { timedOutSockets } from './timed-out.js';
 import { chooseRequestId } from './request-id.js';
 import { isPlantsTarget, NO_STORE, SECURITY_HEADERS } from './security-headers.js';
@@ -16,7 +22,9 @@ import { SERVER_TIMEOUTS } from '../config/server-timeouts.js';
  * The security headers of an answer Node's parser made us write by hand. Its target may be
  * unreadable, so `Cache-Control: no-store` goes on every such answer, /plants or not.
  */
-const rawSecurityHeaders = [...Object.entries(SECURITY_HEADERS), ...Object.entries(NO_STORE)].map(([name, value]) => `${name}: ${value}\r\n`).join('');
+const rawSecurityHeaders = [...Object.entries(SECURITY_HEADERS), ...Object.entries(NO_STORE)]
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 
@@ -111,23 +119,25 @@ export const answerClientError = (logger: Logger) => {
  * bare 417 with an empty body. Here: the contract's JSON 417 with X-Request-Id (the caller's if
  * acceptable) and the usual request log line; the body is never read and the connection closes.
  */
-export const answerUnmetExpectation = (logger: Logger) => (req: http.IncomingMessage, res: http.ServerResponse): void => {
-  const started = performance.now();
-  const reqId = chooseRequestId(req.headers['x-request-id']);
-  const { status, message } = toHttpError(expectationFailed(req.headers.expect ?? ''));
-  const body = JSON.stringify({ error: status, message });
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    'X-Request-Id': reqId,
-    ...SECURITY_HEADERS,
-    ...(isPlantsTarget(req.url) ? NO_STORE : {}),
-    Connection: 'close',
-  });
-  res.end(body);
-  const ms = Math.round((performance.now() - started) * 100) / 100;
-  logger.info({ reqId, method: req.method, route: null, status, ms }, 'request');
-};
+export const answerUnmetExpectation =
+  (logger: Logger) =>
+  (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const started = performance.now();
+    const reqId = chooseRequestId(req.headers['x-request-id']);
+    const { status, message } = toHttpError(expectationFailed(req.headers.expect ?? ''));
+    const body = JSON.stringify({ error: status, message });
+    res.writeHead(status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': reqId,
+      ...SECURITY_HEADERS,
+      ...(isPlantsTarget(req.url) ? NO_STORE : {}),
+      Connection: 'close',
+    });
+    res.end(body);
+    const ms = Math.round((performance.now() - started) * 100) / 100;
+    logger.info({ reqId, method: req.method, route: null, status, ms }, 'request');
+  };
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
@@ -190,13 +200,20 @@ export const logAcceptErrors = (
 ): ((err: NodeJS.ErrnoException) => void) => {
   const tell = countedEvery(everyMs, clock);
   return (err) =>
-    tell((failed) => logger.warn({ code: err.code, failed }, 'could not accept connections (out of file descriptors?); serving the open ones'));
+    tell((failed) =>
+      logger.warn(
+        { code: err.code, failed },
+        'could not accept connections (out of file descriptors?); serving the open ones',
+      ),
+    );
 };
 
 /** The process's soft limit on open descriptors (`/proc/self/limits`); undefined where unknown or unlimited. */
 export const descriptorLimit = (): number | undefined => {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = Number(line?.slice('Max open files'.length).trim().split(/ +/)[0]);
     return Number.isSafeInteger(soft) && soft > 0 ? soft : undefined;
   } catch {
@@ -228,7 +245,10 @@ export const limitConnections = (
   const tell = countedEvery(everyMs, () => performance.now());
   server.on('drop', () =>
     tell((refused) =>
-      logger.warn({ refused, maxConnections: server.maxConnections, descriptorLimit: limit }, 'refusing connections: as many are open as the descriptor limit allows'),
+      logger.warn(
+        { refused, maxConnections: server.maxConnections, descriptorLimit: limit },
+        'refusing connections: as many are open as the descriptor limit allows',
+      ),
     ),
   );
 };

@@ -1,7 +1,13 @@
 import { idTaken, invalidPlant, plantNotFound, type PlantId } from '@plant-store/domain';
 import { describe, expect, it } from 'vitest';
 import { storeUnavailable } from '../ports/plant-store.js';
-import { authUnavailable, insufficientScope, invalidAuthRequest, invalidToken, missingCredentials } from '../tokens/auth-error.js';
+import {
+  authUnavailable,
+  insufficientScope,
+  invalidAuthRequest,
+  invalidToken,
+  missingCredentials,
+} from '../tokens/auth-error.js';
 import {
   expectationFailed,
   headersTooLarge,
@@ -48,18 +54,24 @@ describe('toHttpError', () => {
   });
 
   it('417 names the expectation as sent, cut when long', () => {
-    expect(toHttpError(expectationFailed('the-impossible')).message).toBe('cannot meet the expectation "the-impossible"; only 100-continue is supported');
+    expect(toHttpError(expectationFailed('the-impossible')).message).toBe(
+      'cannot meet the expectation "the-impossible"; only 100-continue is supported',
+    );
     expect(toHttpError(expectationFailed('x'.repeat(500))).message).toContain(`"${'x'.repeat(100)}…"`);
   });
 
   it('never puts a cause (SQL, paths) into the message', () => {
-    expect(toHttpError(storeUnavailable(new Error('SQLITE_BUSY at /var/lib/db'))).message).toBe('the store is unavailable; try again');
+    expect(toHttpError(storeUnavailable(new Error('SQLITE_BUSY at /var/lib/db'))).message).toBe(
+      'the store is unavailable; try again',
+    );
   });
 
   it('sets the RFC 6750 challenges and Allow', () => {
     const realm = 'Bearer realm="plant-store"';
     expect(toHttpError(missingCredentials('m')).headers).toEqual({ 'WWW-Authenticate': realm });
-    expect(toHttpError(invalidAuthRequest('m')).headers).toEqual({ 'WWW-Authenticate': `${realm}, error="invalid_request"` });
+    expect(toHttpError(invalidAuthRequest('m')).headers).toEqual({
+      'WWW-Authenticate': `${realm}, error="invalid_request"`,
+    });
     expect(toHttpError(invalidToken('m')).headers).toEqual({ 'WWW-Authenticate': `${realm}, error="invalid_token"` });
     expect(toHttpError(insufficientScope('plants:read')).headers).toEqual({
       'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="plants:read"`,

@@ -71,7 +71,10 @@ export const toHttpError = (error: AppError): HttpError => {
       return { status: 408, message: 'request not received in time' };
     case 'ExpectationFailed': {
       const shown = error.expectation.length > 100 ? `${error.expectation.slice(0, 100)}…` : error.expectation;
-      return { status: 417, message: `cannot meet the expectation ${JSON.stringify(shown)}; only 100-continue is supported` };
+      return {
+        status: 417,
+        message: `cannot meet the expectation ${JSON.stringify(shown)}; only 100-continue is supported`,
+      };
     }
     case 'UnsupportedTransferCoding': {
       const shown = error.codings.length > 100 ? `${error.codings.slice(0, 100)}…` : error.codings;

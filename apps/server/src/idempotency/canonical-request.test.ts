@@ -5,22 +5,41 @@ import { describe, expect, it } from 'vitest';
 import { canonicalRequest } from './canonical-request.js';
 
 /** What a client may send: an object the create codec accepts. */
-const text = (maxLength: number) => fc.string({ minLength: 1, maxLength, unit: 'grapheme' }).filter((s) => E.isRight(CreatePlantRequest.decode({ name: s })) && s.length <= maxLength);
+const text = (maxLength: number) =>
+  fc
+    .string({ minLength: 1, maxLength, unit: 'grapheme' })
+    .filter((s) => E.isRight(CreatePlantRequest.decode({ name: s })) && s.length <= maxLength);
 const body = fc.record(
   { id: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), name: text(40), tag: text(20) },
   { requiredKeys: ['name'] },
 );
 
 /** `value` written as JSON another way: members in `order`, whitespace around tokens, some characters \u-escaped. */
-const spell = (value: Record<string, unknown>, order: readonly number[], space: string, escapeEvery: number): string => {
+const spell = (
+  value: Record<string, unknown>,
+  order: readonly number[],
+  space: string,
+  escapeEvery: number,
+): string => {
   const keys = Object.keys(value);
   const ordered = order.map((i) => keys[i % keys.length] as string).filter((k, i, all) => all.indexOf(k) === i);
   for (const k of keys) if (!ordered.includes(k)) ordered.push(k);
   const escape = (s: string): string =>
-    [...s].map((ch, i) => (escapeEvery > 0 && i % escapeEvery === 0 && ch.length === 1 ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : JSON.stringify(ch).slice(1, -1))).join('');
+    [...s]
+      .map((ch, i) =>
+        escapeEvery > 0 && i % escapeEvery === 0 && ch.length === 1
+          ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
+          : JSON.stringify(ch).slice(1, -1),
+      )
+      .join('');
   const member = (k: string): string => {
     const v = value[k];
-    const written = typeof v === 'string' ? `"${escape(v)}"` : typeof v === 'number' && v < 1e15 && escapeEvery % 2 === 1 ? `${v}.0e0` : JSON.stringify(v);
+    const written =
+      typeof v === 'string'
+        ? `"${escape(v)}"`
+        : typeof v === 'number' && v < 1e15 && escapeEvery % 2 === 1
+          ? `${v}.0e0`
+          : JSON.stringify(v);
     return `${space}"${escape(k)}"${space}:${space}${written}${space}`;
   };
   return `${space}{${ordered.map(member).join(',')}}${space}`;
@@ -41,7 +60,9 @@ describe('canonicalRequest', () => {
         fc.constantFrom('', ' ', '\n\t', '  \r\n'),
         fc.nat(4),
         (value, order, space, escapeEvery) => {
-          expect(canonicalRequest(decode(spell(value, order, space, escapeEvery)))).toBe(canonicalRequest(decode(JSON.stringify(value))));
+          expect(canonicalRequest(decode(spell(value, order, space, escapeEvery)))).toBe(
+            canonicalRequest(decode(JSON.stringify(value))),
+          );
         },
       ),
       { numRuns: 500 },

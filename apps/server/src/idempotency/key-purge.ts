@@ -5,4 +5,5 @@ import { startPurge, type PeriodicPurge } from '../ops/periodic-purge.js';
 export const startKeyPurge = (
   plants: PlantStore,
   options: { readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } },
-): PeriodicPurge => startPurge((limit) => plants.purgeExpiredKeys(limit), { ...options, what: 'expired idempotency keys' });
+): PeriodicPurge =>
+  startPurge((limit) => plants.purgeExpiredKeys(limit), { ...options, what: 'expired idempotency keys' });

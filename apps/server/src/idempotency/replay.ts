@@ -18,4 +18,6 @@ export interface SavedCreate {
 
 /** The answer to a keyed create that found `saved` under its key: the replay, or 422 for another request. */
 export const replayOf = (saved: SavedCreate, claim: IdempotencyClaim): E.Either<IdempotencyKeyReused, KeyedCreate> =>
-  saved.request === claim.request ? E.right({ result: saved.result, replayed: true }) : E.left(idempotencyKeyReused(claim.key));
+  saved.request === claim.request
+    ? E.right({ result: saved.result, replayed: true })
+    : E.left(idempotencyKeyReused(claim.key));

@@ -73,7 +73,11 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
     },
   });
   registry.registerMetric(
-    routeHistogram('http_request_duration_seconds', 'Time from a request entering the app to its answer, by method and route template.', routes),
+    routeHistogram(
+      'http_request_duration_seconds',
+      'Time from a request entering the app to its answer, by method and route template.',
+      routes,
+    ),
   );
   new client.Gauge({
     name: 'http_requests_in_flight',

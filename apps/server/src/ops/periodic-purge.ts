@@ -21,7 +21,11 @@ export interface PeriodicPurge {
  */
 export const startPurge = (
   step: (limit: number) => TaskEither<StoreError, { readonly more: boolean }>,
-  options: { readonly what: string; readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } },
+  options: {
+    readonly what: string;
+    readonly intervalMs: number;
+    readonly logger?: { warn(obj: object, msg: string): void };
+  },
 ): PeriodicPurge => {
   let stopped = false;
   let running: Promise<void> | undefined;

@@ -1,7 +1,9 @@
 import type client from 'prom-client';
 
 /** Upper bounds (seconds) of the request-duration histogram's buckets. */
-export const DURATION_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const DURATION_BUCKETS: readonly number[] = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /** Node answers with statuses 100–599 only. */
 const STATUS_SLOTS = 600;
@@ -58,7 +60,11 @@ export class RouteTable {
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += buckets[i] ?? 0;
-        values.push({ metricName: `${name}_bucket`, labels: { le: this.bounds[i] ?? '+Inf', method, route }, value: cumulative });
+        values.push({
+          metricName: `${name}_bucket`,
+          labels: { le: this.bounds[i] ?? '+Inf', method, route },
+          value: cumulative,
+        });
       }
       values.push({ metricName: `${name}_sum`, labels: { method, route }, value: sum });
       values.push({ metricName: `${name}_count`, labels: { method, route }, value: count });
@@ -86,7 +92,14 @@ export class RouteTable {
     }
     let slot = routes.get(route);
     if (slot === undefined) {
-      slot = { method, route, pending: new Float64Array(STATUS_SLOTS), buckets: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 };
+      slot = {
+        method,
+        route,
+        pending: new Float64Array(STATUS_SLOTS),
+        buckets: new Float64Array(this.bounds.length + 1),
+        sum: 0,
+        count: 0,
+      };
       routes.set(route, slot);
     }
     return slot;
@@ -105,7 +118,8 @@ export const routeHistogram = (name: string, help: string, table: RouteTable): c
     help,
     type: 'histogram',
     aggregator: 'sum',
-    get: () => Promise.resolve({ name, help, type: 'histogram', aggregator: 'sum', values: table.histogramValues(name) }),
+    get: () =>
+      Promise.resolve({ name, help, type: 'histogram', aggregator: 'sum', values: table.histogramValues(name) }),
     reset: () => table.resetHistogram(),
   };
   return metric as unknown as client.Metric;

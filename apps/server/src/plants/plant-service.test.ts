@@ -19,8 +19,12 @@ afterEach(() => store.close());
 
 describe('createPlantService', () => {
   it('creates, reads and removes a plant', async () => {
-    expect(await service.create({ id: id(7), name: name('Fern') })()).toEqual(E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }));
-    expect(await service.get(id(7))()).toEqual(E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }));
+    expect(await service.create({ id: id(7), name: name('Fern') })()).toEqual(
+      E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }),
+    );
+    expect(await service.get(id(7))()).toEqual(
+      E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }),
+    );
     expect(await service.remove(id(7))()).toEqual(E.right(undefined));
     expect(await service.get(id(7))()).toEqual(E.left(plantNotFound(id(7))));
     expect(await service.remove(id(7))()).toEqual(E.left(plantNotFound(id(7))));
@@ -34,7 +38,15 @@ describe('createPlantService', () => {
   it('gives a full page the cursor of its last id, and a shorter page none', async () => {
     for (const n of [1, 2, 3]) await service.create({ id: id(n), name: name(`p${n}`) })();
     const full = await service.list(query(2))();
-    expect(full).toEqual(E.right({ plants: [{ id: 1, name: 'p1' }, { id: 2, name: 'p2' }], next: 2 }));
+    expect(full).toEqual(
+      E.right({
+        plants: [
+          { id: 1, name: 'p1' },
+          { id: 2, name: 'p2' },
+        ],
+        next: 2,
+      }),
+    );
     expect(await service.list(query(2, 2))()).toEqual(E.right({ plants: [{ id: 3, name: 'p3' }], next: undefined }));
     expect(await service.list(query(3))()).toMatchObject({ right: { next: 3 } });
     expect(await service.list(query(5, 3))()).toEqual(E.right({ plants: [], next: undefined }));

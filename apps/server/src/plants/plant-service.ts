@@ -1,4 +1,13 @@
-import type { CreatePlantRequest, IdTaken, ListQuery, Plant, PlantId, PlantNotFound, PreconditionFailed, UpdatePlantRequest } from '@plant-store/domain';
+import type {
+  CreatePlantRequest,
+  IdTaken,
+  ListQuery,
+  Plant,
+  PlantId,
+  PlantNotFound,
+  PreconditionFailed,
+  UpdatePlantRequest,
+} from '@plant-store/domain';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type {
@@ -22,10 +31,17 @@ export interface PlantListPage {
 export interface PlantService {
   create(request: CreatePlantRequest): TE.TaskEither<IdTaken | StoreError, VersionedPlant>;
   /** A create with an idempotency key: its outcome saved with the key, or the key's saved outcome replayed. */
-  createOnce(request: CreatePlantRequest, claim: IdempotencyClaim): TE.TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
+  createOnce(
+    request: CreatePlantRequest,
+    claim: IdempotencyClaim,
+  ): TE.TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
   get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, VersionedPlant>;
   /** A merge patch, applied only when `condition` holds, atomically (see PlantStore.update). */
-  update(id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
+  update(
+    id: PlantId,
+    patch: UpdatePlantRequest,
+    condition: WriteCondition,
+  ): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
   remove(id: PlantId, condition?: WriteCondition): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, void>;
   list(query: ListQuery): TE.TaskEither<StoreError, PlantListPage>;
 }

@@ -58,7 +58,10 @@ export const isConditional = (condition: WriteCondition | undefined): condition 
   condition !== undefined && (condition.ifMatch !== undefined || condition.ifNoneMatch !== undefined);
 
 /** Which precondition `condition` fails for a plant at `version`, or undefined when both hold. */
-export const failedPrecondition = (condition: WriteCondition, version: PlantVersion): PreconditionFailed['header'] | undefined => {
+export const failedPrecondition = (
+  condition: WriteCondition,
+  version: PlantVersion,
+): PreconditionFailed['header'] | undefined => {
   const { ifMatch, ifNoneMatch } = condition;
   if (ifMatch !== undefined && ifMatch !== 'any' && !ifMatch.includes(version)) return 'If-Match';
   if (ifNoneMatch !== undefined && (ifNoneMatch === 'any' || ifNoneMatch.includes(version))) return 'If-None-Match';
@@ -97,7 +100,10 @@ export interface IdempotencyKeyReused {
   readonly _tag: 'IdempotencyKeyReused';
   readonly key: IdempotencyKey;
 }
-export const idempotencyKeyReused = (key: IdempotencyKey): IdempotencyKeyReused => ({ _tag: 'IdempotencyKeyReused', key });
+export const idempotencyKeyReused = (key: IdempotencyKey): IdempotencyKeyReused => ({
+  _tag: 'IdempotencyKeyReused',
+  key,
+});
 
 /**
  * The storage port. Every method resolves only after its change is committed (durable), and
@@ -127,7 +133,11 @@ export interface PlantStore {
    * nothing keeps the version and writes nothing; one that changes something gives a new version
    * and emits `plant.updated`. Absent plant: PlantNotFound (before any precondition).
    */
-  update(id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
+  update(
+    id: PlantId,
+    patch: UpdatePlantRequest,
+    condition: WriteCondition,
+  ): TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
   /**
    * Of concurrent deletes of one plant exactly one succeeds; the others get PlantNotFound. With a
    * condition, the check and the delete are one atomic step, as for update.

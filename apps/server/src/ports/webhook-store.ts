@@ -12,7 +12,8 @@ export const isEventType = (s: string): s is EventType => (EVENT_TYPES as readon
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export const isDeliveryStatus = (s: string): s is DeliveryStatus => (DELIVERY_STATUSES as readonly string[]).includes(s);
+export const isDeliveryStatus = (s: string): s is DeliveryStatus =>
+  (DELIVERY_STATUSES as readonly string[]).includes(s);
 
 /** How long the previous secret still signs after a rotation. */
 export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
@@ -144,5 +145,8 @@ export interface WebhookStore {
    * One step of forgetting deliveries (and their attempts) that ended more than `retentionMs`
    * ago: looks at about `limit` deliveries; `more` as for idempotency keys.
    */
-  purgeEnded(retentionMs: number, limit: number): TaskEither<StoreError, { readonly forgotten: number; readonly more: boolean }>;
+  purgeEnded(
+    retentionMs: number,
+    limit: number,
+  ): TaskEither<StoreError, { readonly forgotten: number; readonly more: boolean }>;
 }

@@ -6,7 +6,11 @@ export const RATE_LIMIT_KEY_PREFIX = 'plant-store-rl';
 
 /** Counters in this process's memory: one process (WORKERS=1) and no shared store. */
 export const createMemoryBackend = (policy: RateLimitPolicy): RateLimitBackend => {
-  const limiter = new RateLimiterMemory({ keyPrefix: RATE_LIMIT_KEY_PREFIX, points: policy.quota, duration: policy.windowSeconds });
+  const limiter = new RateLimiterMemory({
+    keyPrefix: RATE_LIMIT_KEY_PREFIX,
+    points: policy.quota,
+    duration: policy.windowSeconds,
+  });
   return { name: 'memory', consume: (key) => limiter.consume(key), close: async () => undefined };
 };
 
@@ -16,7 +20,12 @@ export const createMemoryBackend = (policy: RateLimitPolicy): RateLimitBackend =
  * before forking. `timeoutMs`: how long a worker waits for the primary's answer before the check fails.
  */
 export const createClusterBackend = (policy: RateLimitPolicy, timeoutMs: number): RateLimitBackend => {
-  const limiter = new RateLimiterCluster({ keyPrefix: RATE_LIMIT_KEY_PREFIX, points: policy.quota, duration: policy.windowSeconds, timeoutMs });
+  const limiter = new RateLimiterCluster({
+    keyPrefix: RATE_LIMIT_KEY_PREFIX,
+    points: policy.quota,
+    duration: policy.windowSeconds,
+    timeoutMs,
+  });
   return { name: 'cluster', consume: (key) => limiter.consume(key), close: async () => undefined };
 };
 

@@ -3,13 +3,20 @@ import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { createMemoryBackend } from './local-backends.js';
-import { createRateLimiter, rateLimitKey, rateLimitPolicy, type RateLimitBackend, type RateLimitBackendName } from './rate-limiter.js';
+import {
+  createRateLimiter,
+  rateLimitKey,
+  rateLimitPolicy,
+  type RateLimitBackend,
+  type RateLimitBackendName,
+} from './rate-limiter.js';
 
 const capture = () => {
   const lines: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
       callback();
     },
   });
@@ -19,7 +26,11 @@ const capture = () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A store that is down: every check fails as a driver's would (a real outage is in the adapters' tests). */
-const downBackend = (error: Error): RateLimitBackend => ({ name: 'postgres', consume: () => Promise.reject(error), close: async () => undefined });
+const downBackend = (error: Error): RateLimitBackend => ({
+  name: 'postgres',
+  consume: () => Promise.reject(error),
+  close: async () => undefined,
+});
 
 describe('rateLimitPolicy', () => {
   it('gives a window of burst / rate seconds holding the burst', () => {
@@ -49,10 +60,17 @@ describe('createRateLimiter over the memory backend', () => {
     const { logger } = capture();
     const limited: RateLimitBackendName[] = [];
     const policy = rateLimitPolicy(2, 4);
-    const limiter = createRateLimiter({ policy, backend: createMemoryBackend(policy), logger, onLimited: (b) => void limited.push(b) });
+    const limiter = createRateLimiter({
+      policy,
+      backend: createMemoryBackend(policy),
+      logger,
+      onLimited: (b) => void limited.push(b),
+    });
     const decisions = [];
     for (let i = 0; i < 5; i++) decisions.push(await limiter.take('alice'));
-    expect(decisions.slice(0, 4)).toEqual([3, 2, 1, 0].map((remaining) => ({ kind: 'allowed', remaining, resetSeconds: 2 })));
+    expect(decisions.slice(0, 4)).toEqual(
+      [3, 2, 1, 0].map((remaining) => ({ kind: 'allowed', remaining, resetSeconds: 2 })),
+    );
     expect(decisions[4]).toEqual({ kind: 'limited', resetSeconds: 2 });
     expect(limited).toEqual(['memory']);
     // Another principal has its own quota.
@@ -86,7 +104,12 @@ describe('createRateLimiter when the store fails (fail open)', () => {
     for (let i = 0; i < 5; i++) expect(await limiter.take('dave')).toEqual({ kind: 'unchecked' });
     expect(errors).toEqual(Array.from({ length: 5 }, () => ['postgres', failure]));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 40, rateLimitStore: 'postgres', failedChecks: 1, msg: expect.stringContaining('fail open') });
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      rateLimitStore: 'postgres',
+      failedChecks: 1,
+      msg: expect.stringContaining('fail open'),
+    });
     await sleep(250);
     await limiter.take('dave');
     expect(lines).toHaveLength(2);
@@ -96,8 +119,18 @@ describe('createRateLimiter when the store fails (fail open)', () => {
   it('serves unchecked when the store does not answer within the time-out', async () => {
     const { logger } = capture();
     const errors: unknown[] = [];
-    const hanging: RateLimitBackend = { name: 'redis', consume: () => new Promise<RateLimiterRes>(() => undefined), close: async () => undefined };
-    const limiter = createRateLimiter({ policy: rateLimitPolicy(1, 1), backend: hanging, logger, timeoutMs: 100, onStoreError: (_b, e) => void errors.push(e) });
+    const hanging: RateLimitBackend = {
+      name: 'redis',
+      consume: () => new Promise<RateLimiterRes>(() => undefined),
+      close: async () => undefined,
+    };
+    const limiter = createRateLimiter({
+      policy: rateLimitPolicy(1, 1),
+      backend: hanging,
+      logger,
+      timeoutMs: 100,
+      onStoreError: (_b, e) => void errors.push(e),
+    });
     const started = Date.now();
     expect(await limiter.take('erin')).toEqual({ kind: 'unchecked' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);

@@ -16,7 +16,8 @@ export interface RateLimitPolicy {
 
 /** The policy of R per second with bursts of B; B must be a multiple of R (config.ts checks it). */
 export const rateLimitPolicy = (ratePerSecond: number, burst: number): RateLimitPolicy => {
-  if (!(Number.isSafeInteger(ratePerSecond) && ratePerSecond >= 1)) throw new TypeError(`rateLimitPolicy: ratePerSecond must be an integer ≥ 1, got ${ratePerSecond}`);
+  if (!(Number.isSafeInteger(ratePerSecond) && ratePerSecond >= 1))
+    throw new TypeError(`rateLimitPolicy: ratePerSecond must be an integer ≥ 1, got ${ratePerSecond}`);
   if (!(Number.isSafeInteger(burst) && burst >= ratePerSecond && burst % ratePerSecond === 0)) {
     throw new TypeError(`rateLimitPolicy: burst must be a multiple of ratePerSecond (${ratePerSecond}), got ${burst}`);
   }
@@ -142,7 +143,11 @@ export const createRateLimiter = (options: RateLimiterOptions): RateLimiter => {
       }
       try {
         const res = await withTimeout(consumed);
-        return { kind: 'allowed', remaining: Math.max(0, res.remainingPoints), resetSeconds: seconds(res.msBeforeNext) };
+        return {
+          kind: 'allowed',
+          remaining: Math.max(0, res.remainingPoints),
+          resetSeconds: seconds(res.msBeforeNext),
+        };
       } catch (error) {
         if (!(error instanceof RateLimiterRes)) return storeFailed(error);
         options.onLimited?.(backend.name);

@@ -26,7 +26,8 @@ const rejectedCodes = new Set([
   'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
 ]);
 
-const codeOf = (e: unknown): unknown => (typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined);
+const codeOf = (e: unknown): unknown =>
+  typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
 
 const explain = (e: unknown): InvalidToken | AuthUnavailable => {
   const code = codeOf(e);
@@ -36,7 +37,8 @@ const explain = (e: unknown): InvalidToken | AuthUnavailable => {
     return invalidToken(`the bearer token's "${typeof claim === 'string' ? claim : 'unknown'}" claim is not accepted`);
   }
   if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') return invalidToken("the bearer token's signing algorithm is not allowed");
-  if (typeof code === 'string' && rejectedCodes.has(code)) return invalidToken('the bearer token could not be verified');
+  if (typeof code === 'string' && rejectedCodes.has(code))
+    return invalidToken('the bearer token could not be verified');
   return authUnavailable(e);
 };
 
@@ -51,14 +53,18 @@ export const createJwtAuthenticator = (settings: JwtSettings): Authenticator => 
     throw new TypeError('JWT algorithms must be a non-empty allow-list without "none"');
   }
   const key: Uint8Array | JWTVerifyGetKey =
-    'secret' in settings.key ? new TextEncoder().encode(settings.key.secret) : createRemoteJWKSet(new URL(settings.key.jwksUrl));
+    'secret' in settings.key
+      ? new TextEncoder().encode(settings.key.secret)
+      : createRemoteJWKSet(new URL(settings.key.jwksUrl));
   const options = { issuer: settings.issuer, audience: settings.audience, algorithms };
   return {
     authenticate:
       (token: string): TaskEither<InvalidToken | AuthUnavailable, Principal> =>
       async () => {
         try {
-          const { payload } = await (typeof key === 'function' ? jwtVerify(token, key, options) : jwtVerify(token, key, options));
+          const { payload } = await (typeof key === 'function'
+            ? jwtVerify(token, key, options)
+            : jwtVerify(token, key, options));
           const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : [];
           const subject = typeof payload.sub === 'string' ? payload.sub : '(no subject)';
           // jwtVerify checked `iss` against the configured issuer, so it is a string here.

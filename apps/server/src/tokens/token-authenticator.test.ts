@@ -22,7 +22,9 @@ const issue = async (name: string, expiresAt: Date | null = null) => {
 describe('createTokenAuthenticator', () => {
   it('accepts an issued token with its scopes and stores only its hash', async () => {
     const { token, record } = await issue('reader');
-    expect(await createTokenAuthenticator(store.tokens).authenticate(token)()).toEqual(E.right({ subject: record.id, scopes: ['plants:read'] }));
+    expect(await createTokenAuthenticator(store.tokens).authenticate(token)()).toEqual(
+      E.right({ subject: record.id, scopes: ['plants:read'] }),
+    );
     const listed = await store.tokens.list()();
     expect(JSON.stringify(listed)).not.toContain(token);
   });
@@ -42,7 +44,9 @@ describe('createTokenAuthenticator', () => {
   it('accepts PLANT_STORE_STATIC_TOKEN with both scopes without storing it', async () => {
     const seed = generateToken();
     const auth = createTokenAuthenticator(store.tokens, { seedToken: seed });
-    expect(await auth.authenticate(seed)()).toEqual(E.right({ subject: 'PLANT_STORE_STATIC_TOKEN', scopes: ['plants:read', 'plants:write'] }));
+    expect(await auth.authenticate(seed)()).toEqual(
+      E.right({ subject: 'PLANT_STORE_STATIC_TOKEN', scopes: ['plants:read', 'plants:write'] }),
+    );
     expect(await store.tokens.count()()).toEqual(E.right(0));
   });
 

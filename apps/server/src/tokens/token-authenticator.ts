@@ -25,7 +25,10 @@ const seedPrincipal: Principal = { subject: 'PLANT_STORE_STATIC_TOKEN', scopes: 
  * connection's commit, so a revocation applies on the next request), which is why revocation and
  * expiry are checked here on every request, against the clock, never cached.
  */
-export const createTokenAuthenticator = (tokens: TokenStore, options: TokenAuthenticatorOptions = {}): Authenticator => {
+export const createTokenAuthenticator = (
+  tokens: TokenStore,
+  options: TokenAuthenticatorOptions = {},
+): Authenticator => {
   const now = options.now ?? Date.now;
   const seedHash = options.seedToken === undefined ? undefined : hashToken(options.seedToken);
   return {
@@ -37,7 +40,8 @@ export const createTokenAuthenticator = (tokens: TokenStore, options: TokenAuthe
         const found = await tokens.findByHash(hash)();
         if (E.isLeft(found)) return found;
         const record = found.right;
-        if (record === undefined || !hashesEqual(record.hash, hash)) return E.left(invalidToken('the bearer token is not known'));
+        if (record === undefined || !hashesEqual(record.hash, hash))
+          return E.left(invalidToken('the bearer token is not known'));
         if (record.revokedAt !== null) return E.left(invalidToken('the bearer token has been revoked'));
         if (record.expiresAt !== null && record.expiresAt.getTime() <= now()) {
           return E.left(invalidToken('the bearer token has expired'));

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPublicAddress, nonPublicRange, resolveWebhookAddress, type LookupAll } from './address-policy.js';
+import {
+  checkWebhookUrl,
+  isPublicAddress,
+  nonPublicRange,
+  resolveWebhookAddress,
+  type LookupAll,
+} from './address-policy.js';
 
 const strict = { allowHttp: false, allowPrivate: false } as const;
 const open = { allowHttp: true, allowPrivate: true } as const;
@@ -91,7 +97,19 @@ const nonPublicAddresses: readonly (readonly [string, string])[] = [
   ['64:ff9b:2::808:808', 'not global unicast'],
 ];
 
-const notAddresses = ['', 'localhost', 'example.com', '127.1', '0x7f.0.0.1', '010.0.0.1', '1.2.3.4 ', '[::1]', '256.0.0.1', '1.2.3', '::ffff:0x7f.0.0.1'];
+const notAddresses = [
+  '',
+  'localhost',
+  'example.com',
+  '127.1',
+  '0x7f.0.0.1',
+  '010.0.0.1',
+  '1.2.3.4 ',
+  '[::1]',
+  '256.0.0.1',
+  '1.2.3',
+  '::ffff:0x7f.0.0.1',
+];
 
 describe('isPublicAddress', () => {
   it.each(publicAddresses)('is true for %s', (address) => {
@@ -110,7 +128,8 @@ describe('isPublicAddress', () => {
   });
 
   const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255));
-  const hex = ([a, b, c, d]: readonly number[]) => `${(((a ?? 0) << 8) | (b ?? 0)).toString(16)}:${(((c ?? 0) << 8) | (d ?? 0)).toString(16)}`;
+  const hex = ([a, b, c, d]: readonly number[]) =>
+    `${(((a ?? 0) << 8) | (b ?? 0)).toString(16)}:${(((c ?? 0) << 8) | (d ?? 0)).toString(16)}`;
 
   it('judges every IPv4-mapped form as the IPv4 address inside', () => {
     fc.assert(
@@ -131,7 +150,10 @@ describe('isPublicAddress', () => {
         const full = parts.map((p) => p.toString(16)).join(':');
         const canonical = new URL(`http://[${full}]/`).hostname.slice(1, -1);
         const [g = 0, h = 0] = parts.slice(6);
-        const dotted = `${parts.slice(0, 6).map((p) => p.toString(16)).join(':')}:${[g >> 8, g & 0xff, h >> 8, h & 0xff].join('.')}`;
+        const dotted = `${parts
+          .slice(0, 6)
+          .map((p) => p.toString(16))
+          .join(':')}:${[g >> 8, g & 0xff, h >> 8, h & 0xff].join('.')}`;
         const expected = isPublicAddress(canonical);
         expect(isPublicAddress(full)).toBe(expected);
         expect(isPublicAddress(full.toUpperCase())).toBe(expected);
@@ -191,22 +213,42 @@ describe('checkWebhookUrl', () => {
     expect(checkWebhookUrl('http://hooks.example.com/', strict)).toEqual(
       E.left('the URL must use https (http is allowed only with WEBHOOK_ALLOW_HTTP=true)'),
     );
-    expect(E.isRight(checkWebhookUrl('http://hooks.example.com/', { allowHttp: true, allowPrivate: false }))).toBe(true);
+    expect(E.isRight(checkWebhookUrl('http://hooks.example.com/', { allowHttp: true, allowPrivate: false }))).toBe(
+      true,
+    );
   });
 
-  it.each(['ftp://example.com/', 'ws://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/plain,hi'])('refuses the scheme of %s', (url) => {
+  it.each([
+    'ftp://example.com/',
+    'ws://example.com/',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'data:text/plain,hi',
+  ])('refuses the scheme of %s', (url) => {
     const checked = checkWebhookUrl(url, open);
     expect(E.isLeft(checked) && checked.left).toMatch(/^the URL must use https or http, not "[a-z]+"$/);
   });
 
   it('refuses credentials without echoing them', () => {
-    for (const url of ['https://user:hunter2@example.com/', 'https://user@example.com/', 'https://:hunter2@example.com/']) {
+    for (const url of [
+      'https://user:hunter2@example.com/',
+      'https://user@example.com/',
+      'https://:hunter2@example.com/',
+    ]) {
       const checked = checkWebhookUrl(url, open);
       expect(checked).toEqual(E.left('the URL must not carry credentials (a user name or password before the host)'));
     }
   });
 
-  it.each(['', 'example.com/hook', '/hook', 'https://', 'https://exa mple.com/', 'http://[::1/', 'https://user:hunter2@/'])('refuses %j as not an absolute URL, echoing nothing', (url) => {
+  it.each([
+    '',
+    'example.com/hook',
+    '/hook',
+    'https://',
+    'https://exa mple.com/',
+    'http://[::1/',
+    'https://user:hunter2@/',
+  ])('refuses %j as not an absolute URL, echoing nothing', (url) => {
     expect(checkWebhookUrl(url, open)).toEqual(E.left('the URL is not a valid absolute URL'));
   });
 
@@ -227,26 +269,44 @@ describe('resolveWebhookAddress', () => {
   };
 
   it('uses IP literals without DNS', async () => {
-    await expect(resolveWebhookAddress(url('https://8.8.8.8/'), strict, failIfCalled)).resolves.toEqual(E.right({ address: '8.8.8.8', family: 4 }));
-    await expect(resolveWebhookAddress(url('https://[2606:4700:4700::1111]:8443/'), strict, failIfCalled)).resolves.toEqual(
-      E.right({ address: '2606:4700:4700::1111', family: 6 }),
+    await expect(resolveWebhookAddress(url('https://8.8.8.8/'), strict, failIfCalled)).resolves.toEqual(
+      E.right({ address: '8.8.8.8', family: 4 }),
     );
-    await expect(resolveWebhookAddress(url('http://127.0.0.1:9/'), open, failIfCalled)).resolves.toEqual(E.right({ address: '127.0.0.1', family: 4 }));
-    await expect(resolveWebhookAddress(url('http://[::1]:9/'), open, failIfCalled)).resolves.toEqual(E.right({ address: '::1', family: 6 }));
+    await expect(
+      resolveWebhookAddress(url('https://[2606:4700:4700::1111]:8443/'), strict, failIfCalled),
+    ).resolves.toEqual(E.right({ address: '2606:4700:4700::1111', family: 6 }));
+    await expect(resolveWebhookAddress(url('http://127.0.0.1:9/'), open, failIfCalled)).resolves.toEqual(
+      E.right({ address: '127.0.0.1', family: 4 }),
+    );
+    await expect(resolveWebhookAddress(url('http://[::1]:9/'), open, failIfCalled)).resolves.toEqual(
+      E.right({ address: '::1', family: 6 }),
+    );
   });
 
   it('refuses private IP literals, including spellings the URL parser normalises', async () => {
-    await expect(resolveWebhookAddress(url('https://127.0.0.1/'), strict, failIfCalled)).resolves.toEqual(E.left('127.0.0.1 is not a public address (loopback)'));
-    await expect(resolveWebhookAddress(url('https://0x7f.1/'), strict, failIfCalled)).resolves.toEqual(E.left('127.0.0.1 is not a public address (loopback)'));
-    await expect(resolveWebhookAddress(url('https://2130706433/'), strict, failIfCalled)).resolves.toEqual(E.left('127.0.0.1 is not a public address (loopback)'));
-    await expect(resolveWebhookAddress(url('https://[::ffff:169.254.169.254]/'), strict, failIfCalled)).resolves.toEqual(
-      E.left('::ffff:a9fe:a9fe is not a public address (IPv4-mapped link-local)'),
+    await expect(resolveWebhookAddress(url('https://127.0.0.1/'), strict, failIfCalled)).resolves.toEqual(
+      E.left('127.0.0.1 is not a public address (loopback)'),
     );
-    await expect(resolveWebhookAddress(url('https://[::]/'), strict, failIfCalled)).resolves.toEqual(E.left(':: is not a public address (unspecified)'));
+    await expect(resolveWebhookAddress(url('https://0x7f.1/'), strict, failIfCalled)).resolves.toEqual(
+      E.left('127.0.0.1 is not a public address (loopback)'),
+    );
+    await expect(resolveWebhookAddress(url('https://2130706433/'), strict, failIfCalled)).resolves.toEqual(
+      E.left('127.0.0.1 is not a public address (loopback)'),
+    );
+    await expect(
+      resolveWebhookAddress(url('https://[::ffff:169.254.169.254]/'), strict, failIfCalled),
+    ).resolves.toEqual(E.left('::ffff:a9fe:a9fe is not a public address (IPv4-mapped link-local)'));
+    await expect(resolveWebhookAddress(url('https://[::]/'), strict, failIfCalled)).resolves.toEqual(
+      E.left(':: is not a public address (unspecified)'),
+    );
   });
 
   it('resolves a name and answers the first address when every one is public', async () => {
-    const answer = await resolveWebhookAddress(url('https://hooks.example.com/'), strict, fixed('2606:4700:4700::1111', '1.1.1.1'));
+    const answer = await resolveWebhookAddress(
+      url('https://hooks.example.com/'),
+      strict,
+      fixed('2606:4700:4700::1111', '1.1.1.1'),
+    );
     expect(answer).toEqual(E.right({ address: '2606:4700:4700::1111', family: 6 }));
   });
 
@@ -263,34 +323,46 @@ describe('resolveWebhookAddress', () => {
     await expect(resolveWebhookAddress(url('https://example.internal/'), strict, fixed('10.0.0.5'))).resolves.toEqual(
       E.left('example.internal resolves to 10.0.0.5, a private address (private-use)'),
     );
-    await expect(resolveWebhookAddress(url('https://mixed.example/'), strict, fixed('8.8.8.8', '127.0.0.1'))).resolves.toEqual(
-      E.left('mixed.example resolves to 127.0.0.1, a private address (loopback)'),
-    );
-    await expect(resolveWebhookAddress(url('https://mapped.example/'), strict, fixed('::ffff:10.1.2.3'))).resolves.toEqual(
+    await expect(
+      resolveWebhookAddress(url('https://mixed.example/'), strict, fixed('8.8.8.8', '127.0.0.1')),
+    ).resolves.toEqual(E.left('mixed.example resolves to 127.0.0.1, a private address (loopback)'));
+    await expect(
+      resolveWebhookAddress(url('https://mapped.example/'), strict, fixed('::ffff:10.1.2.3')),
+    ).resolves.toEqual(
       E.left('mapped.example resolves to ::ffff:10.1.2.3, a private address (IPv4-mapped private-use)'),
     );
   });
 
   it('allows private answers with allowPrivate', async () => {
-    await expect(resolveWebhookAddress(url('http://localhost:1/'), open, fixed('127.0.0.1', '::1'))).resolves.toEqual(E.right({ address: '127.0.0.1', family: 4 }));
+    await expect(resolveWebhookAddress(url('http://localhost:1/'), open, fixed('127.0.0.1', '::1'))).resolves.toEqual(
+      E.right({ address: '127.0.0.1', family: 4 }),
+    );
   });
 
   it('refuses a name that does not resolve, and never throws', async () => {
     const notFound: LookupAll = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.invalid'), { code: 'ENOTFOUND' });
     };
-    await expect(resolveWebhookAddress(url('https://nowhere.invalid/'), strict, notFound)).resolves.toEqual(E.left('nowhere.invalid does not resolve (ENOTFOUND)'));
+    await expect(resolveWebhookAddress(url('https://nowhere.invalid/'), strict, notFound)).resolves.toEqual(
+      E.left('nowhere.invalid does not resolve (ENOTFOUND)'),
+    );
     const throwsSync: LookupAll = () => {
       throw new Error('boom');
     };
-    await expect(resolveWebhookAddress(url('https://x.example/'), strict, throwsSync)).resolves.toEqual(E.left('x.example does not resolve (boom)'));
-    await expect(resolveWebhookAddress(url('https://empty.example/'), strict, fixed())).resolves.toEqual(E.left('empty.example does not resolve (no addresses)'));
+    await expect(resolveWebhookAddress(url('https://x.example/'), strict, throwsSync)).resolves.toEqual(
+      E.left('x.example does not resolve (boom)'),
+    );
+    await expect(resolveWebhookAddress(url('https://empty.example/'), strict, fixed())).resolves.toEqual(
+      E.left('empty.example does not resolve (no addresses)'),
+    );
     await expect(resolveWebhookAddress(url('https://odd.example/'), open, fixed('not-an-ip'))).resolves.toEqual(
       E.left('odd.example resolves to something that is not an IP address'),
     );
   });
 
   it('resolves real names with the system resolver by default', async () => {
-    await expect(resolveWebhookAddress(url('http://localhost:1/'), strict)).resolves.toSatisfy((e: E.Either<string, unknown>) => E.isLeft(e) && /^localhost resolves to .*loopback\)$/.test(e.left));
+    await expect(resolveWebhookAddress(url('http://localhost:1/'), strict)).resolves.toSatisfy(
+      (e: E.Either<string, unknown>) => E.isLeft(e) && /^localhost resolves to .*loopback\)$/.test(e.left),
+    );
   });
 });

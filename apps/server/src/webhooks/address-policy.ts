@@ -87,7 +87,8 @@ const embeddedV4 = (ip: ipaddr.IPv6): ipaddr.IPv4 => {
   return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
 };
 
-const inside = (verdict: Verdict, form: string): Verdict => (verdict.public ? verdict : notPublic(`${form} ${verdict.range}`));
+const inside = (verdict: Verdict, form: string): Verdict =>
+  verdict.public ? verdict : notPublic(`${form} ${verdict.range}`);
 
 const judgeV6 = (ip: ipaddr.IPv6): Verdict => {
   if (ip.isIPv4MappedAddress()) return inside(judgeV4(ip.toIPv4Address()), 'IPv4-mapped');
@@ -109,13 +110,17 @@ const judgeV6 = (ip: ipaddr.IPv6): Verdict => {
 const judge = (address: string): Verdict => {
   switch (isIP(address)) {
     case 4:
-      return ipaddr.IPv4.isValidFourPartDecimal(address) ? judgeV4(ipaddr.IPv4.parse(address)) : notPublic('not an IP address');
+      return ipaddr.IPv4.isValidFourPartDecimal(address)
+        ? judgeV4(ipaddr.IPv4.parse(address))
+        : notPublic('not an IP address');
     case 6: {
       // Zones (`fe80::1%eth0`) only exist for non-global scopes.
       if (address.includes('%')) return notPublic('scoped');
       // ipaddr.js reads `::a.b.c.d` as `::ffff:a.b.c.d`; the WHATWG form (all hex) is read as Node dials it.
       const bracketed = `[${address}]`;
-      const canonical = URL.canParse(`http://${bracketed}/`) ? new URL(`http://${bracketed}/`).hostname.slice(1, -1) : '';
+      const canonical = URL.canParse(`http://${bracketed}/`)
+        ? new URL(`http://${bracketed}/`).hostname.slice(1, -1)
+        : '';
       return ipaddr.IPv6.isValid(canonical) ? judgeV6(ipaddr.IPv6.parse(canonical)) : notPublic('not an IP address');
     }
     default:
@@ -147,7 +152,8 @@ export const checkWebhookUrl = (url: string, policy: AddressPolicy): Either<stri
     const scheme = /^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) ? `"${parsed.protocol.slice(0, -1)}"` : 'its scheme';
     return E.left(`the URL must use https${policy.allowHttp ? ' or http' : ''}, not ${scheme}`);
   }
-  if (parsed.username !== '' || parsed.password !== '') return E.left('the URL must not carry credentials (a user name or password before the host)');
+  if (parsed.username !== '' || parsed.password !== '')
+    return E.left('the URL must not carry credentials (a user name or password before the host)');
   if (parsed.hostname === '') return E.left('the URL has no host');
   return E.right(parsed);
 };
@@ -164,7 +170,8 @@ const familyOf = (address: string): 4 | 6 | undefined => {
 };
 
 const errorCode = (error: unknown): string => {
-  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string')
+    return error.code;
   return error instanceof Error ? error.message : String(error);
 };
 
@@ -176,13 +183,16 @@ export const resolveWebhookAddress = async (
 ): Promise<Either<string, CheckedAddress>> => {
   const host = url.hostname;
   // The WHATWG parser has already normalised IP literals (0x7f.1 → 127.0.0.1, [::ffff:127.0.0.1] → [::ffff:7f00:1]).
-  const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : familyOf(host) === 4 ? host : undefined;
+  const literal =
+    host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : familyOf(host) === 4 ? host : undefined;
   if (literal !== undefined) {
     const family = familyOf(literal);
     if (family === undefined) return E.left(`${host} is not a valid IP address`);
     if (policy.allowPrivate) return E.right({ address: literal, family });
     const range = nonPublicRange(literal);
-    return range === undefined ? E.right({ address: literal, family }) : E.left(`${literal} is not a public address (${range})`);
+    return range === undefined
+      ? E.right({ address: literal, family })
+      : E.left(`${literal} is not a public address (${range})`);
   }
   let answers: readonly LookupAddress[];
   try {

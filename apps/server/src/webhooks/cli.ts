@@ -4,7 +4,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { iso, printTable } from '../cli/output.js';
 import { failOnLeft, Refused, runCli, UsageError, type CliContext } from '../cli/run-cli.js';
 import type { Store } from '../ports/store.js';
-import { EVENT_TYPES, isDeliveryStatus, isEventType, type DeliveryRecord, type EndpointRecord } from '../ports/webhook-store.js';
+import {
+  EVENT_TYPES,
+  isDeliveryStatus,
+  isEventType,
+  type DeliveryRecord,
+  type EndpointRecord,
+} from '../ports/webhook-store.js';
 import { checkEndpointUrl, registerEndpoint } from './endpoints.js';
 import { newWebhookSecret } from './signature.js';
 
@@ -40,16 +46,21 @@ interface Policy {
 }
 
 /** WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE: which endpoint URLs are accepted. */
-const policyOf = ({ webhooks }: CliContext['config']): Policy => ({ allowHttp: webhooks.allowHttp, allowPrivate: webhooks.allowPrivate });
+const policyOf = ({ webhooks }: CliContext['config']): Policy => ({
+  allowHttp: webhooks.allowHttp,
+  allowPrivate: webhooks.allowPrivate,
+});
 
 const noPositionals = (command: string, positionals: readonly string[]): void => {
-  if (positionals.length > 0) throw new UsageError(`${command} takes no positional arguments, got ${positionals.join(' ')}`);
+  if (positionals.length > 0)
+    throw new UsageError(`${command} takes no positional arguments, got ${positionals.join(' ')}`);
 };
 
 const oneId = (command: string, args: string[]): string => {
   const { positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true });
   const [id, ...rest] = positionals;
-  if (id === undefined || rest.length > 0) throw new UsageError(`${command} takes exactly one argument: the endpoint id`);
+  if (id === undefined || rest.length > 0)
+    throw new UsageError(`${command} takes exactly one argument: the endpoint id`);
   return id;
 };
 
@@ -65,8 +76,13 @@ const add = async ({ store, args, config }: CliContext): Promise<void> => {
   if (values.url === undefined) throw new UsageError('add needs --url <url>');
   const events = [...new Set(values.event ?? [])];
   const unknown = events.filter((e) => !isEventType(e));
-  if (unknown.length > 0) throw new UsageError(`unknown event type ${unknown.join(', ')}; expected ${EVENT_TYPES.join(', ')}`);
-  const registered = await registerEndpoint(store.webhooks, { url: values.url, events: events.length === 0 ? null : events.filter(isEventType) }, policy);
+  if (unknown.length > 0)
+    throw new UsageError(`unknown event type ${unknown.join(', ')}; expected ${EVENT_TYPES.join(', ')}`);
+  const registered = await registerEndpoint(
+    store.webhooks,
+    { url: values.url, events: events.length === 0 ? null : events.filter(isEventType) },
+    policy,
+  );
   if (E.isLeft(registered)) {
     // Not the URL itself: it may carry credentials, which are refused but must not be echoed.
     if (registered.left._tag === 'UrlRefused') throw new Refused(`refused the URL: ${registered.left.reason}`);
@@ -91,7 +107,12 @@ const endpointJson = (e: EndpointRecord) => ({
 });
 
 const list = async ({ store, args }: CliContext): Promise<void> => {
-  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: true,
+  });
   noPositionals('list', positionals);
   const endpoints = failOnLeft(await store.webhooks.listEndpoints()(), 'list the endpoints');
   if (values.json === true) {
@@ -104,7 +125,13 @@ const list = async ({ store, args }: CliContext): Promise<void> => {
   }
   printTable([
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
-    ...endpoints.map((e) => [e.id, e.url, e.events === null ? '*' : e.events.join(','), e.enabled ? 'enabled' : `disabled (${e.disabledReason ?? ''})`, iso(e.createdAt)]),
+    ...endpoints.map((e) => [
+      e.id,
+      e.url,
+      e.events === null ? '*' : e.events.join(','),
+      e.enabled ? 'enabled' : `disabled (${e.disabledReason ?? ''})`,
+      iso(e.createdAt),
+    ]),
   ]);
 };
 
@@ -124,38 +151,54 @@ const deliveryJson = (d: DeliveryRecord) => ({
 
 const remove = async ({ store, args }: CliContext): Promise<void> => {
   const id = oneId('remove', args);
-  if (!failOnLeft(await store.webhooks.removeEndpoint(id)(), 'remove the endpoint')) throw new Refused(`no endpoint ${id}`);
+  if (!failOnLeft(await store.webhooks.removeEndpoint(id)(), 'remove the endpoint'))
+    throw new Refused(`no endpoint ${id}`);
   process.stderr.write(`removed ${id} and its deliveries\n`);
 };
 
 const enable = async ({ store, args }: CliContext): Promise<void> => {
   const id = oneId('enable', args);
-  if (!failOnLeft(await store.webhooks.enableEndpoint(id)(), 'enable the endpoint')) throw new Refused(`no endpoint ${id}`);
+  if (!failOnLeft(await store.webhooks.enableEndpoint(id)(), 'enable the endpoint'))
+    throw new Refused(`no endpoint ${id}`);
   process.stderr.write(`enabled ${id}\n`);
 };
 
 const rotateSecret = async ({ store, args }: CliContext): Promise<void> => {
   const id = oneId('rotate-secret', args);
   const secret = newWebhookSecret();
-  if (!failOnLeft(await store.webhooks.rotateSecret(id, secret)(), 'rotate the secret')) throw new Refused(`no endpoint ${id}`);
-  process.stderr.write(`rotated the secret of ${id}; for 24 h attempts are signed with the new secret (first) and the previous one\n`);
+  if (!failOnLeft(await store.webhooks.rotateSecret(id, secret)(), 'rotate the secret'))
+    throw new Refused(`no endpoint ${id}`);
+  process.stderr.write(
+    `rotated the secret of ${id}; for 24 h attempts are signed with the new secret (first) and the previous one\n`,
+  );
   process.stdout.write(`${secret}\n`);
 };
 
 const deliveries = async ({ store, args }: CliContext): Promise<void> => {
   const { values, positionals } = parseArgs({
     args,
-    options: { endpoint: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      endpoint: { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     strict: true,
     allowPositionals: true,
   });
   noPositionals('deliveries', positionals);
   const { status, endpoint } = values;
-  if (status !== undefined && !isDeliveryStatus(status)) throw new UsageError(`--status expects pending, delivered or failed, got ${status}`);
+  if (status !== undefined && !isDeliveryStatus(status))
+    throw new UsageError(`--status expects pending, delivered or failed, got ${status}`);
   const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError(`--limit expects an integer from 1 to 10000, got ${values.limit}`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000)
+    throw new UsageError(`--limit expects an integer from 1 to 10000, got ${values.limit}`);
   const found = failOnLeft(
-    await store.webhooks.listDeliveries({ limit, ...(endpoint === undefined ? {} : { endpointId: endpoint }), ...(status === undefined ? {} : { status }) })(),
+    await store.webhooks.listDeliveries({
+      limit,
+      ...(endpoint === undefined ? {} : { endpointId: endpoint }),
+      ...(status === undefined ? {} : { status }),
+    })(),
     'list the deliveries',
   );
   if (values.json === true) {
@@ -186,9 +229,11 @@ const deliveries = async ({ store, args }: CliContext): Promise<void> => {
 const checkStillAllowed = async (store: Store, endpointId: string, policy: Policy): Promise<void> => {
   const endpoints = failOnLeft(await store.webhooks.listEndpoints()(), 'list the endpoints');
   const endpoint = endpoints.find((e) => e.id === endpointId);
-  if (endpoint === undefined) throw new Refused(`no endpoint ${endpointId} (removed endpoints take their deliveries with them)`);
+  if (endpoint === undefined)
+    throw new Refused(`no endpoint ${endpointId} (removed endpoints take their deliveries with them)`);
   const checked = await checkEndpointUrl(endpoint.url, policy);
-  if (E.isLeft(checked)) throw new Refused(`refused: endpoint ${endpointId}'s URL is not allowed now: ${checked.left.reason}`);
+  if (E.isLeft(checked))
+    throw new Refused(`refused: endpoint ${endpointId}'s URL is not allowed now: ${checked.left.reason}`);
 };
 
 const replay = async ({ store, args, config }: CliContext): Promise<void> => {
@@ -203,7 +248,9 @@ const replay = async ({ store, args, config }: CliContext): Promise<void> => {
     noPositionals('replay --failed', positionals);
     if (values.endpoint !== undefined) await checkStillAllowed(store, values.endpoint, policy);
     const count = failOnLeft(await store.webhooks.replayFailed(values.endpoint)(), 'replay the failed deliveries');
-    process.stderr.write(`replaying ${count} failed ${count === 1 ? 'delivery' : 'deliveries'}${values.endpoint === undefined ? '' : ` of ${values.endpoint}`}\n`);
+    process.stderr.write(
+      `replaying ${count} failed ${count === 1 ? 'delivery' : 'deliveries'}${values.endpoint === undefined ? '' : ` of ${values.endpoint}`}\n`,
+    );
     return;
   }
   if (values.endpoint !== undefined) throw new UsageError('--endpoint goes with --failed');
@@ -212,8 +259,14 @@ const replay = async ({ store, args, config }: CliContext): Promise<void> => {
   if (raw === undefined || rest.length > 0 || !/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(id)) {
     throw new UsageError('replay takes one delivery id (a positive integer, see `deliveries`) or --failed');
   }
-  const [delivery] = failOnLeft(await store.webhooks.listDeliveries({ deliveryId: id, limit: 1 })(), 'find the delivery');
-  if (delivery === undefined) throw new Refused(`no delivery ${id} (removed endpoints take their deliveries with them; ended ones are kept WEBHOOK_RETENTION_DAYS)`);
+  const [delivery] = failOnLeft(
+    await store.webhooks.listDeliveries({ deliveryId: id, limit: 1 })(),
+    'find the delivery',
+  );
+  if (delivery === undefined)
+    throw new Refused(
+      `no delivery ${id} (removed endpoints take their deliveries with them; ended ones are kept WEBHOOK_RETENTION_DAYS)`,
+    );
   if (delivery.status !== 'pending') await checkStillAllowed(store, delivery.endpointId, policy);
   const outcome = failOnLeft(await store.webhooks.replay(id)(), 'replay the delivery');
   switch (outcome._tag) {
@@ -226,7 +279,9 @@ const replay = async ({ store, args, config }: CliContext): Promise<void> => {
     case 'DeliveryNotFound':
       throw new Refused(`no delivery ${id}`);
     case 'EndpointDisabled':
-      throw new Refused(`refused: endpoint ${outcome.endpointId} is disabled; enable it first (plant-store-webhooks enable ${outcome.endpointId})`);
+      throw new Refused(
+        `refused: endpoint ${outcome.endpointId} is disabled; enable it first (plant-store-webhooks enable ${outcome.endpointId})`,
+      );
   }
 };
 

@@ -131,7 +131,8 @@ export class WebhookDispatcher {
         const now = performance.eventLoopUtilization();
         const requests = requestsReceived();
         this.busy =
-          requests - this.requestsSeen >= BUSY_REQUESTS && performance.eventLoopUtilization(now, this.utilisation).utilization > BUSY_UTILISATION;
+          requests - this.requestsSeen >= BUSY_REQUESTS &&
+          performance.eventLoopUtilization(now, this.utilisation).utilization > BUSY_UTILISATION;
         this.utilisation = now;
         this.requestsSeen = requests;
         if (!this.busy) this.startQueued();
@@ -166,7 +167,11 @@ export class WebhookDispatcher {
     for (const id of queued) this.held.delete(id);
     if (queued.length > 0) {
       const released = await this.options.store.release(this.options.holder, queued)();
-      if (E.isLeft(released)) this.storeProblem(released.left.cause, 'could not hand back webhook deliveries; they are retried once their lease ends');
+      if (E.isLeft(released))
+        this.storeProblem(
+          released.left.cause,
+          'could not hand back webhook deliveries; they are retried once their lease ends',
+        );
     }
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
@@ -186,7 +191,11 @@ export class WebhookDispatcher {
     await this.flush();
     if (unfinished.length > 0) {
       const released = await this.options.store.release(this.options.holder, unfinished)();
-      if (E.isLeft(released)) this.storeProblem(released.left.cause, 'could not hand back webhook deliveries; they are retried once their lease ends');
+      if (E.isLeft(released))
+        this.storeProblem(
+          released.left.cause,
+          'could not hand back webhook deliveries; they are retried once their lease ends',
+        );
     }
     return unfinished.length === 0 ? 'drained' : 'handed-back';
   }
@@ -272,28 +281,46 @@ export class WebhookDispatcher {
     // Handed back at shutdown meanwhile: no longer ours to record.
     if (!this.held.has(delivery.id)) return;
     const base = { deliveryId: delivery.id, startedAt, durationMs: outcome.durationMs };
-    const where = { delivery: delivery.id, event: delivery.eventId, endpoint: delivery.endpointId, origin: originOf(delivery.url) };
+    const where = {
+      delivery: delivery.id,
+      event: delivery.eventId,
+      endpoint: delivery.endpointId,
+      origin: originOf(delivery.url),
+    };
     let record: AttemptRecord;
     if (outcome.kind === 'delivered') {
       record = { ...base, outcome: 'delivered', status: outcome.status };
       onAttempt?.('delivered');
       logger?.debug({ ...where, status: outcome.status, ms: Math.round(outcome.durationMs) }, 'webhook delivered');
     } else {
-      const failure = { ...base, error: outcome.error, ...(outcome.status === undefined ? {} : { status: outcome.status }) };
+      const failure = {
+        ...base,
+        error: outcome.error,
+        ...(outcome.status === undefined ? {} : { status: outcome.status }),
+      };
       const failed = delivery.attempts + 1;
       const delay = outcome.gone ? undefined : nextAttemptDelayMs(schedule, failed, outcome.retryAfterMs, random);
       if (outcome.gone) {
         record = { ...failure, outcome: 'gone' };
         onAttempt?.('failed');
-        logger?.warn({ ...where, status: outcome.status }, 'webhook endpoint answered 410 Gone: disabled, its pending deliveries failed');
+        logger?.warn(
+          { ...where, status: outcome.status },
+          'webhook endpoint answered 410 Gone: disabled, its pending deliveries failed',
+        );
       } else if (delay === undefined) {
         record = { ...failure, outcome: 'failed' };
         onAttempt?.('failed');
-        logger?.warn({ ...where, attempts: failed, error: outcome.error }, 'webhook delivery failed for good (replay it with the webhooks CLI)');
+        logger?.warn(
+          { ...where, attempts: failed, error: outcome.error },
+          'webhook delivery failed for good (replay it with the webhooks CLI)',
+        );
       } else {
         record = { ...failure, outcome: 'retry', retryInMs: delay };
         onAttempt?.('retry');
-        logger?.info({ ...where, attempts: failed, error: outcome.error, retryInMs: delay }, 'webhook attempt failed; retrying later');
+        logger?.info(
+          { ...where, attempts: failed, error: outcome.error, retryInMs: delay },
+          'webhook attempt failed; retrying later',
+        );
       }
     }
     this.records.push(record);
@@ -333,7 +360,11 @@ export class WebhookDispatcher {
       const recorded = await this.options.store.recordAttempts(this.options.holder, records)();
       for (const r of records) this.held.delete(r.deliveryId);
       // Unrecorded, each delivery is due again when its lease ends: sent again (at least once).
-      if (E.isLeft(recorded)) this.storeProblem(recorded.left.cause, 'could not record webhook attempts; those deliveries are retried once their lease ends');
+      if (E.isLeft(recorded))
+        this.storeProblem(
+          recorded.left.cause,
+          'could not record webhook attempts; those deliveries are retried once their lease ends',
+        );
     })().finally(() => {
       this.flushing = undefined;
     });

@@ -16,7 +16,11 @@ const urlRefused = (reason: string): UrlRefused => ({ _tag: 'UrlRefused', reason
 export const newEndpointId = (): string => `we_${randomBytes(12).toString('base64url')}`;
 
 /** Checks a URL as registration and replay do: its syntax, then every address its host resolves to. */
-export const checkEndpointUrl = async (url: string, policy: AddressPolicy, lookup?: LookupAll): Promise<E.Either<UrlRefused, URL>> => {
+export const checkEndpointUrl = async (
+  url: string,
+  policy: AddressPolicy,
+  lookup?: LookupAll,
+): Promise<E.Either<UrlRefused, URL>> => {
   const parsed = checkWebhookUrl(url, policy);
   if (E.isLeft(parsed)) return E.left(urlRefused(parsed.left));
   const resolved = await resolveWebhookAddress(parsed.right, policy, lookup);
@@ -33,6 +37,11 @@ export const registerEndpoint = async (
   const checked = await checkEndpointUrl(request.url, policy, lookup);
   if (E.isLeft(checked)) return checked;
   const secret = newWebhookSecret();
-  const added = await store.addEndpoint({ id: newEndpointId(), url: checked.right.href, events: request.events, secret })();
+  const added = await store.addEndpoint({
+    id: newEndpointId(),
+    url: checked.right.href,
+    events: request.events,
+    secret,
+  })();
   return E.map((endpoint: EndpointRecord) => ({ endpoint, secret }))(added);
 };

@@ -4,7 +4,11 @@ import type { WebhookStore } from '../ports/webhook-store.js';
 /** Forgets ended deliveries (and their attempts) older than WEBHOOK_RETENTION_DAYS, in the background. */
 export const startRetentionPurge = (
   webhooks: WebhookStore,
-  options: { readonly retentionMs: number; readonly intervalMs: number; readonly logger?: { warn(obj: object, msg: string): void } },
+  options: {
+    readonly retentionMs: number;
+    readonly intervalMs: number;
+    readonly logger?: { warn(obj: object, msg: string): void };
+  },
 ): PeriodicPurge =>
   startPurge((limit) => webhooks.purgeEnded(options.retentionMs, limit), {
     what: 'ended webhook deliveries',

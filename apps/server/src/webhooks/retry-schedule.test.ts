@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_SCHEDULE_MS, MAX_RETRY_DELAY_MS, nextAttemptDelayMs, parseRetryAfter, parseRetrySchedule } from './retry-schedule.js';
+import {
+  DEFAULT_RETRY_SCHEDULE_MS,
+  MAX_RETRY_DELAY_MS,
+  nextAttemptDelayMs,
+  parseRetryAfter,
+  parseRetrySchedule,
+} from './retry-schedule.js';
 
 const s = 1_000;
 const min = 60 * s;
@@ -72,7 +78,11 @@ describe('parseRetrySchedule', () => {
 
   it('reads back what it is given, for any valid schedule', () => {
     const unit = fc.constantFrom(['ms', 1], ['s', s], ['m', min], ['h', h]);
-    const value = unit.chain(([u, ms]) => fc.integer({ min: 1, max: Math.floor(MAX_RETRY_DELAY_MS / (ms as number)) }).map((n) => [`${n}${u}`, n * (ms as number)] as const));
+    const value = unit.chain(([u, ms]) =>
+      fc
+        .integer({ min: 1, max: Math.floor(MAX_RETRY_DELAY_MS / (ms as number)) })
+        .map((n) => [`${n}${u}`, n * (ms as number)] as const),
+    );
     fc.assert(
       fc.property(fc.array(value, { minLength: 1, maxLength: 50 }), (values) => {
         expect(parseRetrySchedule(values.map(([text]) => text).join(','))).toEqual(values.map(([, ms]) => ms));

@@ -49,7 +49,8 @@ export const nextAttemptDelayMs = (
   retryAfterMs?: number,
   random: () => number = Math.random,
 ): number | undefined => {
-  if (!Number.isSafeInteger(failedAttempts) || failedAttempts < 1) throw new TypeError(`failedAttempts must be an integer ≥ 1, got ${failedAttempts}`);
+  if (!Number.isSafeInteger(failedAttempts) || failedAttempts < 1)
+    throw new TypeError(`failedAttempts must be an integer ≥ 1, got ${failedAttempts}`);
   const base = schedule[failedAttempts - 1];
   if (base === undefined) return undefined;
   const jittered = Math.round(base * (0.8 + 0.4 * Math.min(Math.max(random(), 0), 1)));
@@ -67,7 +68,14 @@ const imfFixdate = new RegExp(`^${day}, ([0-9]{2}) ${month} ([0-9]{4}) ${time} G
 const rfc850 = new RegExp(`^${longDay}, ([0-9]{2})-${month}-([0-9]{2}) ${time} GMT$`);
 const asctime = new RegExp(`^${day} ${month} ([ 0-9][0-9]) ${time} ([0-9]{4})$`);
 
-const utc = (year: number, monthName: string, dayOfMonth: number, h: string, m: string, s: string): number | undefined => {
+const utc = (
+  year: number,
+  monthName: string,
+  dayOfMonth: number,
+  h: string,
+  m: string,
+  s: string,
+): number | undefined => {
   const monthIndex = months.indexOf(monthName);
   const [hh, mm, ss] = [Number(h), Number(m), Number(s)];
   if (dayOfMonth < 1 || dayOfMonth > 31 || hh > 23 || mm > 59 || ss > 60) return undefined;

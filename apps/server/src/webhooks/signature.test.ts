@@ -26,7 +26,9 @@ describe('newWebhookSecret', () => {
 
 describe('webhookSecretKey', () => {
   it('decodes the base64 after the prefix', () => {
-    expect(webhookSecretKey('whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=')).toEqual(Buffer.from([...Array(32).keys()]));
+    expect(webhookSecretKey('whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=')).toEqual(
+      Buffer.from([...Array(32).keys()]),
+    );
     expect(webhookSecretKey('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toHaveLength(24);
   });
 
@@ -51,25 +53,41 @@ describe('signatureHeader', () => {
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
     const body = '{"test": 2432232314}';
     // The Standard Webhooks specification's own example.
-    expect(signatureHeader([secret], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    expect(signatureHeader([secret], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
     const key = Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64');
-    expect(signatureHeader([secret], 'msg_1', 5, 'é')).toBe(`v1,${createHmac('sha256', key).update(Buffer.from('msg_1.5.é', 'utf8')).digest('base64')}`);
+    expect(signatureHeader([secret], 'msg_1', 5, 'é')).toBe(
+      `v1,${createHmac('sha256', key).update(Buffer.from('msg_1.5.é', 'utf8')).digest('base64')}`,
+    );
   });
 
   it('is verified by the standardwebhooks package, for any body', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.stringMatching(/^msg_[A-Za-z0-9]{1,64}$/), (body, id) => {
-        const secret = newWebhookSecret();
-        const timestamp = nowSeconds();
-        const signature = signatureHeader([secret], id, timestamp, body);
-        const raw = { jsonParse: false };
-        expect(() => new Webhook(secret).verify(body, headers(id, timestamp, signature), raw)).not.toThrow();
-        // A changed body, id, timestamp or key does not verify.
-        expect(() => new Webhook(secret).verify(`${body} `, headers(id, timestamp, signature), raw)).toThrow('No matching signature found');
-        expect(() => new Webhook(secret).verify(body, headers(`${id}x`, timestamp, signature), raw)).toThrow('No matching signature found');
-        expect(() => new Webhook(secret).verify(body, headers(id, timestamp - 1, signature), raw)).toThrow('No matching signature found');
-        expect(() => new Webhook(newWebhookSecret()).verify(body, headers(id, timestamp, signature), raw)).toThrow('No matching signature found');
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 200 }),
+        fc.stringMatching(/^msg_[A-Za-z0-9]{1,64}$/),
+        (body, id) => {
+          const secret = newWebhookSecret();
+          const timestamp = nowSeconds();
+          const signature = signatureHeader([secret], id, timestamp, body);
+          const raw = { jsonParse: false };
+          expect(() => new Webhook(secret).verify(body, headers(id, timestamp, signature), raw)).not.toThrow();
+          // A changed body, id, timestamp or key does not verify.
+          expect(() => new Webhook(secret).verify(`${body} `, headers(id, timestamp, signature), raw)).toThrow(
+            'No matching signature found',
+          );
+          expect(() => new Webhook(secret).verify(body, headers(`${id}x`, timestamp, signature), raw)).toThrow(
+            'No matching signature found',
+          );
+          expect(() => new Webhook(secret).verify(body, headers(id, timestamp - 1, signature), raw)).toThrow(
+            'No matching signature found',
+          );
+          expect(() => new Webhook(newWebhookSecret()).verify(body, headers(id, timestamp, signature), raw)).toThrow(
+            'No matching signature found',
+          );
+        },
+      ),
       { numRuns: 100 },
     );
   });

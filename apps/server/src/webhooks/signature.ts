@@ -24,13 +24,20 @@ export const webhookSecretKey = (secret: string): Buffer | undefined => {
  * A malformed secret is a broken invariant (secrets are made by newWebhookSecret and kept by the
  * store): a TypeError that never shows the secret. Check stored secrets with webhookSecretKey.
  */
-export const signatureHeader = (secrets: readonly string[], id: string, timestampSeconds: number, body: string): string => {
-  if (!Number.isSafeInteger(timestampSeconds)) throw new TypeError(`webhook timestamp must be whole Unix seconds, got ${timestampSeconds}`);
+export const signatureHeader = (
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string => {
+  if (!Number.isSafeInteger(timestampSeconds))
+    throw new TypeError(`webhook timestamp must be whole Unix seconds, got ${timestampSeconds}`);
   const signed = `${id}.${timestampSeconds}.${body}`;
   return secrets
     .map((secret, i) => {
       const key = webhookSecretKey(secret);
-      if (key === undefined) throw new TypeError(`webhook secret ${i + 1} of ${secrets.length} is malformed (expected whsec_ + base64)`);
+      if (key === undefined)
+        throw new TypeError(`webhook secret ${i + 1} of ${secrets.length} is malformed (expected whsec_ + base64)`);
       return `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`;
     })
     .join(' ');

@@ -3,7 +3,13 @@ import https from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
-import { checkWebhookUrl, resolveWebhookAddress, type AddressPolicy, type CheckedAddress, type LookupAll } from './address-policy.js';
+import {
+  checkWebhookUrl,
+  resolveWebhookAddress,
+  type AddressPolicy,
+  type CheckedAddress,
+  type LookupAll,
+} from './address-policy.js';
 import { parseRetryAfter } from './retry-schedule.js';
 
 export interface AttemptRequest {
@@ -38,9 +44,12 @@ export interface WebhookSenderOptions {
 /** How much of an answer's body is read (and ignored) before the connection is dropped. */
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
-type Answer = Omit<Extract<AttemptOutcome, { kind: 'delivered' }>, 'durationMs'> | Omit<Extract<AttemptOutcome, { kind: 'failed' }>, 'durationMs'>;
+type Answer =
+  | Omit<Extract<AttemptOutcome, { kind: 'delivered' }>, 'durationMs'>
+  | Omit<Extract<AttemptOutcome, { kind: 'failed' }>, 'durationMs'>;
 
-const failure = (error: string, status?: number): Answer => (status === undefined ? { kind: 'failed', error, gone: false } : { kind: 'failed', status, error, gone: false });
+const failure = (error: string, status?: number): Answer =>
+  status === undefined ? { kind: 'failed', error, gone: false } : { kind: 'failed', status, error, gone: false };
 
 const answerTo = (response: http.IncomingMessage): Answer => {
   const status = response.statusCode ?? 0;
@@ -55,7 +64,9 @@ const answerTo = (response: http.IncomingMessage): Answer => {
 };
 
 const codeOf = (error: unknown): string | undefined =>
-  typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
 
 /** A short reason for a connection failure: the error code and the origin, never the path, query or message text. */
 const describeError = (error: unknown, origin: string): string => {
@@ -85,15 +96,21 @@ export class WebhookSender {
   #closed = false;
 
   constructor(options: WebhookSenderOptions) {
-    if (!Number.isSafeInteger(options.timeoutMs) || options.timeoutMs < 1) throw new TypeError(`WebhookSender timeoutMs must be an integer ≥ 1, got ${options.timeoutMs}`);
+    if (!Number.isSafeInteger(options.timeoutMs) || options.timeoutMs < 1)
+      throw new TypeError(`WebhookSender timeoutMs must be an integer ≥ 1, got ${options.timeoutMs}`);
     const maxSockets = options.maxSocketsPerAddress ?? 16;
-    if (!Number.isSafeInteger(maxSockets) || maxSockets < 1) throw new TypeError(`WebhookSender maxSocketsPerAddress must be an integer ≥ 1, got ${maxSockets}`);
+    if (!Number.isSafeInteger(maxSockets) || maxSockets < 1)
+      throw new TypeError(`WebhookSender maxSocketsPerAddress must be an integer ≥ 1, got ${maxSockets}`);
     this.#timeoutMs = options.timeoutMs;
     this.#policy = options.policy;
     this.#lookup = options.lookup;
     const agentOptions = { keepAlive: true, maxSockets, scheduling: 'lifo' } as const;
     this.#http = new http.Agent(agentOptions);
-    this.#https = new https.Agent(options.ca === undefined ? agentOptions : { ...agentOptions, ca: options.ca as string | Buffer | (string | Buffer)[] });
+    this.#https = new https.Agent(
+      options.ca === undefined
+        ? agentOptions
+        : { ...agentOptions, ca: options.ca as string | Buffer | (string | Buffer)[] },
+    );
     // After close, a connection an in-flight send gives back is not kept.
     const dropWhenClosed = (socket: Socket) => {
       if (this.#closed) socket.destroy();
@@ -128,7 +145,12 @@ export class WebhookSender {
           return;
         }
         const socket = pending?.socket;
-        const phase = pending === undefined ? 'resolving the host' : socket === null || socket === undefined || socket.connecting ? 'connecting' : 'waiting for the response headers';
+        const phase =
+          pending === undefined
+            ? 'resolving the host'
+            : socket === null || socket === undefined || socket.connecting
+              ? 'connecting'
+              : 'waiting for the response headers';
         pending?.destroy();
         finish(failure(`timed out after ${this.#timeoutMs} ms ${phase} (${url.origin})`));
       }, this.#timeoutMs);

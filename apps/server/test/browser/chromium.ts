@@ -14,7 +14,9 @@ export const runBrowserTests = chromiumAvailable || process.env['CI'] === 'true'
 const noticed = Symbol.for('plant-store.server.chromium-skip-notice');
 if (!runBrowserTests && !(noticed in globalThis)) {
   Object.defineProperty(globalThis, noticed, { value: true });
-  console.log(`browser tests skipped: no Chromium at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH; CI=true fails instead)`);
+  console.log(
+    `browser tests skipped: no Chromium at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH; CI=true fails instead)`,
+  );
 }
 
 /** A fresh headless Chromium with the flags this closed network needs (no background traffic). */
@@ -22,5 +24,13 @@ export const launchChromium = (): Promise<Browser> =>
   chromium.launch({
     executablePath: chromiumPath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });

@@ -27,7 +27,9 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!runBrowserTests) return;
-  page = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>page</title>'));
+  page = http.createServer((_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>page</title>'),
+  );
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
   pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
   allowing = await startTestServer({ corsOrigins: [pageOrigin] });
@@ -43,7 +45,10 @@ afterAll(async () => {
 });
 
 /** Runs `fetch` in a page of the second origin and reports what the page's script could see. */
-const fetchFromPage = async (url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Outcome> => {
+const fetchFromPage = async (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+): Promise<Outcome> => {
   const tab = await browser.newPage();
   try {
     await tab.goto(pageOrigin);
@@ -72,7 +77,10 @@ const fetchFromPage = async (url: string, init: { method: string; headers: Recor
 
 describe.runIf(runBrowserTests)('a cross-origin fetch from a browser page', () => {
   it('reads a list and creates a plant (preflighted) when CORS_ORIGINS names the page origin', async () => {
-    const listed = await fetchFromPage(`${allowing.url}/plants`, { method: 'GET', headers: { Authorization: `Bearer ${allowing.tokens.all}` } });
+    const listed = await fetchFromPage(`${allowing.url}/plants`, {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${allowing.tokens.all}` },
+    });
     expect(listed).toMatchObject({ ok: true, status: 200, body: [] });
     expect(listed.requestId).toMatch(/^[0-9a-f-]{36}$/);
     const created = await fetchFromPage(`${allowing.url}/plants`, {
@@ -84,7 +92,10 @@ describe.runIf(runBrowserTests)('a cross-origin fetch from a browser page', () =
   });
 
   it('fails in the browser when the page origin is not allowed, and the plant is not created', async () => {
-    const listed = await fetchFromPage(`${other.url}/plants`, { method: 'GET', headers: { Authorization: `Bearer ${other.tokens.all}` } });
+    const listed = await fetchFromPage(`${other.url}/plants`, {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${other.tokens.all}` },
+    });
     expect(listed).toEqual({ ok: false, error: 'TypeError: Failed to fetch' });
     const created = await fetchFromPage(`${other.url}/plants`, {
       method: 'POST',

@@ -28,7 +28,9 @@ afterAll(async () => {
 
 describe.runIf(runBrowserTests)('the docs page', () => {
   it('renders every operation of /openapi.json from this origin alone, without console errors', async () => {
-    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary?: string }>> };
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { summary?: string }>>;
+    };
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item)
         .filter(([method]) => method !== 'parameters')
@@ -40,11 +42,14 @@ describe.runIf(runBrowserTests)('the docs page', () => {
     const problems: string[] = [];
     const requested: string[] = [];
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.push(`${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('request', (request) => requested.push(request.url()));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('requestfailed', (request) =>
+      problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`),
+    );
 
     const response = await page.goto(`${server.url}/docs`);
     expect(response?.status()).toBe(200);

@@ -20,9 +20,38 @@ const wellFormed = (s: string): boolean => !/\p{Surrogate}/u.test(s);
 
 /** Characters that sit on the edges of text rules: controls, every kind of space, astral ones. */
 const edgeCharacters = [
-  ' ', '\t', '\n', '\u000b', '\f', '\r', '\u0085', '\u00a0', '\u1680', '\u2000', '\u200a', '\u200b', '\u2028',
-  '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u0000', '\u001f', '\u007f', '\u0080', 'a', 'Z', '0', '-',
-  '"', '\\', '/', 'é', '🌵', '中',
+  ' ',
+  '\t',
+  '\n',
+  '\u000b',
+  '\f',
+  '\r',
+  '\u0085',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u200a',
+  '\u200b',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  'a',
+  'Z',
+  '0',
+  '-',
+  '"',
+  '\\',
+  '/',
+  'é',
+  '🌵',
+  '中',
 ];
 
 const numberBound = (schema: Schema, key: 'minimum' | 'maximum', fallback: number): number => {
@@ -34,7 +63,11 @@ const numberBound = (schema: Schema, key: 'minimum' | 'maximum', fallback: numbe
 const integers = (schema: Schema): fc.Arbitrary<number> => {
   const min = numberBound(schema, 'minimum', Number.MIN_SAFE_INTEGER);
   const max = numberBound(schema, 'maximum', Number.MAX_SAFE_INTEGER);
-  return fc.oneof(fc.integer({ min, max: Math.min(max, min + 40) }), fc.constantFrom(min, max), fc.maxSafeInteger().filter((n) => n >= min && n <= max));
+  return fc.oneof(
+    fc.integer({ min, max: Math.min(max, min + 40) }),
+    fc.constantFrom(min, max),
+    fc.maxSafeInteger().filter((n) => n >= min && n <= max),
+  );
 };
 
 /**
@@ -67,7 +100,9 @@ const strings = (schema: Schema, admits: (u: unknown) => boolean): fc.Arbitrary<
   const proposals = [
     fc.string({ unit: 'binary', minLength, maxLength }),
     fc.string({ unit: 'grapheme', minLength, maxLength }),
-    fc.array(fc.constantFrom(...edgeCharacters), { minLength, maxLength: Math.min(maxLength, 12) }).map((parts) => parts.join('')),
+    fc
+      .array(fc.constantFrom(...edgeCharacters), { minLength, maxLength: Math.min(maxLength, 12) })
+      .map((parts) => parts.join('')),
     fc.constantFrom('a'.repeat(Math.max(minLength, 1)), '🌵'.repeat(maxLength), 'a'.repeat(maxLength)),
   ];
   if (pattern !== undefined) {
@@ -80,7 +115,10 @@ const strings = (schema: Schema, admits: (u: unknown) => boolean): fc.Arbitrary<
     const short = shortMatches(pattern);
     if (short !== undefined) {
       const repeated = fc
-        .tuple(short.filter((s) => s !== ''), fc.integer({ min: 1, max: Math.min(maxLength, 256) }))
+        .tuple(
+          short.filter((s) => s !== ''),
+          fc.integer({ min: 1, max: Math.min(maxLength, 256) }),
+        )
         .map(([s, n]) => s.repeat(Math.ceil(n / s.length)).slice(0, n));
       proposals.push(repeated);
     }
@@ -95,7 +133,8 @@ export const valid = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<unknown>
   const schema = doc.resolveSchema(schemaOrRef);
   const admits = doc.validator(schemaOrRef);
   if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
-  if (Array.isArray(schema['anyOf'])) return fc.oneof(...(schema['anyOf'] as Schema[]).map((alternative) => valid(doc, alternative)));
+  if (Array.isArray(schema['anyOf']))
+    return fc.oneof(...(schema['anyOf'] as Schema[]).map((alternative) => valid(doc, alternative)));
   switch (schema['type']) {
     case 'null':
       return fc.constant(null);
@@ -142,14 +181,20 @@ const otherTypes = (schema: Schema): Array<Broken<unknown>> => {
 const crossedBounds = (doc: Document, schema: Schema): Array<Broken<unknown>> => {
   const broken: Array<Broken<unknown>> = [];
   if (schema['type'] === 'integer') {
-    if (typeof schema['minimum'] === 'number') broken.push({ rule: `minimum ${schema['minimum']}`, value: schema['minimum'] - 1 });
-    if (typeof schema['maximum'] === 'number') broken.push({ rule: `maximum ${schema['maximum']}`, value: schema['maximum'] + 1 });
+    if (typeof schema['minimum'] === 'number')
+      broken.push({ rule: `minimum ${schema['minimum']}`, value: schema['minimum'] - 1 });
+    if (typeof schema['maximum'] === 'number')
+      broken.push({ rule: `maximum ${schema['maximum']}`, value: schema['maximum'] + 1 });
   }
   if (schema['type'] === 'string') {
     const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
     const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
     if (min > 0) broken.push({ rule: `minLength ${min}`, value: 'a'.repeat(min - 1) });
-    if (max !== undefined) broken.push({ rule: `maxLength ${max}`, value: 'a'.repeat(max + 1) }, { rule: `maxLength ${max} (code points)`, value: '🌵'.repeat(max + 1) });
+    if (max !== undefined)
+      broken.push(
+        { rule: `maxLength ${max}`, value: 'a'.repeat(max + 1) },
+        { rule: `maxLength ${max} (code points)`, value: '🌵'.repeat(max + 1) },
+      );
     if (typeof schema['pattern'] === 'string') {
       const admits = doc.validator(schema);
       // Strings of an admitted length that the pattern refuses.
@@ -170,7 +215,9 @@ export const brokenValues = (doc: Document, schemaOrRef: Schema): Array<Broken<u
   if (Array.isArray(schema['anyOf'])) {
     // What breaks one alternative and no other admits (null is a tag's alternative, not a break).
     const admits = doc.validator(schemaOrRef);
-    return (schema['anyOf'] as Schema[]).flatMap((alternative) => brokenValues(doc, alternative)).filter(({ value }) => !admits(value));
+    return (schema['anyOf'] as Schema[])
+      .flatMap((alternative) => brokenValues(doc, alternative))
+      .filter(({ value }) => !admits(value));
   }
   return [...otherTypes(schema), ...crossedBounds(doc, schema)];
 };
@@ -189,7 +236,9 @@ export const brokenObject = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<B
   for (const [name, property] of Object.entries(properties)) {
     const breaks = brokenValues(doc, property);
     kinds.push(
-      fc.tuple(base, fc.constantFrom(...breaks)).map(([value, broken]) => ({ rule: `${name}: ${broken.rule}`, value: { ...value, [name]: broken.value } })),
+      fc
+        .tuple(base, fc.constantFrom(...breaks))
+        .map(([value, broken]) => ({ rule: `${name}: ${broken.rule}`, value: { ...value, [name]: broken.value } })),
     );
   }
   for (const name of required) {
@@ -201,8 +250,14 @@ export const brokenObject = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<B
     );
   }
   if (schema['additionalProperties'] === false) {
-    const unknownName = fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !(name in properties) && name !== '__proto__');
-    kinds.push(fc.tuple(base, unknownName).map(([value, name]) => ({ rule: `additionalProperties false (${name})`, value: { ...value, [name]: 1 } })));
+    const unknownName = fc
+      .string({ minLength: 1, maxLength: 12 })
+      .filter((name) => !(name in properties) && name !== '__proto__');
+    kinds.push(
+      fc
+        .tuple(base, unknownName)
+        .map(([value, name]) => ({ rule: `additionalProperties false (${name})`, value: { ...value, [name]: 1 } })),
+    );
   }
   return fc.oneof(...kinds);
 };

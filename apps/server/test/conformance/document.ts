@@ -61,7 +61,8 @@ const asRecord = (u: unknown, where: string): Record<string, unknown> => {
 };
 
 /** The document's schemas with their `$ref`s pointed at one Ajv schema holding them all as `$defs`. */
-const rebase = (node: unknown): unknown => JSON.parse(JSON.stringify(node).replaceAll('"#/components/schemas/', `"${SCHEMA_ID}#/$defs/`));
+const rebase = (node: unknown): unknown =>
+  JSON.parse(JSON.stringify(node).replaceAll('"#/components/schemas/', `"${SCHEMA_ID}#/$defs/`));
 
 export const readDocument = (raw: Schema): Document => {
   const pointer = (ref: string): unknown => {
@@ -85,7 +86,10 @@ export const readDocument = (raw: Schema): Document => {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   // OpenAPI 3.1 adds these annotation keywords to JSON Schema; Ajv must know them in strict mode.
   ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  });
   ajv.addSchema({ $id: SCHEMA_ID, $defs: rebase(components['schemas']) as object });
   const compiled = new Map<string, ValidateFunction>();
   const validator = (schema: Schema): ValidateFunction => {
@@ -113,7 +117,12 @@ export const readDocument = (raw: Schema): Document => {
     };
   };
   const contentOf = (node: unknown): Record<string, Schema> =>
-    Object.fromEntries(Object.entries(node === undefined ? {} : asRecord(node, 'content')).map(([type, media]) => [type, asRecord(asRecord(media, type)['schema'], type)]));
+    Object.fromEntries(
+      Object.entries(node === undefined ? {} : asRecord(node, 'content')).map(([type, media]) => [
+        type,
+        asRecord(asRecord(media, type)['schema'], type),
+      ]),
+    );
 
   const operations: Operation[] = [];
   const methodsByPath = new Map<string, string[]>();
@@ -138,7 +147,10 @@ export const readDocument = (raw: Schema): Document => {
         const headers: Record<string, ResponseHeader> = {};
         for (const [name, headerNode] of Object.entries(asRecord(response['headers'] ?? {}, 'headers'))) {
           const header = deref(headerNode);
-          headers[name.toLowerCase()] = { required: header['required'] === true, schema: asRecord(header['schema'], name) };
+          headers[name.toLowerCase()] = {
+            required: header['required'] === true,
+            schema: asRecord(header['schema'], name),
+          };
         }
         responses[status] = { headers, content: contentOf(response['content']) };
       }
@@ -147,12 +159,16 @@ export const readDocument = (raw: Schema): Document => {
         method: method.toUpperCase(),
         path,
         parameters,
-        body: bodyNode === undefined ? undefined : { required: bodyNode['required'] === true, content: contentOf(bodyNode['content']) },
+        body:
+          bodyNode === undefined
+            ? undefined
+            : { required: bodyNode['required'] === true, content: contentOf(bodyNode['content']) },
         scopes: security === undefined || security.length === 0 || bearer === undefined ? undefined : bearer,
         responses,
       });
     }
   }
-  const describeErrors = (errors: ErrorObject[] | null | undefined): string => ajv.errorsText(errors, { dataVar: 'value' });
+  const describeErrors = (errors: ErrorObject[] | null | undefined): string =>
+    ajv.errorsText(errors, { dataVar: 'value' });
   return { raw, operations, methodsByPath, validator, resolveSchema, describeErrors };
 };

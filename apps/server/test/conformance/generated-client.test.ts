@@ -14,7 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../http/support.js';
 
 // Inside the package's node_modules, so that the program resolves `openapi-fetch` as a user's would.
-const dir = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/generated-client', String(process.pid));
+const dir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '../../node_modules/.cache/generated-client',
+  String(process.pid),
+);
 
 const program = `
 import createClient from 'openapi-fetch';
@@ -90,7 +94,10 @@ describe('a client generated from the served document', () => {
     });
     const problems = ts
       .getPreEmitDiagnostics(compiled)
-      .map((d) => `${d.file === undefined ? '' : `${d.file.fileName.slice(dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: `}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+      .map(
+        (d) =>
+          `${d.file === undefined ? '' : `${d.file.fileName.slice(dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: `}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
     expect(problems).toEqual([]);
   });
 });

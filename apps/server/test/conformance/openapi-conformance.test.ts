@@ -29,7 +29,9 @@ const timeout = Math.max(180_000, runs * 150);
 const seedSetting = process.env['PLANT_STORE_CONFORMANCE_SEED'] ?? '17';
 const seed = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(seedSetting);
 if (!Number.isInteger(seed) || !Number.isInteger(runs) || runs < 1) {
-  throw new TypeError('PLANT_STORE_CONFORMANCE_SEED must be an integer or "random", PLANT_STORE_CONFORMANCE_RUNS an integer ≥ 1');
+  throw new TypeError(
+    'PLANT_STORE_CONFORMANCE_SEED must be an integer or "random", PLANT_STORE_CONFORMANCE_RUNS an integer ≥ 1',
+  );
 }
 
 /** One generated request, and what the document says its answer must be. */
@@ -51,12 +53,18 @@ beforeAll(async () => {
   const served = await fetch(`${server.url}/openapi.json`);
   doc = readDocument((await served.json()) as Schema);
   // Plants with small ids, so that generated ids (biased low) often name one that exists.
-  for (let id = 1; id <= 30; id++) await createPlant(server, { id, name: `plant ${id}`, ...(id % 3 === 0 ? { tag: 'fern' } : {}) });
+  for (let id = 1; id <= 30; id++)
+    await createPlant(server, { id, name: `plant ${id}`, ...(id % 3 === 0 ? { tag: 'fern' } : {}) });
 });
 
 afterAll(async () => {
-  const statuses = [...tried.statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
-  console.log(`conformance (${testStoreKind}): ${tried.conforming} conforming + ${tried.broken} rule-breaking requests, seed ${seed}; answers ${statuses}`);
+  const statuses = [...tried.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
+  console.log(
+    `conformance (${testStoreKind}): ${tried.conforming} conforming + ${tried.broken} rule-breaking requests, seed ${seed}; answers ${statuses}`,
+  );
   await server?.close();
 });
 
@@ -80,25 +88,53 @@ const authHeaders = (op: Operation, token: string | undefined = server.tokens.al
 /** Values for every parameter the document admits (optional ones sometimes left out). */
 const conformingParameters = (op: Operation): fc.Arbitrary<Map<Parameter, string | undefined>> =>
   fc
-    .tuple(...op.parameters.map((parameter) => (parameter.required ? valid(doc, parameter.schema) : fc.option(valid(doc, parameter.schema), { nil: undefined }))))
-    .map((values) => new Map(op.parameters.map((parameter, i) => [parameter, values[i] === undefined ? undefined : parameter.in === 'header' ? String(values[i]) : encode(values[i])])));
+    .tuple(
+      ...op.parameters.map((parameter) =>
+        parameter.required ? valid(doc, parameter.schema) : fc.option(valid(doc, parameter.schema), { nil: undefined }),
+      ),
+    )
+    .map(
+      (values) =>
+        new Map(
+          op.parameters.map((parameter, i) => [
+            parameter,
+            values[i] === undefined ? undefined : parameter.in === 'header' ? String(values[i]) : encode(values[i]),
+          ]),
+        ),
+    );
 
 const headerParameters = (values: ReadonlyMap<Parameter, string | undefined>): Record<string, string> =>
-  Object.fromEntries([...values].filter(([p, v]) => p.in === 'header' && v !== undefined).map(([p, v]) => [p.name.toLowerCase(), v as string]));
+  Object.fromEntries(
+    [...values]
+      .filter(([p, v]) => p.in === 'header' && v !== undefined)
+      .map(([p, v]) => [p.name.toLowerCase(), v as string]),
+  );
 
 /** How fast-check shows a call in a failure report: the request, not the whole operation. */
 const printable = (call: Call): Call =>
   Object.defineProperty(call, fc.toStringMethod, {
-    value: () => `${call.op.method} ${call.path} ${JSON.stringify(call.headers)}${call.body === undefined ? '' : ` ${call.body}`}${call.expected === undefined ? '' : ` (breaks ${call.expected.rule})`}`,
+    value: () =>
+      `${call.op.method} ${call.path} ${JSON.stringify(call.headers)}${call.body === undefined ? '' : ` ${call.body}`}${call.expected === undefined ? '' : ` (breaks ${call.expected.rule})`}`,
   });
 
 const conformingCall = (op: Operation): fc.Arbitrary<Call> => {
   const media = Object.keys(op.body?.content ?? {});
-  const body = op.body === undefined ? fc.constant(undefined) : fc.constantFrom(...media).chain((type) => valid(doc, op.body?.content[type] as Schema).map((value) => ({ type, text: JSON.stringify(value) })));
+  const body =
+    op.body === undefined
+      ? fc.constant(undefined)
+      : fc
+          .constantFrom(...media)
+          .chain((type) =>
+            valid(doc, op.body?.content[type] as Schema).map((value) => ({ type, text: JSON.stringify(value) })),
+          );
   return fc.tuple(conformingParameters(op), body).map(([values, sent]) => ({
     op,
     path: target(op, values),
-    headers: { ...authHeaders(op), ...headerParameters(values), ...(sent === undefined ? {} : { 'content-type': sent.type }) },
+    headers: {
+      ...authHeaders(op),
+      ...headerParameters(values),
+      ...(sent === undefined ? {} : { 'content-type': sent.type }),
+    },
     ...(sent === undefined ? {} : { body: sent.text }),
   }));
 };
@@ -114,13 +150,22 @@ const brokenParameterValues = (parameter: Parameter): Array<{ rule: string; valu
     const breaks = brokenValues(doc, schema)
       .filter(({ value }) => typeof value === 'number')
       .map(({ rule, value }) => ({ rule, value: String(value) }));
-    const spelling = ['07', '+7', '7.0', '1e3', 'abc', '%207', '0x1f', '١'].map((value) => ({ rule: 'decimal digits, no sign, no leading zero', value: value === '١' ? encodeURIComponent(value) : value }));
-    return [...breaks, ...spelling, ...(parameter.in === 'query' ? [{ rule: 'an integer, sent empty', value: '' }] : [])];
+    const spelling = ['07', '+7', '7.0', '1e3', 'abc', '%207', '0x1f', '١'].map((value) => ({
+      rule: 'decimal digits, no sign, no leading zero',
+      value: value === '١' ? encodeURIComponent(value) : value,
+    }));
+    return [
+      ...breaks,
+      ...spelling,
+      ...(parameter.in === 'query' ? [{ rule: 'an integer, sent empty', value: '' }] : []),
+    ];
   }
   if (parameter.in !== 'header') return [];
   // A header value travels as printable ASCII; surrounding spaces would be trimmed away.
-  return brokenValues(doc, schema)
-    .filter((b): b is { rule: string; value: string } => typeof b.value === 'string' && /^([!-~]([ -~]*[!-~])?)?$/.test(b.value));
+  return brokenValues(doc, schema).filter(
+    (b): b is { rule: string; value: string } =>
+      typeof b.value === 'string' && /^([!-~]([ -~]*[!-~])?)?$/.test(b.value),
+  );
 };
 
 /** Requests that break exactly one rule, each with the status the document gives for it. */
@@ -159,20 +204,34 @@ const brokenCall = (op: Operation): fc.Arbitrary<Call> | undefined => {
     }
     if (documented(415)) {
       kinds.push(
-        fc.tuple(base, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/jsonx')).map(([call, other]) => ({
-          ...call,
-          headers: { ...call.headers, 'content-type': other },
-          expected: { status: 415, rule: `media type ${media.join(' or ')}, sent ${other}` },
-        })),
+        fc
+          .tuple(base, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/jsonx'))
+          .map(([call, other]) => ({
+            ...call,
+            headers: { ...call.headers, 'content-type': other },
+            expected: { status: 415, rule: `media type ${media.join(' or ')}, sent ${other}` },
+          })),
       );
     }
   }
   if (op.scopes !== undefined && documented(401)) {
-    kinds.push(base.map((call) => ({ ...call, headers: withoutAuthorization(call.headers), expected: { status: 401, rule: 'bearer credentials required' } })));
+    kinds.push(
+      base.map((call) => ({
+        ...call,
+        headers: withoutAuthorization(call.headers),
+        expected: { status: 401, rule: 'bearer credentials required' },
+      })),
+    );
   }
   if (op.scopes !== undefined && op.scopes.length > 0 && documented(403)) {
     const weaker = op.scopes.includes('plants:write') ? server.tokens.read : server.tokens.write;
-    kinds.push(base.map((call) => ({ ...call, headers: { ...call.headers, authorization: `Bearer ${weaker}` }, expected: { status: 403, rule: `scope ${op.scopes?.join(' ')}` } })));
+    kinds.push(
+      base.map((call) => ({
+        ...call,
+        headers: { ...call.headers, authorization: `Bearer ${weaker}` },
+        expected: { status: 403, rule: `scope ${op.scopes?.join(' ')}` },
+      })),
+    );
   }
   return kinds.length === 0 ? undefined : fc.oneof(...kinds);
 };
@@ -183,7 +242,11 @@ const withoutAuthorization = (headers: Readonly<Record<string, string>>): Record
 };
 
 const send = async (call: Call): Promise<Reply> => {
-  const reply = await request(server, call.path, { method: call.op.method, headers: call.headers, ...(call.body === undefined ? {} : { body: call.body }) });
+  const reply = await request(server, call.path, {
+    method: call.op.method,
+    headers: call.headers,
+    ...(call.body === undefined ? {} : { body: call.body }),
+  });
   tried.statuses.set(reply.status, (tried.statuses.get(reply.status) ?? 0) + 1);
   return reply;
 };
@@ -196,33 +259,43 @@ describe('the served OpenAPI document', () => {
     expect(doc.operations.length).toBeGreaterThan(5);
   });
 
-  it('explains every answer to a request that conforms to it, and none is a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(...doc.operations.map(conformingCall)).map(printable), async (call) => {
-        tried.conforming++;
-        const reply = await send(call);
-        const problems = responseProblems(doc, call.op, reply);
-        expect(problems, shown(call, reply)).toEqual([]);
-        expect([400, 413, 415], `a conforming request was refused: ${shown(call, reply)}`).not.toContain(reply.status);
-        expect(reply.status, shown(call, reply)).toBeLessThan(500);
-      }),
-      { numRuns: runs, seed, endOnFailure: true },
-    );
-  }, timeout);
+  it(
+    'explains every answer to a request that conforms to it, and none is a 5xx',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(...doc.operations.map(conformingCall)).map(printable), async (call) => {
+          tried.conforming++;
+          const reply = await send(call);
+          const problems = responseProblems(doc, call.op, reply);
+          expect(problems, shown(call, reply)).toEqual([]);
+          expect([400, 413, 415], `a conforming request was refused: ${shown(call, reply)}`).not.toContain(
+            reply.status,
+          );
+          expect(reply.status, shown(call, reply)).toBeLessThan(500);
+        }),
+        { numRuns: runs, seed, endOnFailure: true },
+      );
+    },
+    timeout,
+  );
 
-  it('answers a request that breaks one rule with the 4xx the document gives for it', async () => {
-    const calls = doc.operations.map(brokenCall).filter((call): call is fc.Arbitrary<Call> => call !== undefined);
-    expect(calls.length).toBeGreaterThan(3);
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(...calls).map(printable), async (call) => {
-        tried.broken++;
-        const reply = await send(call);
-        expect(reply.status, `${call.expected?.rule}: ${shown(call, reply)}`).toBe(call.expected?.status);
-        expect(responseProblems(doc, call.op, reply), shown(call, reply)).toEqual([]);
-      }),
-      { numRuns: runs, seed, endOnFailure: true },
-    );
-  }, timeout);
+  it(
+    'answers a request that breaks one rule with the 4xx the document gives for it',
+    async () => {
+      const calls = doc.operations.map(brokenCall).filter((call): call is fc.Arbitrary<Call> => call !== undefined);
+      expect(calls.length).toBeGreaterThan(3);
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(...calls).map(printable), async (call) => {
+          tried.broken++;
+          const reply = await send(call);
+          expect(reply.status, `${call.expected?.rule}: ${shown(call, reply)}`).toBe(call.expected?.status);
+          expect(responseProblems(doc, call.op, reply), shown(call, reply)).toEqual([]);
+        }),
+        { numRuns: runs, seed, endOnFailure: true },
+      );
+    },
+    timeout,
+  );
 
   it('answers every method it does not document on a documented path with 405 and the documented Allow', async () => {
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
@@ -230,10 +303,16 @@ describe('the served OpenAPI document', () => {
     for (const [template, documented] of doc.methodsByPath) {
       const path = template.replace(/\{[^}]+\}/g, '1');
       for (const method of methods.filter((m) => !documented.includes(m))) {
-        const reply = await request(server, path, { method, headers: { authorization: `Bearer ${server.tokens.all}` } });
+        const reply = await request(server, path, {
+          method,
+          headers: { authorization: `Bearer ${server.tokens.all}` },
+        });
         expect(reply.status, `${method} ${path}`).toBe(405);
         expect(new Set(String(reply.headers.allow).split(', ')), `${method} ${path}`).toEqual(new Set(documented));
-        expect(reply.json, `${method} ${path}`).toEqual({ error: 405, message: `method ${method} is not allowed on ${template}; allowed: ${String(reply.headers.allow)}` });
+        expect(reply.json, `${method} ${path}`).toEqual({
+          error: 405,
+          message: `method ${method} is not allowed on ${template}; allowed: ${String(reply.headers.allow)}`,
+        });
         checked++;
       }
     }

@@ -13,12 +13,16 @@ export interface Answer {
 }
 
 /** A header's text as the type its schema names (headers are text on the wire). */
-const asSchemaValue = (text: string, schema: Schema): unknown => (schema['type'] === 'integer' && /^-?[0-9]+$/.test(text) ? Number(text) : text);
+const asSchemaValue = (text: string, schema: Schema): unknown =>
+  schema['type'] === 'integer' && /^-?[0-9]+$/.test(text) ? Number(text) : text;
 
 /** What is wrong with `answer` as an answer to `op`; empty when it conforms. */
 export const responseProblems = (doc: Document, op: Operation, answer: Answer): string[] => {
   const spec = op.responses[String(answer.status)] ?? op.responses['default'];
-  if (spec === undefined) return [`status ${answer.status} is not documented for ${op.method} ${op.path} (documented: ${Object.keys(op.responses).join(', ')})`];
+  if (spec === undefined)
+    return [
+      `status ${answer.status} is not documented for ${op.method} ${op.path} (documented: ${Object.keys(op.responses).join(', ')})`,
+    ];
   const problems: string[] = [];
   for (const [name, header] of Object.entries(spec.headers)) {
     const value = answer.headers[name];
@@ -28,16 +32,25 @@ export const responseProblems = (doc: Document, op: Operation, answer: Answer): 
     }
     const text = typeof value === 'string' ? value : value.join(', ');
     const validate = doc.validator(header.schema);
-    if (!validate(asSchemaValue(text, header.schema))) problems.push(`header ${name}: ${JSON.stringify(text)} ${doc.describeErrors(validate.errors)}`);
+    if (!validate(asSchemaValue(text, header.schema)))
+      problems.push(`header ${name}: ${JSON.stringify(text)} ${doc.describeErrors(validate.errors)}`);
   }
   const media = Object.keys(spec.content);
   if (op.method === 'HEAD' || media.length === 0) {
     if (answer.text !== '') problems.push(`expected no body, got ${JSON.stringify(answer.text.slice(0, 200))}`);
     return problems;
   }
-  const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const contentType =
+    String(answer.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim()
+      .toLowerCase() ?? '';
   const schema = spec.content[contentType];
-  if (schema === undefined) return [...problems, `Content-Type ${JSON.stringify(contentType)} is not documented (documented: ${media.join(', ')})`];
+  if (schema === undefined)
+    return [
+      ...problems,
+      `Content-Type ${JSON.stringify(contentType)} is not documented (documented: ${media.join(', ')})`,
+    ];
   let body: unknown = answer.text;
   if (contentType === 'application/json' || contentType.endsWith('+json')) {
     try {
@@ -47,6 +60,7 @@ export const responseProblems = (doc: Document, op: Operation, answer: Answer): 
     }
   }
   const validate = doc.validator(schema);
-  if (!validate(body)) problems.push(`body ${JSON.stringify(body).slice(0, 300)} ${doc.describeErrors(validate.errors)}`);
+  if (!validate(body))
+    problems.push(`body ${JSON.stringify(body).slice(0, 300)} ${doc.describeErrors(validate.errors)}`);
   return problems;
 };

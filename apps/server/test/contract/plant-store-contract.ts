@@ -27,7 +27,11 @@ export interface PlantStoreContractOptions {
   readonly persistent?: boolean;
 }
 
-export function plantStoreContract(name: string, open: () => Promise<Store>, options: PlantStoreContractOptions = {}): void {
+export function plantStoreContract(
+  name: string,
+  open: () => Promise<Store>,
+  options: PlantStoreContractOptions = {},
+): void {
   const persistent = options.persistent ?? true;
 
   describe(`PlantStore contract: ${name}`, () => {

@@ -22,7 +22,9 @@ export const idempotencyKey = decodeOrThrow(IdempotencyKey as t.Type<Idempotency
 export const rightOf = <E, A>(result: Either<E, A>): A => {
   if (result._tag === 'Left') {
     const cause = (result.left as { cause?: unknown }).cause;
-    expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}${cause instanceof Error ? `: ${cause.message}` : ''}`);
+    expect.fail(
+      `expected Right, got Left ${JSON.stringify(result.left)}${cause instanceof Error ? `: ${cause.message}` : ''}`,
+    );
   }
   return result.right;
 };

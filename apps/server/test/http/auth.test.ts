@@ -41,7 +41,8 @@ describe('bearer tokens (RFC 6750)', () => {
   });
 
   it('accepts the scheme name in any letter case', async () => {
-    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) expect((await get({ authorization: `${scheme} ${server.tokens.read}` })).status).toBe(200);
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr'])
+      expect((await get({ authorization: `${scheme} ${server.tokens.read}` })).status).toBe(200);
   });
 
   it.each([
@@ -64,7 +65,11 @@ describe('bearer tokens (RFC 6750)', () => {
   });
 
   it('400 invalid_request for a header together with an access_token query parameter', async () => {
-    expectChallenge(await get(bearer(server.tokens.all), `/plants?access_token=${server.tokens.all}`), 400, `${REALM}, error="invalid_request"`);
+    expectChallenge(
+      await get(bearer(server.tokens.all), `/plants?access_token=${server.tokens.all}`),
+      400,
+      `${REALM}, error="invalid_request"`,
+    );
   });
 
   it('401 for a query token alone: it counts as no credentials', async () => {
@@ -84,18 +89,34 @@ describe('bearer tokens (RFC 6750)', () => {
   });
 
   it('403 insufficient_scope naming the scope, on every route', async () => {
-    expectChallenge(await postBody(server.tokens.read), 403, `${REALM}, error="insufficient_scope", scope="plants:write"`);
+    expectChallenge(
+      await postBody(server.tokens.read),
+      403,
+      `${REALM}, error="insufficient_scope", scope="plants:write"`,
+    );
     expectChallenge(
       await request(server, '/plants/1', { method: 'DELETE', headers: bearer(server.tokens.read) }),
       403,
       `${REALM}, error="insufficient_scope", scope="plants:write"`,
     );
-    expectChallenge(await get(bearer(server.tokens.write)), 403, `${REALM}, error="insufficient_scope", scope="plants:read"`);
-    expectChallenge(await get(bearer(server.tokens.write), '/plants/1'), 403, `${REALM}, error="insufficient_scope", scope="plants:read"`);
+    expectChallenge(
+      await get(bearer(server.tokens.write)),
+      403,
+      `${REALM}, error="insufficient_scope", scope="plants:read"`,
+    );
+    expectChallenge(
+      await get(bearer(server.tokens.write), '/plants/1'),
+      403,
+      `${REALM}, error="insufficient_scope", scope="plants:read"`,
+    );
   });
 
   it('authenticates before the body: a bad body with no token is 401, not 400/415/413', async () => {
-    const bad = await request(server, '/plants', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(100_000) });
+    const bad = await request(server, '/plants', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(100_000),
+    });
     expectChallenge(bad, 401, REALM);
     const badId = await request(server, '/plants/abc', { method: 'DELETE' });
     expectChallenge(badId, 401, REALM);
@@ -125,7 +146,13 @@ describe('JWT (AUTH_MODE=jwt)', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
-      auth: () => createJwtAuthenticator({ key: { secret }, issuer: 'https://issuer.test', audience: 'plant-store', algorithms: ['HS256'] }),
+      auth: () =>
+        createJwtAuthenticator({
+          key: { secret },
+          issuer: 'https://issuer.test',
+          audience: 'plant-store',
+          algorithms: ['HS256'],
+        }),
     });
   });
   afterAll(() => server.close());
@@ -141,7 +168,9 @@ describe('JWT (AUTH_MODE=jwt)', () => {
       .sign(key);
 
   it('accepts a valid token and takes scopes from the space-separated scope claim', async () => {
-    expect((await request(server, '/plants', { headers: bearer(await sign({ scope: 'openid plants:read' })) })).status).toBe(200);
+    expect(
+      (await request(server, '/plants', { headers: bearer(await sign({ scope: 'openid plants:read' })) })).status,
+    ).toBe(200);
     const create = await request(server, '/plants', {
       method: 'POST',
       headers: { ...bearer(await sign({ scope: 'plants:read plants:write' })), 'content-type': 'application/json' },
@@ -159,27 +188,49 @@ describe('JWT (AUTH_MODE=jwt)', () => {
   });
 
   it('401 invalid_token for an expired token', async () => {
-    const reply = await request(server, '/plants', { headers: bearer(await sign({ scope: 'plants:read', exp: Math.floor(Date.now() / 1000) - 120 })) });
+    const reply = await request(server, '/plants', {
+      headers: bearer(await sign({ scope: 'plants:read', exp: Math.floor(Date.now() / 1000) - 120 })),
+    });
     expectChallenge(reply, 401, `${REALM}, error="invalid_token"`);
     expect((reply.json as { message: string }).message).toBe('the bearer token has expired');
   });
 
   it('401 invalid_token for the wrong audience or issuer', async () => {
-    expectChallenge(await request(server, '/plants', { headers: bearer(await sign({ scope: 'plants:read', aud: 'someone-else' })) }), 401, `${REALM}, error="invalid_token"`);
-    expectChallenge(await request(server, '/plants', { headers: bearer(await sign({ scope: 'plants:read', iss: 'https://evil.test' })) }), 401, `${REALM}, error="invalid_token"`);
+    expectChallenge(
+      await request(server, '/plants', { headers: bearer(await sign({ scope: 'plants:read', aud: 'someone-else' })) }),
+      401,
+      `${REALM}, error="invalid_token"`,
+    );
+    expectChallenge(
+      await request(server, '/plants', {
+        headers: bearer(await sign({ scope: 'plants:read', iss: 'https://evil.test' })),
+      }),
+      401,
+      `${REALM}, error="invalid_token"`,
+    );
   });
 
   it('401 invalid_token for alg none and for a wrong signature', async () => {
     const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const now = Math.floor(Date.now() / 1000);
     const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ iss: 'https://issuer.test', aud: 'plant-store', exp: now + 300, scope: 'plants:read' })}.`;
-    expectChallenge(await request(server, '/plants', { headers: bearer(unsigned) }), 401, `${REALM}, error="invalid_token"`);
+    expectChallenge(
+      await request(server, '/plants', { headers: bearer(unsigned) }),
+      401,
+      `${REALM}, error="invalid_token"`,
+    );
     const forged = (await sign({ scope: 'plants:read' })).slice(0, -4) + 'AAAA';
-    expectChallenge(await request(server, '/plants', { headers: bearer(forged) }), 401, `${REALM}, error="invalid_token"`);
+    expectChallenge(
+      await request(server, '/plants', { headers: bearer(forged) }),
+      401,
+      `${REALM}, error="invalid_token"`,
+    );
   });
 
   it('refuses an allow-list containing none', () => {
-    expect(() => createJwtAuthenticator({ key: { secret }, issuer: 'i', audience: 'a', algorithms: ['HS256', 'none'] })).toThrow(TypeError);
+    expect(() =>
+      createJwtAuthenticator({ key: { secret }, issuer: 'i', audience: 'a', algorithms: ['HS256', 'none'] }),
+    ).toThrow(TypeError);
   });
 });
 
@@ -197,7 +248,13 @@ describe('JWT with a JWKS URL', () => {
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
     server = await startTestServer({
-      auth: () => createJwtAuthenticator({ key: { jwksUrl: url }, issuer: 'https://idp.test', audience: 'plant-store', algorithms: ['RS256'] }),
+      auth: () =>
+        createJwtAuthenticator({
+          key: { jwksUrl: url },
+          issuer: 'https://idp.test',
+          audience: 'plant-store',
+          algorithms: ['RS256'],
+        }),
     });
     sign = (aud = 'plant-store') =>
       new SignJWT({ scope: 'plants:read' })
@@ -215,6 +272,10 @@ describe('JWT with a JWKS URL', () => {
 
   it('verifies with the provider key set and checks the audience', async () => {
     expect((await request(server, '/plants', { headers: bearer(await sign()) })).status).toBe(200);
-    expectChallenge(await request(server, '/plants', { headers: bearer(await sign('other')) }), 401, `${REALM}, error="invalid_token"`);
+    expectChallenge(
+      await request(server, '/plants', { headers: bearer(await sign('other')) }),
+      401,
+      `${REALM}, error="invalid_token"`,
+    );
   });
 });

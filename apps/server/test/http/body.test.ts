@@ -52,7 +52,11 @@ describe('Content-Encoding', () => {
   it('answers 415 for gzip and never inflates it (a gzip bomb stays compressed)', async () => {
     const bomb = gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20));
     expect(bomb.length).toBeLessThan(16 * 1024);
-    expectError(await post({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb), 415, 'compressed request bodies are not accepted');
+    expectError(
+      await post({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb),
+      415,
+      'compressed request bodies are not accepted',
+    );
   });
 
   it.each(['deflate', 'br', 'gzip, identity', 'x-unknown'])('answers 415 for %s', async (encoding) => {
@@ -74,13 +78,21 @@ describe('size limit (16 KiB as sent)', () => {
   });
 
   it('answers 413 from Content-Length, one byte over', async () => {
-    expectError(await post({ 'content-type': 'application/json' }, big(16 * 1024 + 1)), 413, 'request body larger than 16384 bytes');
+    expectError(
+      await post({ 'content-type': 'application/json' }, big(16 * 1024 + 1)),
+      413,
+      'request body larger than 16384 bytes',
+    );
   });
 
   it('answers 413 for a chunked body without Content-Length once the streamed bytes pass the limit', async () => {
     const piece = 'y'.repeat(4096);
     const chunks = ['{"name":"x","tag":"', piece, piece, piece, piece, '"}'];
-    expectError(await post({ 'content-type': 'application/json' }, undefined, chunks), 413, 'request body larger than 16384 bytes');
+    expectError(
+      await post({ 'content-type': 'application/json' }, undefined, chunks),
+      413,
+      'request body larger than 16384 bytes',
+    );
   });
 
   it('counts bytes as sent, not characters: 6000 three-byte characters (18000 bytes) → 413', async () => {
@@ -88,14 +100,20 @@ describe('size limit (16 KiB as sent)', () => {
   });
 
   it('accepts a chunked body under the limit', async () => {
-    expect((await post({ 'content-type': 'application/json' }, undefined, ['{"name":', '"Chunked"}'])).status).toBe(201);
+    expect((await post({ 'content-type': 'application/json' }, undefined, ['{"name":', '"Chunked"}'])).status).toBe(
+      201,
+    );
   });
 
   it('honours a configured limit', async () => {
     const small = await startTestServer({ bodyLimitBytes: 64 });
     try {
       const send = (body: string) =>
-        request(small, '/plants', { method: 'POST', headers: { ...bearer(small.tokens.all), 'content-type': 'application/json' }, body });
+        request(small, '/plants', {
+          method: 'POST',
+          headers: { ...bearer(small.tokens.all), 'content-type': 'application/json' },
+          body,
+        });
       expect((await send(JSON.stringify({ name: 'n'.repeat(40) }))).status).toBe(201);
       expectError(await send(JSON.stringify({ name: 'n'.repeat(60) })), 413, 'request body larger than 64 bytes');
     } finally {
@@ -117,7 +135,11 @@ describe('UTF-8 and JSON', () => {
   });
 
   it('answers 400 for invalid UTF-8 that also breaks the JSON', async () => {
-    expectError(await post({ 'content-type': 'application/json' }, Buffer.from([0x7b, 0xff, 0xfe])), 400, 'request body is not valid UTF-8');
+    expectError(
+      await post({ 'content-type': 'application/json' }, Buffer.from([0x7b, 0xff, 0xfe])),
+      400,
+      'request body is not valid UTF-8',
+    );
   });
 
   it('accepts a real U+FFFD sent as valid UTF-8', async () => {
@@ -127,7 +149,11 @@ describe('UTF-8 and JSON', () => {
   });
 
   it('answers 400 with the parser message for malformed JSON', async () => {
-    expectError(await post({ 'content-type': 'application/json' }, '{"name": "x"'), 400, /^request body is not valid JSON: /);
+    expectError(
+      await post({ 'content-type': 'application/json' }, '{"name": "x"'),
+      400,
+      /^request body is not valid JSON: /,
+    );
   });
 
   it('answers 400 for a body that is only whitespace', async () => {

@@ -31,14 +31,20 @@ const raw = (server: TestServer, bytes: string): Promise<{ status: number; heade
     socket.on('data', (chunk: string) => (received += chunk));
     socket.on('close', () => {
       const [statusLine = '', ...lines] = received.slice(0, received.indexOf('\r\n\r\n')).split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers });
     });
     socket.on('error', reject);
     socket.write(bytes);
   });
 
-const expectSecurityHeaders = (reply: { status: number; headers: Record<string, unknown> }, plants: boolean, what: string): void => {
+const expectSecurityHeaders = (
+  reply: { status: number; headers: Record<string, unknown> },
+  plants: boolean,
+  what: string,
+): void => {
   expect(reply.headers['x-content-type-options'], what).toBe('nosniff');
   expect(reply.headers['content-security-policy'], what).toBe(CSP);
   expect(reply.headers['cache-control'], what).toBe(plants ? 'no-store' : undefined);
@@ -66,8 +72,23 @@ describe('security headers', () => {
       ['405', true, 405, () => request(s, '/plants', { method: 'PUT' })],
       ['409', true, 409, () => createPlant(s, { id: 70, name: 'again' })],
       ['413', true, 413, () => createPlant(s, { name: 'x'.repeat(20_000) })],
-      ['415', true, 415, () => request(s, '/plants', { method: 'POST', headers: { ...bearer(s.tokens.all), 'content-type': 'text/plain' }, body: '{}' })],
-      ['DELETE /plants/70', true, 204, () => request(s, '/plants/70', { method: 'DELETE', headers: jsonHeaders(s.tokens.all) })],
+      [
+        '415',
+        true,
+        415,
+        () =>
+          request(s, '/plants', {
+            method: 'POST',
+            headers: { ...bearer(s.tokens.all), 'content-type': 'text/plain' },
+            body: '{}',
+          }),
+      ],
+      [
+        'DELETE /plants/70',
+        true,
+        204,
+        () => request(s, '/plants/70', { method: 'DELETE', headers: jsonHeaders(s.tokens.all) }),
+      ],
     ];
     for (const [what, plants, status, send] of cases) {
       const reply = await send();
@@ -86,7 +107,10 @@ describe('security headers', () => {
     const expectation = await raw(plain, 'GET /plants HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n');
     expect(expectation.status).toBe(417);
     expectSecurityHeaders(expectation, true, '417 on /plants');
-    const coding = await raw(plain, 'POST /plants HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n');
+    const coding = await raw(
+      plain,
+      'POST /plants HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+    );
     expect(coding.status).toBe(501);
     expectSecurityHeaders(coding, true, '501');
   });
@@ -98,7 +122,11 @@ const corsHeaders = (reply: Reply): Record<string, unknown> =>
 const preflight = (server: TestServer, path: string, origin: string): Promise<Reply> =>
   request(server, path, {
     method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type, idempotency-key',
+    },
   });
 
 describe('CORS', () => {
@@ -136,7 +164,9 @@ describe('CORS', () => {
     });
     expect(created.status).toBe(201);
     expect(created.headers['access-control-allow-origin']).toBe('https://second.example');
-    expect(created.headers['access-control-expose-headers']).toBe('Location,Link,ETag,X-Request-Id,Retry-After,Idempotent-Replayed,RateLimit-Policy,RateLimit');
+    expect(created.headers['access-control-expose-headers']).toBe(
+      'Location,Link,ETag,X-Request-Id,Retry-After,Idempotent-Replayed,RateLimit-Policy,RateLimit',
+    );
     expect(created.headers['access-control-allow-credentials']).toBeUndefined();
     expect(created.headers.vary).toContain('Origin');
     const refused = await request(withCors, '/plants', { headers: { origin: ALLOWED } });
@@ -145,7 +175,13 @@ describe('CORS', () => {
   });
 
   it('gives another origin, or a near miss of an allowed one, no CORS header at all', async () => {
-    for (const origin of ['http://evil.example', 'http://allowed.example:8081', 'https://allowed.example:8080', 'http://allowed.example:8080/', 'null']) {
+    for (const origin of [
+      'http://evil.example',
+      'http://allowed.example:8081',
+      'https://allowed.example:8080',
+      'http://allowed.example:8080/',
+      'null',
+    ]) {
       const pre = await preflight(withCors, '/plants', origin);
       expect(corsHeaders(pre), origin).toEqual({});
       const actual = await request(withCors, '/plants', { headers: { ...bearer(withCors.tokens.all), origin } });

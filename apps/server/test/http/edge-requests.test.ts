@@ -30,7 +30,9 @@ const parse = (text: string): RawReply => {
   const head = split < 0 ? rest : rest.slice(0, split);
   const body = split < 0 ? '' : rest.slice(split + 4);
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { statusLine, headers, body, text };
 };
 
@@ -65,7 +67,10 @@ describe('Expect', () => {
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.headers['x-request-id']).toBe('expect-1');
     expect(reply.headers.connection).toBe('close');
-    expect(JSON.parse(reply.body)).toEqual({ error: 417, message: 'cannot meet the expectation "the-impossible"; only 100-continue is supported' });
+    expect(JSON.parse(reply.body)).toEqual({
+      error: 417,
+      message: 'cannot meet the expectation "the-impossible"; only 100-continue is supported',
+    });
     expect(logLine('expect-1')).toMatchObject({ method: 'POST', route: null, status: 417 });
     // nothing was created
     const list = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${server.tokens.all}` } });
@@ -73,7 +78,9 @@ describe('Expect', () => {
   });
 
   it('a new X-Request-Id when the caller has none (or an unacceptable one), on any method', async () => {
-    const reply = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-Id: not acceptable!\r\n\r\n');
+    const reply = await raw(
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-Id: not acceptable!\r\n\r\n',
+    );
     expect(reply.statusLine).toBe('HTTP/1.1 417 Expectation Failed');
     expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(reply.body)).toMatchObject({ error: 417 });
@@ -106,7 +113,10 @@ describe('CONNECT', () => {
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.headers['x-request-id']).toBe('connect-1');
     expect(reply.headers.connection).toBe('close');
-    expect(JSON.parse(reply.body)).toEqual({ error: 405, message: 'method CONNECT is not allowed on /plants; allowed: GET, HEAD, POST, OPTIONS' });
+    expect(JSON.parse(reply.body)).toEqual({
+      error: 405,
+      message: 'method CONNECT is not allowed on /plants; allowed: GET, HEAD, POST, OPTIONS',
+    });
     expect(logLine('connect-1')).toMatchObject({ method: 'CONNECT', status: 405 });
   });
 
@@ -114,7 +124,10 @@ describe('CONNECT', () => {
     const reply = await raw('CONNECT /plants/7 HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(reply.statusLine).toBe('HTTP/1.1 405 Method Not Allowed');
     expect(reply.headers.allow).toBe('GET, HEAD, PATCH, DELETE, OPTIONS');
-    expect(JSON.parse(reply.body)).toEqual({ error: 405, message: 'method CONNECT is not allowed on /plants/{id}; allowed: GET, HEAD, PATCH, DELETE, OPTIONS' });
+    expect(JSON.parse(reply.body)).toEqual({
+      error: 405,
+      message: 'method CONNECT is not allowed on /plants/{id}; allowed: GET, HEAD, PATCH, DELETE, OPTIONS',
+    });
     expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -123,7 +136,9 @@ describe('CONNECT', () => {
     expect(unknown.statusLine).toBe('HTTP/1.1 404 Not Found');
     expect(JSON.parse(unknown.body)).toEqual({ error: 404, message: 'no route CONNECT /nowhere' });
     expect(unknown.headers.connection).toBe('close');
-    const authority = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\u0016\u0003\u0001 tunnel bytes');
+    const authority = await raw(
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\u0016\u0003\u0001 tunnel bytes',
+    );
     expect(authority.statusLine).toBe('HTTP/1.1 404 Not Found');
     expect(JSON.parse(authority.body)).toEqual({ error: 404, message: 'no route CONNECT example.com:443' });
   });
@@ -137,11 +152,15 @@ describe('CONNECT', () => {
 
 describe('Upgrade', () => {
   it('without an upgrade listener an Upgrade request is served as a plain request (auth included)', async () => {
-    const anonymous = await raw('GET /plants HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\nUpgrade: websocket\r\n\r\n');
+    const anonymous = await raw(
+      'GET /plants HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\nUpgrade: websocket\r\n\r\n',
+    );
     expect(anonymous.statusLine).toBe('HTTP/1.1 401 Unauthorized');
     expect(JSON.parse(anonymous.body)).toMatchObject({ error: 401 });
     expect(anonymous.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const authorised = await raw(`GET /plants HTTP/1.1\r\nHost: x\r\n${bearer()}Connection: Upgrade, close\r\nUpgrade: websocket\r\n\r\n`);
+    const authorised = await raw(
+      `GET /plants HTTP/1.1\r\nHost: x\r\n${bearer()}Connection: Upgrade, close\r\nUpgrade: websocket\r\n\r\n`,
+    );
     expect(authorised.statusLine).toBe('HTTP/1.1 200 OK');
     expect(JSON.parse(authorised.body)).toBeInstanceOf(Array);
   });
@@ -167,12 +186,16 @@ describe('Host', () => {
     expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(reply.body)).toEqual({ error: 400, message: 'missing Host header; HTTP/1.1 requires one' });
-    const found = await fetch(`${server.url}/plants/4242`, { headers: { authorization: `Bearer ${server.tokens.all}` } });
+    const found = await fetch(`${server.url}/plants/4242`, {
+      headers: { authorization: `Bearer ${server.tokens.all}` },
+    });
     expect(found.status).toBe(404);
   });
 
   it('two Host lines → the contract JSON 400 before authentication (Node alone would keep the first)', async () => {
-    const reply = await raw(`GET /plants HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${bearer()}X-Request-Id: two-hosts-1\r\n\r\n`);
+    const reply = await raw(
+      `GET /plants HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${bearer()}X-Request-Id: two-hosts-1\r\n\r\n`,
+    );
     expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(reply.headers['x-request-id']).toBe('two-hosts-1');
     expect(JSON.parse(reply.body)).toEqual({ error: 400, message: 'more than one Host header; send exactly one' });
@@ -189,14 +212,23 @@ describe('Host', () => {
 describe('fragment in the request target', () => {
   it('DELETE /plants/{id}#… → the contract JSON 400 before authentication; the plant it seems to name is kept', async () => {
     const headers = { authorization: `Bearer ${server.tokens.all}`, 'content-type': 'application/json' };
-    const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body: JSON.stringify({ id: 5151, name: 'kept' }) });
+    const created = await fetch(`${server.url}/plants`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ id: 5151, name: 'kept' }),
+    });
     expect(created.status).toBe(201);
-    const reply = await raw(`DELETE /plants/5151#frag/0 HTTP/1.1\r\nHost: x\r\n${bearer()}X-Request-Id: fragment-1\r\n\r\n`);
+    const reply = await raw(
+      `DELETE /plants/5151#frag/0 HTTP/1.1\r\nHost: x\r\n${bearer()}X-Request-Id: fragment-1\r\n\r\n`,
+    );
     expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.headers['x-request-id']).toBe('fragment-1');
     expect(reply.headers.connection).toBe('close');
-    expect(JSON.parse(reply.body)).toEqual({ error: 400, message: 'the request target must not contain a fragment ("#"); send the path without it' });
+    expect(JSON.parse(reply.body)).toEqual({
+      error: 400,
+      message: 'the request target must not contain a fragment ("#"); send the path without it',
+    });
     expect(logLine('fragment-1')).toMatchObject({ method: 'DELETE', route: null, status: 400 });
     const found = await fetch(`${server.url}/plants/5151`, { headers });
     expect(found.status).toBe(200);
@@ -242,7 +274,10 @@ describe('Transfer-Encoding', () => {
     const reply = await raw(post(te, 'te-400'));
     expect(reply.statusLine).toBe('HTTP/1.1 400 Bad Request');
     expect(reply.headers.connection).toBe('close');
-    expect(JSON.parse(reply.body)).toEqual({ error: 400, message: 'Transfer-Encoding must end in chunked and name it once' });
+    expect(JSON.parse(reply.body)).toEqual({
+      error: 400,
+      message: 'Transfer-Encoding must end in chunked and name it once',
+    });
   });
 
   it('chunked alone, in any letter case, is served as usual', async () => {
@@ -256,7 +291,9 @@ describe('Transfer-Encoding', () => {
 
 describe('a malformed request pipelined behind a good one', () => {
   it("the good one's answer goes out whole first, then the JSON 400 with an id of its own", async () => {
-    const reply = await raw(`GET /plants HTTP/1.1\r\nHost: x\r\n${bearer()}X-Request-Id: pipelined-1\r\n\r\nNOT A REQUEST LINE\r\n\r\n`);
+    const reply = await raw(
+      `GET /plants HTTP/1.1\r\nHost: x\r\n${bearer()}X-Request-Id: pipelined-1\r\n\r\nNOT A REQUEST LINE\r\n\r\n`,
+    );
     const answers = reply.text.split(/(?=HTTP\/1\.1 \d{3} )/);
     expect(answers.map((a) => a.slice(0, a.indexOf('\r\n')))).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
     const [first = '', second = ''] = answers;
@@ -264,6 +301,9 @@ describe('a malformed request pipelined behind a good one', () => {
     expect(JSON.parse(first.slice(first.indexOf('\r\n\r\n') + 4))).toBeInstanceOf(Array);
     expect(second).not.toContain('pipelined-1');
     expect(second).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
-    expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toEqual({ error: 400, message: 'malformed HTTP request' });
+    expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 400,
+      message: 'malformed HTTP request',
+    });
   });
 });

@@ -14,7 +14,8 @@ afterAll(() => server.close());
 
 const expected = (literal: string): string => `id: expected an integer from 1 to 9007199254740991, got ${literal}`;
 
-const stored = async (id: number): Promise<number> => (await request(server, `/plants/${id}`, { headers: bearer(server.tokens.all) })).status;
+const stored = async (id: number): Promise<number> =>
+  (await request(server, `/plants/${id}`, { headers: bearer(server.tokens.all) })).status;
 
 describe('an id written as a fraction', () => {
   it.each([

@@ -1,6 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, expectError, jsonHeaders, request, startTestServer, testStoreKind, type Reply, type TestServer } from './support.js';
+import {
+  bearer,
+  expectError,
+  jsonHeaders,
+  request,
+  startTestServer,
+  testStoreKind,
+  type Reply,
+  type TestServer,
+} from './support.js';
 
 /** Idempotency keys (docs/reference/api.md), through a listening server, on the store PLANT_STORE_TEST_STORE names. */
 
@@ -13,7 +22,12 @@ afterAll(() => server.close());
 let keys = 0;
 const newKey = (): string => `k-${testStoreKind}-${process.pid}-${(keys += 1)}-${Date.now()}`;
 
-const post = (body: string | object, key: string | readonly string[] | undefined, token = server.tokens.all, extra: Record<string, string> = {}): Promise<Reply> =>
+const post = (
+  body: string | object,
+  key: string | readonly string[] | undefined,
+  token = server.tokens.all,
+  extra: Record<string, string> = {},
+): Promise<Reply> =>
   request(server, '/plants', {
     method: 'POST',
     headers: { ...jsonHeaders(token), ...(key === undefined ? {} : { 'idempotency-key': key }), ...extra },
@@ -53,7 +67,10 @@ describe('POST /plants with Idempotency-Key', () => {
     const key = newKey();
     const first = await post(`{"id": ${9_000_000 + keys}, "name": "Fern", "tag": "green"}`, key);
     expect(first.status).toBe(201);
-    const again = await post(`\n{ "tag" : "gr\\u0065en" ,"name":"F\\u0065rn",  "id":${9_000_000 + keys - 0}.0e0 }\t`, key);
+    const again = await post(
+      `\n{ "tag" : "gr\\u0065en" ,"name":"F\\u0065rn",  "id":${9_000_000 + keys - 0}.0e0 }\t`,
+      key,
+    );
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers.location).toBe(first.headers.location);
@@ -83,7 +100,9 @@ describe('POST /plants with Idempotency-Key', () => {
     expect((await post({ id, name: 'holder' }, undefined)).status).toBe(201);
     const key = newKey();
     expectError(await post({ id, name: 'late' }, key), 409, `a plant with id ${id} already exists`);
-    expect((await request(server, `/plants/${id}`, { method: 'DELETE', headers: bearer(server.tokens.all) })).status).toBe(204);
+    expect(
+      (await request(server, `/plants/${id}`, { method: 'DELETE', headers: bearer(server.tokens.all) })).status,
+    ).toBe(204);
     const again = await post({ id, name: 'late' }, key);
     expectError(again, 409, `a plant with id ${id} already exists`);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -143,12 +162,18 @@ describe('POST /plants with Idempotency-Key', () => {
   it('checks the key after authentication and the 415s, before the 413 and the body', async () => {
     expect((await post({ name: 'x' }, 'a b', 'not-a-known-token')).status).toBe(401);
     expectError(await post({ name: 'x' }, 'a b', server.tokens.all, { 'content-type': 'text/plain' }), 415);
-    expectError(await post('{"name":"x"}', 'a b', server.tokens.all, { 'content-length': String(10 ** 7) }), 400, /^Idempotency-Key/);
+    expectError(
+      await post('{"name":"x"}', 'a b', server.tokens.all, { 'content-length': String(10 ** 7) }),
+      400,
+      /^Idempotency-Key/,
+    );
     expectError(await post('{"nope":1}', 'a b'), 400, /^Idempotency-Key/);
   });
 
   it('ignores the header on other routes', async () => {
-    const reply = await request(server, '/plants?limit=1', { headers: { ...bearer(server.tokens.all), 'idempotency-key': 'a b' } });
+    const reply = await request(server, '/plants?limit=1', {
+      headers: { ...bearer(server.tokens.all), 'idempotency-key': 'a b' },
+    });
     expect(reply.status).toBe(200);
   });
 });
@@ -163,7 +188,11 @@ describe('IDEMPOTENCY_TTL_SECONDS', () => {
   it('forgets a saved outcome after the TTL (the key is new again), and the purge removes it in steps', async () => {
     const key = newKey();
     const send = (name: string, k = key) =>
-      request(short, '/plants', { method: 'POST', headers: { ...jsonHeaders(short.tokens.all), 'idempotency-key': k }, body: JSON.stringify({ name }) });
+      request(short, '/plants', {
+        method: 'POST',
+        headers: { ...jsonHeaders(short.tokens.all), 'idempotency-key': k },
+        body: JSON.stringify({ name }),
+      });
     const first = await send('before');
     expect(first.status).toBe(201);
     for (const k of ['a', 'b', 'c', 'd']) expect((await send(`other key ${k}`, `${key}-${k}`)).status).toBe(201);
@@ -175,7 +204,7 @@ describe('IDEMPOTENCY_TTL_SECONDS', () => {
     expect(after.headers.location).not.toBe(first.headers.location);
     // Five keys, four expired (the fifth was just saved again): steps of two look at every key once.
     const steps = [];
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       const step = await short.store.plants.purgeExpiredKeys(2)();
       if (step._tag === 'Left') expect.fail(JSON.stringify(step.left));
       steps.push(step.right);
@@ -188,7 +217,9 @@ describe('IDEMPOTENCY_TTL_SECONDS', () => {
   });
 
   it('states the TTL in force in the served document', async () => {
-    const doc = (await request(short, '/openapi.json')).json as { paths: { '/plants': { post: { parameters: { name: string; description: string }[] } } } };
+    const doc = (await request(short, '/openapi.json')).json as {
+      paths: { '/plants': { post: { parameters: { name: string; description: string }[] } } };
+    };
     const parameter = doc.paths['/plants'].post.parameters.find((p) => p.name === 'Idempotency-Key');
     expect(parameter?.description).toContain('kept for 1 second from its commit');
   });

@@ -37,7 +37,8 @@ describe.runIf(runMetricsTests)('GET /metrics', () => {
     for (let i = 0; i < 3; i++) expect((await createPlant(server, { name: `m${i}` })).status).toBe(201);
     await createPlant(server, { id: 4242, name: 'fixed' });
     expect((await createPlant(server, { id: 4242, name: 'again' })).status).toBe(409);
-    for (const id of [4242, 4242, 999_999]) await request(server, `/plants/${id}`, { headers: bearer(server.tokens.all) });
+    for (const id of [4242, 4242, 999_999])
+      await request(server, `/plants/${id}`, { headers: bearer(server.tokens.all) });
     await request(server, '/nowhere');
     await request(server, '/plants', { method: 'PUT' });
 
@@ -64,10 +65,17 @@ describe.runIf(runMetricsTests)('GET /metrics', () => {
       });
     expect((await patch({ 'if-match': etag })).status).toBe(200);
     expect((await patch({ 'if-match': etag })).status).toBe(412);
-    expect((await request(server, '/plants/5151', { headers: { ...bearer(server.tokens.all), 'if-none-match': '*' } })).status).toBe(304);
+    expect(
+      (await request(server, '/plants/5151', { headers: { ...bearer(server.tokens.all), 'if-none-match': '*' } }))
+        .status,
+    ).toBe(304);
     const families = await scrape();
-    expect(sampleSum(families, 'http_requests_total', { method: 'PATCH', route: '/plants/{id}', status: '200' })).toBe(1);
-    expect(sampleSum(families, 'http_requests_total', { method: 'PATCH', route: '/plants/{id}', status: '412' })).toBe(1);
+    expect(sampleSum(families, 'http_requests_total', { method: 'PATCH', route: '/plants/{id}', status: '200' })).toBe(
+      1,
+    );
+    expect(sampleSum(families, 'http_requests_total', { method: 'PATCH', route: '/plants/{id}', status: '412' })).toBe(
+      1,
+    );
     expect(sampleSum(families, 'http_requests_total', { method: 'GET', route: '/plants/{id}', status: '304' })).toBe(1);
     expect(sampleSum(families, 'plant_store_store_errors_total')).toBe(0);
   });
@@ -75,9 +83,11 @@ describe.runIf(runMetricsTests)('GET /metrics', () => {
   it('never labels with a raw path, an id, a token or plant data', async () => {
     await createPlant(server, { id: 777_001, name: 'secret-plant-name', tag: 'secret-tag' });
     const text = await (await fetch(metricsUrl)).text();
-    for (const secret of ['777001', 'secret-plant-name', 'secret-tag', server.tokens.all, server.tokens.read]) expect(text).not.toContain(secret);
+    for (const secret of ['777001', 'secret-plant-name', 'secret-tag', server.tokens.all, server.tokens.read])
+      expect(text).not.toContain(secret);
     const routes = new Set((family(parseScrape(text), 'http_requests')?.samples ?? []).map((s) => s.labels['route']));
-    for (const route of routes) expect(['/plants', '/plants/{id}', 'unmatched', '/healthz', '/readyz', '/openapi.json']).toContain(route);
+    for (const route of routes)
+      expect(['/plants', '/plants/{id}', 'unmatched', '/healthz', '/readyz', '/openapi.json']).toContain(route);
   });
 
   it('counts authentication failures by reason and rate-limit-free 429s as none', async () => {
@@ -97,9 +107,15 @@ describe.runIf(runMetricsTests)('GET /metrics', () => {
 
   it(`reports the store's own series (${testStoreKind}) and the process defaults`, async () => {
     const families = await scrape();
-    if (testStoreKind === 'sqlite') expect(sampleSum(families, 'plant_store_sqlite_group_commit_batch_size_count')).toBeGreaterThan(0);
+    if (testStoreKind === 'sqlite')
+      expect(sampleSum(families, 'plant_store_sqlite_group_commit_batch_size_count')).toBeGreaterThan(0);
     else expect(sampleSum(families, 'plant_store_postgres_pool_wait_seconds_count')).toBeGreaterThan(0);
-    for (const name of ['process_cpu_user_seconds', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'process_cpu_user_seconds',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       expect(family(families, name), name).toBeDefined();
     }
   });

@@ -60,14 +60,18 @@ const headerValue = (model: Model, id: number, kind: Precondition): string | und
 const preconditions = (model: Model, id: number, match: Precondition, noneMatch: Precondition = 'none') => {
   const ifMatch = headerValue(model, id, match);
   const ifNoneMatch = headerValue(model, id, noneMatch);
-  const headers = { ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }), ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }) };
+  const headers = {
+    ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }),
+    ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }),
+  };
   return { ifMatch, ifNoneMatch, headers };
 };
 
 /** Whether `value` (If-Match, strong comparison) holds for the plant as the model has it. */
 const ifMatchHolds = (value: string, plant: ModelPlant): boolean => value === '*' || value === plant.etag;
 /** Whether `value` (If-None-Match, weak comparison) matches the plant. */
-const ifNoneMatchMatches = (value: string, plant: ModelPlant): boolean => value === '*' || value.replace(/^W\//, '') === plant.etag;
+const ifNoneMatchMatches = (value: string, plant: ModelPlant): boolean =>
+  value === '*' || value.replace(/^W\//, '') === plant.etag;
 
 const idOf = (model: Model, pick: number): number => model.ids[pick % model.ids.length] as number;
 
@@ -75,11 +79,13 @@ const expectStatus = (reply: Reply, status: number, what: string): void => {
   if (reply.status !== status) throw new Error(`${what}: expected ${status}, got ${reply.status} ${reply.text}`);
 };
 
-const plantBody = (id: number, plant: { name: string; tag?: string | undefined }) => (plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
+const plantBody = (id: number, plant: { name: string; tag?: string | undefined }) =>
+  plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
 
 /** Records a new current ETag for `id`: it must be one the id never had. */
 const newEtag = (model: Model, id: number, etag: unknown, what: string): string => {
-  if (typeof etag !== 'string' || !/^"[0-9a-z]+"$/.test(etag)) throw new Error(`${what}: ETag ${String(etag)} is not a strong quoted tag`);
+  if (typeof etag !== 'string' || !/^"[0-9a-z]+"$/.test(etag))
+    throw new Error(`${what}: ETag ${String(etag)} is not a strong quoted tag`);
   const seen = model.etags.get(id) ?? new Set<string>();
   if (seen.has(etag)) throw new Error(`${what}: ETag ${etag} was given to plant ${id} before`);
   seen.add(etag);
@@ -98,7 +104,11 @@ class Create implements fc.AsyncCommand<Model, Real> {
     const id = this.pick === undefined ? undefined : idOf(model, this.pick);
     const tag = this.tag === undefined ? undefined : model.tags[this.tag % model.tags.length];
     const body = { ...(id === undefined ? {} : { id }), name: this.name, ...(tag === undefined ? {} : { tag }) };
-    const reply = await request(server, '/plants', { method: 'POST', headers: { ...bearer(server.tokens.all), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const reply = await request(server, '/plants', {
+      method: 'POST',
+      headers: { ...bearer(server.tokens.all), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (id !== undefined && model.plants.has(id)) return expectStatus(reply, 409, this.toString());
     expectStatus(reply, 201, this.toString());
     const created = Number(String(reply.headers.location).split('/').pop());
@@ -110,7 +120,8 @@ class Create implements fc.AsyncCommand<Model, Real> {
     const read = await request(server, `/plants/${created}`, { headers: bearer(server.tokens.all) });
     expect(read.headers.etag).toBe(etag);
   }
-  toString = () => `create(${this.pick === undefined ? 'assigned' : `id#${this.pick}`}, ${JSON.stringify(this.name)}, tag#${String(this.tag)})`;
+  toString = () =>
+    `create(${this.pick === undefined ? 'assigned' : `id#${this.pick}`}, ${JSON.stringify(this.name)}, tag#${String(this.tag)})`;
 }
 
 class Get implements fc.AsyncCommand<Model, Real> {
@@ -161,7 +172,10 @@ class Patch implements fc.AsyncCommand<Model, Real> {
       body: JSON.stringify(body),
     });
     if (plant === undefined) return expectStatus(reply, 404, this.toString());
-    if ((ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) || (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, plant))) {
+    if (
+      (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) ||
+      (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, plant))
+    ) {
       return expectStatus(reply, 412, this.toString());
     }
     expectStatus(reply, 200, this.toString());
@@ -188,7 +202,10 @@ class Delete implements fc.AsyncCommand<Model, Real> {
     const id = idOf(model, this.pick);
     const plant = model.plants.get(id);
     const { ifMatch, headers } = preconditions(model, id, this.ifMatch);
-    const reply = await request(server, `/plants/${id}`, { method: 'DELETE', headers: { ...bearer(server.tokens.all), ...headers } });
+    const reply = await request(server, `/plants/${id}`, {
+      method: 'DELETE',
+      headers: { ...bearer(server.tokens.all), ...headers },
+    });
     if (plant === undefined) return expectStatus(reply, 404, this.toString());
     if (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) return expectStatus(reply, 412, this.toString());
     expectStatus(reply, 204, this.toString());
@@ -226,16 +243,32 @@ class ListByTag implements fc.AsyncCommand<Model, Real> {
   toString = () => `list(tag#${this.tag}, limit ${this.limit})`;
 }
 
-const precondition = fc.constantFrom<Precondition>('none', 'none', 'current', 'stale', 'star', 'unknown', 'weak-current');
+const precondition = fc.constantFrom<Precondition>(
+  'none',
+  'none',
+  'current',
+  'stale',
+  'star',
+  'unknown',
+  'weak-current',
+);
 const pick = fc.nat({ max: 50 });
 const name = fc.constantFrom('Fern', 'Moss', 'Ivy', 'Fern ', 'ferN', 'é');
 const tagPick = fc.nat({ max: 3 });
 
 const commands = [
-  fc.tuple(fc.option(pick, { nil: undefined }), name, fc.option(tagPick, { nil: undefined })).map(([p, n, t]) => new Create(p, n, t)),
+  fc
+    .tuple(fc.option(pick, { nil: undefined }), name, fc.option(tagPick, { nil: undefined }))
+    .map(([p, n, t]) => new Create(p, n, t)),
   fc.tuple(pick, precondition, precondition).map(([p, m, n]) => new Get(p, m, n)),
   fc
-    .tuple(pick, fc.option(name, { nil: undefined }), fc.oneof(tagPick, fc.constant(null), fc.constant(undefined)), precondition, precondition)
+    .tuple(
+      pick,
+      fc.option(name, { nil: undefined }),
+      fc.oneof(tagPick, fc.constant(null), fc.constant(undefined)),
+      precondition,
+      precondition,
+    )
     .map(([p, n, t, m, nm]) => new Patch(p, n, t, m, nm)),
   fc.tuple(pick, precondition).map(([p, m]) => new Delete(p, m)),
   fc.tuple(tagPick, fc.integer({ min: 1, max: 3 })).map(([t, l]) => new ListByTag(t, l)),
@@ -270,6 +303,8 @@ describe('the plant store against a model', () => {
       }),
       { seed: SEED, numRuns: RUNS },
     );
-    console.log(`plant model (${process.env['PLANT_STORE_TEST_STORE'] ?? 'sqlite'}): ${RUNS} sequences, ${commandsRun} commands, seed ${SEED}`);
+    console.log(
+      `plant model (${process.env['PLANT_STORE_TEST_STORE'] ?? 'sqlite'}): ${RUNS} sequences, ${commandsRun} commands, seed ${SEED}`,
+    );
   }, 120_000);
 });

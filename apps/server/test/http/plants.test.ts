@@ -15,7 +15,11 @@ describe('POST /plants', () => {
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(reply.json).toEqual({ name: 'Monstera deliciosa', tag: 'tropical' });
     const read = await request(server, reply.headers.location as string, { headers: bearer(server.tokens.all) });
-    expect(read.json).toEqual({ id: Number((reply.headers.location as string).split('/')[2]), name: 'Monstera deliciosa', tag: 'tropical' });
+    expect(read.json).toEqual({
+      id: Number((reply.headers.location as string).split('/')[2]),
+      name: 'Monstera deliciosa',
+      tag: 'tropical',
+    });
   });
 
   it('omits an absent tag from the response (never null)', async () => {
@@ -58,7 +62,11 @@ describe('POST /plants', () => {
     expect(ok.status).toBe(201);
     expect(ok.json).toEqual({ name: '🌱'.repeat(200), tag: '🌵'.repeat(100) });
     expectError(await createPlant(server, { name: '🌱'.repeat(201) }), 400, 'name: expected 1–200 characters, got 201');
-    expectError(await createPlant(server, { name: 'x', tag: '🌵'.repeat(101) }), 400, 'tag: expected 1–100 characters, got 101');
+    expectError(
+      await createPlant(server, { name: 'x', tag: '🌵'.repeat(101) }),
+      400,
+      'tag: expected 1–100 characters, got 101',
+    );
   });
 
   it('stores names exactly as sent (spaces, combining marks, RTL)', async () => {
@@ -127,12 +135,23 @@ describe('GET /plants/{id}', () => {
   });
 
   it('answers 404 with the error body for an unknown plant', async () => {
-    expectError(await request(server, '/plants/999999', { headers: bearer(server.tokens.read) }), 404, 'no plant with id 999999');
+    expectError(
+      await request(server, '/plants/999999', { headers: bearer(server.tokens.read) }),
+      404,
+      'no plant with id 999999',
+    );
   });
 
-  it.each(['0', '-1', '1.5', '007', '+7', '9007199254740992', '1e3', 'abc', '%20', '0x10', '1%2C2'])('answers 400 for the path id %s', async (id) => {
-    expectError(await request(server, `/plants/${id}`, { headers: bearer(server.tokens.read) }), 400, /^id: expected decimal digits/);
-  });
+  it.each(['0', '-1', '1.5', '007', '+7', '9007199254740992', '1e3', 'abc', '%20', '0x10', '1%2C2'])(
+    'answers 400 for the path id %s',
+    async (id) => {
+      expectError(
+        await request(server, `/plants/${id}`, { headers: bearer(server.tokens.read) }),
+        400,
+        /^id: expected decimal digits/,
+      );
+    },
+  );
 });
 
 describe('DELETE /plants/{id}', () => {
@@ -142,12 +161,20 @@ describe('DELETE /plants/{id}', () => {
     expect(reply.status).toBe(204);
     expect(reply.text).toBe('');
     expect(reply.headers['content-type']).toBeUndefined();
-    expectError(await request(server, '/plants/600', { method: 'DELETE', headers: bearer(server.tokens.write) }), 404, 'no plant with id 600');
+    expectError(
+      await request(server, '/plants/600', { method: 'DELETE', headers: bearer(server.tokens.write) }),
+      404,
+      'no plant with id 600',
+    );
     expectError(await request(server, '/plants/600', { headers: bearer(server.tokens.read) }), 404);
   });
 
   it.each(['0', '-1', '1.5', '07', '9007199254740992'])('answers 400 for the path id %s', async (id) => {
-    expectError(await request(server, `/plants/${id}`, { method: 'DELETE', headers: bearer(server.tokens.write) }), 400, /^id: /);
+    expectError(
+      await request(server, `/plants/${id}`, { method: 'DELETE', headers: bearer(server.tokens.write) }),
+      400,
+      /^id: /,
+    );
   });
 });
 
@@ -155,7 +182,8 @@ describe('GET /plants', () => {
   let listing: TestServer;
   beforeAll(async () => {
     listing = await startTestServer();
-    for (const id of [3, 1, 2, 5, 4]) expect((await createPlant(listing, { id, name: `p${id}`, ...(id === 2 ? { tag: 't' } : {}) })).status).toBe(201);
+    for (const id of [3, 1, 2, 5, 4])
+      expect((await createPlant(listing, { id, name: `p${id}`, ...(id === 2 ? { tag: 't' } : {}) })).status).toBe(201);
   });
   afterAll(() => listing.close());
   const list = (query: string) => request(listing, `/plants${query}`, { headers: bearer(listing.tokens.read) });
@@ -175,7 +203,10 @@ describe('GET /plants', () => {
 
   it('sends Link rel="next" (always with limit) on a full page and none on a shorter one', async () => {
     const first = await list('?limit=2');
-    expect(first.json).toEqual([{ id: 1, name: 'p1' }, { id: 2, name: 'p2', tag: 't' }]);
+    expect(first.json).toEqual([
+      { id: 1, name: 'p1' },
+      { id: 2, name: 'p2', tag: 't' },
+    ]);
     expect(first.headers.link).toBe('</plants?limit=2&after=2>; rel="next"');
     const second = await list('?limit=2&after=2');
     expect((second.json as { id: number }[]).map((p) => p.id)).toEqual([3, 4]);

@@ -8,5 +8,7 @@ import { pgTestUrl, postgresAvailable } from '@plant-store/testkit';
 
 if (!(await postgresAvailable())) {
   const where = pgTestUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-  throw new Error(`no PostgreSQL reachable at ${where}: CI=true, so the HTTP tests on PostgreSQL fail instead of skipping (set PG_TEST_URL or start PostgreSQL)`);
+  throw new Error(
+    `no PostgreSQL reachable at ${where}: CI=true, so the HTTP tests on PostgreSQL fail instead of skipping (set PG_TEST_URL or start PostgreSQL)`,
+  );
 }

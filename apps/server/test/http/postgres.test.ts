@@ -28,7 +28,10 @@ describePostgres('two instances over one PostgreSQL store', () => {
     const read = await request(b, created.headers.location as string, { headers: bearer(a.tokens.read) });
     expect(read.status).toBe(200);
     expect(read.json).toMatchObject({ name: 'Shared', tag: 'pg' });
-    expect((await request(b, created.headers.location as string, { method: 'DELETE', headers: bearer(a.tokens.write) })).status).toBe(204);
+    expect(
+      (await request(b, created.headers.location as string, { method: 'DELETE', headers: bearer(a.tokens.write) }))
+        .status,
+    ).toBe(204);
     expectError(await request(a, created.headers.location as string, { headers: bearer(b.tokens.read) }), 404);
   });
 
@@ -39,7 +42,9 @@ describePostgres('two instances over one PostgreSQL store', () => {
   });
 
   it('50 concurrent creates of one id across both: exactly one 201, the others 409', async () => {
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => createPlant(i % 2 === 0 ? a : b, { id: 777, name: `racer ${i}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => createPlant(i % 2 === 0 ? a : b, { id: 777, name: `racer ${i}` })),
+    );
     const statuses = replies.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(49);
@@ -48,7 +53,9 @@ describePostgres('two instances over one PostgreSQL store', () => {
   it('20 concurrent deletes of one plant across both: exactly one 204, the others 404', async () => {
     expect((await createPlant(a, { id: 888, name: 'target' })).status).toBe(201);
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => request(i % 2 === 0 ? a : b, '/plants/888', { method: 'DELETE', headers: bearer(a.tokens.all) })),
+      Array.from({ length: 20 }, (_, i) =>
+        request(i % 2 === 0 ? a : b, '/plants/888', { method: 'DELETE', headers: bearer(a.tokens.all) }),
+      ),
     );
     const statuses = replies.map((r) => r.status);
     expect(statuses.filter((s) => s === 204)).toHaveLength(1);

@@ -23,7 +23,8 @@ let counter = 0;
 const freshDb = () => `sqlite:${join(dir, `db-${(counter += 1)}`, 'plants.db')}`;
 
 beforeAll(() => {
-  if (!existsSync(mainJs) || !existsSync(cliJs)) throw new Error(`build the server first (pnpm build): ${mainJs} is missing`);
+  if (!existsSync(mainJs) || !existsSync(cliJs))
+    throw new Error(`build the server first (pnpm build): ${mainJs} is missing`);
 });
 
 /** Only what the child needs: the test's own environment may carry DATABASE_URL, AUTH_MODE… */
@@ -76,7 +77,9 @@ const startServer = async (env: Record<string, string>): Promise<Child> => {
       const seen = stdout.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === msg);
       if (seen !== undefined) return resolve(seen);
       waiters.push({ msg, resolve });
-      void exited.then((code) => reject(new Error(`server exited (${code}) before logging "${msg}"; stderr: ${stderr}`)));
+      void exited.then((code) =>
+        reject(new Error(`server exited (${code}) before logging "${msg}"; stderr: ${stderr}`)),
+      );
     });
   const listening = await waitForLog('listening');
   const port = Number(new URL(String(listening['url'])).port);
@@ -110,12 +113,19 @@ const call = (
         agent: agent ?? false,
         headers: {
           authorization: `Bearer ${token}`,
-          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
         },
       },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.headers.location === undefined ? {} : { location: res.headers.location }) }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(res.headers.location === undefined ? {} : { location: res.headers.location }),
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -127,7 +137,8 @@ describe('durability', () => {
     const token = generateToken();
     const env = { DATABASE_URL: freshDb(), PLANT_STORE_STATIC_TOKEN: token };
     const first = await startServer(env);
-    for (let id = 1; id <= 40; id++) expect((await call(first.port, 'POST', '/plants', token, { id, name: `seed ${id}` })).status).toBe(201);
+    for (let id = 1; id <= 40; id++)
+      expect((await call(first.port, 'POST', '/plants', token, { id, name: `seed ${id}` })).status).toBe(201);
 
     const created = new Set<string>();
     const deleted = new Set<number>();
@@ -180,7 +191,12 @@ describe('graceful shutdown', () => {
           method: 'POST',
           path: '/plants',
           agent,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            expect: '100-continue',
+          },
         },
         (res) => {
           res.resume();
@@ -209,16 +225,23 @@ describe('graceful shutdown', () => {
 describe('the request log', () => {
   // stdout is written in chunks (logger.ts): a quiet server's line still comes out within the flush
   // interval, and a normal exit writes every line first. Only kill -9 may lose the last lines.
-  it('writes a quiet request\'s line while running, and every line before a SIGTERM exit', async () => {
+  it("writes a quiet request's line while running, and every line before a SIGTERM exit", async () => {
     const token = generateToken();
     const server = await startServer({ DATABASE_URL: freshDb(), PLANT_STORE_STATIC_TOKEN: token });
-    const requestLines = () => server.stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'request');
+    const requestLines = () =>
+      server.stdout
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line['msg'] === 'request');
     expect((await call(server.port, 'GET', '/plants/1', token)).status).toBe(404);
     const first = await server.waitForLog('request');
     expect(first).toMatchObject({ method: 'GET', route: '/plants/{id}', status: 404 });
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-    const replies = await Promise.all(Array.from({ length: 300 }, (_, i) => call(server.port, 'POST', '/plants', token, { id: i + 1, name: `p${i}` }, agent)));
+    const replies = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        call(server.port, 'POST', '/plants', token, { id: i + 1, name: `p${i}` }, agent),
+      ),
+    );
     expect(replies.every((reply) => reply.status === 201)).toBe(true);
     agent.destroy();
     server.process.kill('SIGTERM');
@@ -253,15 +276,21 @@ describe("PLANT_STORE_TOKEN (the client CLI's own token) in the server's environ
     // A shell that exported a read-only token for the CLI, then started the server from it.
     const clientToken = generateToken();
     const server = await startServer({ DATABASE_URL: freshDb(), PLANT_STORE_TOKEN: clientToken });
-    expect((await call(server.port, 'POST', '/plants', clientToken, { name: 'not with the client token' })).status).toBe(401);
+    expect(
+      (await call(server.port, 'POST', '/plants', clientToken, { name: 'not with the client token' })).status,
+    ).toBe(401);
     expect((await call(server.port, 'GET', '/plants', clientToken)).status).toBe(401);
     const firstRun = await server.waitForStderr(/pst_[A-Za-z0-9_-]{43}/);
     expect(firstRun).not.toBe(clientToken);
     expect((await call(server.port, 'GET', '/plants', firstRun)).status).toBe(200);
     server.process.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    const warnings = server.stdout.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['level'] === 40);
-    expect(warnings.map((line) => line['msg'])).toEqual([expect.stringMatching(/^PLANT_STORE_TOKEN is set but the server ignores it/)]);
+    const warnings = server.stdout
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['level'] === 40);
+    expect(warnings.map((line) => line['msg'])).toEqual([
+      expect.stringMatching(/^PLANT_STORE_TOKEN is set but the server ignores it/),
+    ]);
     expect(server.stdout.join('\n')).not.toContain(clientToken);
     expect(server.stderr()).not.toContain(clientToken);
   });
@@ -283,7 +312,11 @@ describe('configuration errors', () => {
     [{ SQLITE_SYNCHRONOUS: 'OFF' }, 'SQLITE_SYNCHRONOUS expects one of FULL, NORMAL'],
     [{ AUTH_MODE: 'jwt' }, 'AUTH_MODE=jwt expects exactly one of JWT_SECRET and JWT_JWKS_URL'],
   ])('stop start-up with one line and exit code 1 for %j', (env, message) => {
-    const result = spawnSync(process.execPath, [mainJs], { env: childEnv({ DATABASE_URL: freshDb(), ...env }), encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, [mainJs], {
+      env: childEnv({ DATABASE_URL: freshDb(), ...env }),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(message);
@@ -310,7 +343,10 @@ describe('listen failure', () => {
         child.on('close', (code) => resolve({ code, stdout, stderr }));
       });
       expect(result.code).toBe(1);
-      const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.at(-1)).toMatchObject({ level: 60, msg: 'could not listen', err: { code: 'EADDRINUSE' } });
       expect(result.stderr).toBe('');
     } finally {
@@ -322,9 +358,20 @@ describe('listen failure', () => {
 describe('token CLI (plant-store-tokens)', () => {
   it('creates, lists and revokes tokens the server honours', async () => {
     const env = childEnv({ DATABASE_URL: freshDb() });
-    const cli = (...args: string[]) => spawnSync(process.execPath, [cliJs, ...args], { env, encoding: 'utf8', timeout: 30_000 });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [cliJs, ...args], { env, encoding: 'utf8', timeout: 30_000 });
 
-    const created = cli('create', '--name', 'ci', '--scope', 'plants:write', '--scope', 'plants:read', '--expires-in', '30d');
+    const created = cli(
+      'create',
+      '--name',
+      'ci',
+      '--scope',
+      'plants:write',
+      '--scope',
+      'plants:read',
+      '--expires-in',
+      '30d',
+    );
     expect(created.status).toBe(0);
     const token = created.stdout.trim();
     expect(token).toMatch(/^pst_[A-Za-z0-9_-]{43}$/);
@@ -339,7 +386,12 @@ describe('token CLI (plant-store-tokens)', () => {
     const listed = cli('list', '--json');
     expect(listed.status).toBe(0);
     expect(listed.stdout).not.toContain('pst_');
-    const rows = JSON.parse(listed.stdout) as { name: string; scopes: string[]; status: string; expiresAt: string | null }[];
+    const rows = JSON.parse(listed.stdout) as {
+      name: string;
+      scopes: string[];
+      status: string;
+      expiresAt: string | null;
+    }[];
     expect(rows.map((r) => [r.name, r.scopes, r.status])).toEqual([
       ['ci', ['plants:read', 'plants:write'], 'active'],
       ['reader', ['plants:read'], 'active'],
@@ -365,7 +417,11 @@ describe('token CLI (plant-store-tokens)', () => {
 
 describe('configured request timeouts', () => {
   it('HEADERS_TIMEOUT_MS reaches the server: unfinished headers get the JSON 408 long before the 10 s default', async () => {
-    const server = await startServer({ DATABASE_URL: freshDb(), HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
+    const server = await startServer({
+      DATABASE_URL: freshDb(),
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '2000',
+    });
     const opened = Date.now();
     const received = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(server.port, '127.0.0.1');
@@ -386,7 +442,12 @@ describe('configured request timeouts', () => {
 
   it("REQUEST_TIMEOUT_MS cuts a trickled body with a 408 that carries the id and status of the request's own log line", async () => {
     const token = generateToken();
-    const server = await startServer({ DATABASE_URL: freshDb(), PLANT_STORE_STATIC_TOKEN: token, HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
+    const server = await startServer({
+      DATABASE_URL: freshDb(),
+      PLANT_STORE_STATIC_TOKEN: token,
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '2000',
+    });
     const received = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(server.port, '127.0.0.1');
       let text = '';

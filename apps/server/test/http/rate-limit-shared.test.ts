@@ -29,7 +29,8 @@ const RUN_MS = 5_500;
 /** Requests in flight at any time, half at each instance. */
 const CONCURRENCY = 8;
 
-const quiet = () => createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, callback) => callback() }) });
+const quiet = () =>
+  createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, callback) => callback() }) });
 
 interface Tally {
   readonly ok: number[];
@@ -60,12 +61,22 @@ const sharedBudgetSuite = (store: 'postgres' | 'redis', databaseUrl: () => strin
   const storeErrors: RateLimitBackendName[] = [];
 
   beforeAll(async () => {
-    const config: RateLimitConfig = { perSecond: RATE, burst: BURST, store, redisUrl: store === 'redis' ? redisTestUrl : undefined };
+    const config: RateLimitConfig = {
+      perSecond: RATE,
+      burst: BURST,
+      store,
+      redisUrl: store === 'redis' ? redisTestUrl : undefined,
+    };
     const open = async (prefix: string) =>
       startTestServer({
         open: () => openStore({ kind: 'postgres', url: databaseUrl() }),
         tokenPrefix: prefix,
-        rateLimiter: await openRateLimiter({ config, storeLocation: { kind: 'postgres', url: databaseUrl() }, logger: quiet(), onStoreError: (backend) => void storeErrors.push(backend) }),
+        rateLimiter: await openRateLimiter({
+          config,
+          storeLocation: { kind: 'postgres', url: databaseUrl() },
+          logger: quiet(),
+          onStoreError: (backend) => void storeErrors.push(backend),
+        }),
       });
     a = await open('a-');
     b = await open('b-');

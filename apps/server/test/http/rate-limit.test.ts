@@ -145,13 +145,17 @@ describe('rate limiting (RATE_LIMIT_PER_SECOND=1, RATE_LIMIT_BURST=2)', () => {
     const doc = readDocument((await request(server, '/openapi.json')).json as Schema);
     const listOp = doc.operations.find((op) => op.id === 'listPlants');
     const deleteOp = doc.operations.find((op) => op.id === 'deletePlant');
-    if (listOp === undefined || deleteOp === undefined) throw new Error('listPlants or deletePlant is not in the document');
+    if (listOp === undefined || deleteOp === undefined)
+      throw new Error('listPlants or deletePlant is not in the document');
     expect(listOp.responses['429']?.headers['ratelimit-policy']).toBeDefined();
     await list(server.tokens.all);
     await list(server.tokens.all);
     const limitedList = await list(server.tokens.all);
     const limitedDelete = await request(server, '/plants/1', { method: 'DELETE', headers: bearer(server.tokens.all) });
-    for (const [op, reply] of [[listOp, limitedList], [deleteOp, limitedDelete]] as const) {
+    for (const [op, reply] of [
+      [listOp, limitedList],
+      [deleteOp, limitedDelete],
+    ] as const) {
       expect(reply.status).toBe(429);
       expect(responseProblems(doc, op, { status: reply.status, headers: reply.headers, text: reply.text })).toEqual([]);
     }
@@ -161,7 +165,9 @@ describe('rate limiting (RATE_LIMIT_PER_SECOND=1, RATE_LIMIT_BURST=2)', () => {
     await list(server.tokens.all);
     await list(server.tokens.all);
     const limited = await list(server.tokens.all);
-    const line = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['reqId'] === limited.headers['x-request-id']);
+    const line = server.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['reqId'] === limited.headers['x-request-id']);
     expect(line).toMatchObject({ level: 30, msg: 'request', status: 429, route: '/plants' });
   });
 });
@@ -181,7 +187,7 @@ describe('rate limiting without rate limits', () => {
   });
 });
 
-describe('rate limiting when the limiter\'s store cannot be reached (fail open)', () => {
+describe("rate limiting when the limiter's store cannot be reached (fail open)", () => {
   let server: TestServer;
   const storeErrors: RateLimitBackendName[] = [];
   const limited: RateLimitBackendName[] = [];

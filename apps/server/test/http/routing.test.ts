@@ -6,7 +6,10 @@ import { bearer, createPlant, expectError, request, startTestServer, type TestSe
 let server: TestServer;
 let shuttingDown = false;
 beforeAll(async () => {
-  server = await startTestServer({ isShuttingDown: () => shuttingDown, timeouts: { headersTimeoutMs: 500, connectionsCheckingIntervalMs: 100 } });
+  server = await startTestServer({
+    isShuttingDown: () => shuttingDown,
+    timeouts: { headersTimeoutMs: 500, connectionsCheckingIntervalMs: 100 },
+  });
 });
 afterAll(() => server.close());
 
@@ -24,7 +27,9 @@ const raw = (bytes: string | Buffer): Promise<string> =>
 const parseRaw = (text: string) => {
   const [head = '', body = ''] = text.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { statusLine, headers, body: JSON.parse(body) as unknown };
 };
 
@@ -61,8 +66,14 @@ describe('routing', () => {
     const health = await request(server, '/healthz', { method: 'HEAD' });
     expect([health.status, health.text]).toEqual([200, '']);
     const unauthorised = await request(server, '/plants', { method: 'HEAD' });
-    expect([unauthorised.status, unauthorised.text, unauthorised.headers['www-authenticate']]).toEqual([401, '', 'Bearer realm="plant-store"']);
-    expect((await request(server, '/plants', { method: 'HEAD', headers: bearer(server.tokens.read) })).status).toBe(200);
+    expect([unauthorised.status, unauthorised.text, unauthorised.headers['www-authenticate']]).toEqual([
+      401,
+      '',
+      'Bearer realm="plant-store"',
+    ]);
+    expect((await request(server, '/plants', { method: 'HEAD', headers: bearer(server.tokens.read) })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -74,10 +85,15 @@ describe('X-Request-Id', () => {
     }
   });
 
-  it.each(['x'.repeat(129), 'has space', 'semi;colon', 'ünïcode', 'a/b'])('replaces the unacceptable id %j with a new one', async (id) => {
-    const reply = await request(server, '/healthz', { headers: { 'x-request-id': Buffer.from(id).toString('latin1') } });
-    expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-  });
+  it.each(['x'.repeat(129), 'has space', 'semi;colon', 'ünïcode', 'a/b'])(
+    'replaces the unacceptable id %j with a new one',
+    async (id) => {
+      const reply = await request(server, '/healthz', {
+        headers: { 'x-request-id': Buffer.from(id).toString('latin1') },
+      });
+      expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
 
   it('gives every request a fresh id when none is sent', async () => {
     const a = await request(server, '/healthz');
@@ -86,8 +102,12 @@ describe('X-Request-Id', () => {
   });
 
   it('writes one JSON log line per request with method, route, status, duration and the same id', async () => {
-    await request(server, '/plants/12', { headers: { 'x-request-id': 'log-line-check', ...bearer(server.tokens.read) } });
-    const lines = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['reqId'] === 'log-line-check');
+    await request(server, '/plants/12', {
+      headers: { 'x-request-id': 'log-line-check', ...bearer(server.tokens.read) },
+    });
+    const lines = server.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['reqId'] === 'log-line-check');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ method: 'GET', route: '/plants/{id}', status: 404, msg: 'request' });
     expect(typeof lines[0]?.['ms']).toBe('number');
@@ -135,7 +155,9 @@ describe("errors Node's parser answers (clientError)", () => {
   });
 
   it('431 JSON for headers over 16 KiB', async () => {
-    const { statusLine, headers, body } = parseRaw(await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    const { statusLine, headers, body } = parseRaw(
+      await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
     expect(statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(body).toEqual({ error: 431, message: 'request headers too large' });
@@ -157,7 +179,9 @@ describe('failures of the store', () => {
       const reply = await createPlant(doomed, { name: 'After' });
       expectError(reply, 503, 'the store is unavailable; try again');
       expectError(await request(doomed, '/readyz'), 503, 'not ready: the store does not answer');
-      const failed = doomed.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['status'] === 503);
+      const failed = doomed.logs
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line['status'] === 503);
       expect(failed.length).toBeGreaterThan(0);
       expect(failed[0]?.['err']).toBeDefined();
     } finally {
@@ -172,12 +196,16 @@ describe('failures of the store', () => {
       }),
     });
     try {
-      const reply = await request(broken, '/plants', { headers: { ...bearer('whatever'), 'x-request-id': 'defect-1' } });
+      const reply = await request(broken, '/plants', {
+        headers: { ...bearer('whatever'), 'x-request-id': 'defect-1' },
+      });
       expectError(reply, 500, 'internal server error');
       expect(reply.text).not.toContain('broken invariant');
       expect(reply.headers['x-content-type-options']).toBe('nosniff');
       expect(reply.headers['cache-control']).toBe('no-store');
-      const line = broken.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['reqId'] === 'defect-1');
+      const line = broken.logs
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l['reqId'] === 'defect-1');
       expect(line).toMatchObject({ status: 500, level: 50 });
       expect(JSON.stringify(line?.['err'])).toContain('root cause');
     } finally {

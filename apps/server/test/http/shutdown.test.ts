@@ -5,36 +5,48 @@ import { startTestServer, type TestServer } from './support.js';
 
 /** A POST whose headers the server has parsed (it answered 100 Continue) and whose body waits for `send`. */
 const pendingCreate = (server: TestServer, token: string) =>
-  new Promise<{ send: () => void; reply: Promise<{ status: number; connection?: string }> }>((resolveStarted, rejectStarted) => {
-    const body = JSON.stringify({ name: 'slow' });
-    let resolveReply: (r: { status: number; connection?: string }) => void = () => undefined;
-    let rejectReply: (e: unknown) => void = () => undefined;
-    const reply = new Promise<{ status: number; connection?: string }>((resolve, reject) => {
-      resolveReply = resolve;
-      rejectReply = reject;
-    });
-    reply.catch(() => undefined); // observed by the test later; not an unhandled rejection meanwhile
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: server.port,
-        method: 'POST',
-        path: '/plants',
-        agent: false,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolveReply({ status: res.statusCode ?? 0, ...(res.headers.connection === undefined ? {} : { connection: res.headers.connection }) }));
-      },
-    );
-    req.on('error', (e) => {
-      rejectReply(e);
-      rejectStarted(e);
-    });
-    req.on('continue', () => resolveStarted({ send: () => req.end(body), reply }));
-    req.flushHeaders();
-  });
+  new Promise<{ send: () => void; reply: Promise<{ status: number; connection?: string }> }>(
+    (resolveStarted, rejectStarted) => {
+      const body = JSON.stringify({ name: 'slow' });
+      let resolveReply: (r: { status: number; connection?: string }) => void = () => undefined;
+      let rejectReply: (e: unknown) => void = () => undefined;
+      const reply = new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+        resolveReply = resolve;
+        rejectReply = reject;
+      });
+      reply.catch(() => undefined); // observed by the test later; not an unhandled rejection meanwhile
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          method: 'POST',
+          path: '/plants',
+          agent: false,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            expect: '100-continue',
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolveReply({
+              status: res.statusCode ?? 0,
+              ...(res.headers.connection === undefined ? {} : { connection: res.headers.connection }),
+            }),
+          );
+        },
+      );
+      req.on('error', (e) => {
+        rejectReply(e);
+        rejectStarted(e);
+      });
+      req.on('continue', () => resolveStarted({ send: () => req.end(body), reply }));
+      req.flushHeaders();
+    },
+  );
 
 describe('shutdownGracefully', () => {
   it('turns /readyz 503 at once, lets the in-flight request finish with Connection: close, then closes the store', async () => {

@@ -34,7 +34,8 @@ import { createTokenAuthenticator } from '../../src/tokens/token-authenticator.j
 /** The store startTestServer opens by default: env PLANT_STORE_TEST_STORE (`sqlite` unless set). */
 export const testStoreKind: 'sqlite' | 'postgres' = ((): 'sqlite' | 'postgres' => {
   const kind = process.env['PLANT_STORE_TEST_STORE'] ?? 'sqlite';
-  if (kind !== 'sqlite' && kind !== 'postgres') throw new TypeError(`PLANT_STORE_TEST_STORE must be sqlite or postgres, not ${kind}`);
+  if (kind !== 'sqlite' && kind !== 'postgres')
+    throw new TypeError(`PLANT_STORE_TEST_STORE must be sqlite or postgres, not ${kind}`);
   return kind;
 })();
 
@@ -44,8 +45,15 @@ const openThrowawayStore = async (
   observer: StoreObserver | undefined,
   idempotencyTtlSeconds: number | undefined,
 ): Promise<{ store: Store; remove: () => Promise<void> }> => {
-  const observing = { ...(observer === undefined ? {} : { observer }), ...(idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds }) };
-  if (testStoreKind === 'sqlite') return { store: await openSqliteStore({ file: join(dir, 'plants.db'), ...observing }), remove: async () => undefined };
+  const observing = {
+    ...(observer === undefined ? {} : { observer }),
+    ...(idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds }),
+  };
+  if (testStoreKind === 'sqlite')
+    return {
+      store: await openSqliteStore({ file: join(dir, 'plants.db'), ...observing }),
+      remove: async () => undefined,
+    };
   const pg = await freshPostgresUrl();
   try {
     return { store: await openStore({ kind: 'postgres', url: pg.url }, observing), remove: () => pg.drop() };
@@ -64,7 +72,13 @@ export interface TestServer {
   /** Every JSON log line the app wrote. */
   readonly logs: string[];
   /** Tokens of the store: both scopes, read only, write only, revoked, expired. */
-  readonly tokens: { readonly all: string; readonly read: string; readonly write: string; readonly revoked: string; readonly expired: string };
+  readonly tokens: {
+    readonly all: string;
+    readonly read: string;
+    readonly write: string;
+    readonly revoked: string;
+    readonly expired: string;
+  };
   close(): Promise<void>;
 }
 
@@ -93,17 +107,29 @@ const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> =>
   return result.right;
 };
 
-const issue = async (store: Store, name: string, scopes: readonly Scope[], expiresAt: Date | null = null): Promise<string> =>
-  (await must(issueToken(store.tokens, { name, scopes, expiresAt }))).token;
+const issue = async (
+  store: Store,
+  name: string,
+  scopes: readonly Scope[],
+  expiresAt: Date | null = null,
+): Promise<string> => (await must(issueToken(store.tokens, { name, scopes, expiresAt }))).token;
 
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-http-'));
-  const { store, remove } = options.open === undefined ? await openThrowawayStore(dir, options.metrics?.store, options.idempotencyTtlSeconds) : { store: await options.open(), remove: async () => undefined };
+  const { store, remove } =
+    options.open === undefined
+      ? await openThrowawayStore(dir, options.metrics?.store, options.idempotencyTtlSeconds)
+      : { store: await options.open(), remove: async () => undefined };
   const prefix = options.tokenPrefix ?? '';
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      logs.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+      logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       callback();
     },
   });
@@ -167,26 +193,35 @@ export interface RequestOptions {
 }
 
 /** One request on a fresh connection (no keep-alive pool shared between tests). */
-export const request = (server: { readonly port: number }, path: string, options: RequestOptions = {}): Promise<Reply> =>
+export const request = (
+  server: { readonly port: number },
+  path: string,
+  options: RequestOptions = {},
+): Promise<Reply> =>
   new Promise((resolve, reject) => {
     const headers: Record<string, string | number | string[]> = {};
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = typeof value === 'object' ? [...value] : value;
-    if (options.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = Buffer.byteLength(options.body);
-    const req = http.request({ host: '127.0.0.1', port: server.port, path, method: options.method ?? 'GET', headers, agent: false }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => parts.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let json: unknown;
-        try {
-          json = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      headers[name] = typeof value === 'object' ? [...value] : value;
+    if (options.body !== undefined && headers['content-length'] === undefined)
+      headers['content-length'] = Buffer.byteLength(options.body);
+    const req = http.request(
+      { host: '127.0.0.1', port: server.port, path, method: options.method ?? 'GET', headers, agent: false },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => parts.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          let json: unknown;
+          try {
+            json = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (options.chunks !== undefined) {
       for (const chunk of options.chunks) req.write(chunk);
@@ -198,11 +233,18 @@ export const request = (server: { readonly port: number }, path: string, options
 
 export const bearer = (token: string): { authorization: string } => ({ authorization: `Bearer ${token}` });
 
-export const jsonHeaders = (token: string): Record<string, string> => ({ ...bearer(token), 'content-type': 'application/json' });
+export const jsonHeaders = (token: string): Record<string, string> => ({
+  ...bearer(token),
+  'content-type': 'application/json',
+});
 
 /** POST /plants with a JSON body (a string is sent as is). */
 export const createPlant = (server: TestServer, body: unknown, token: string = server.tokens.all): Promise<Reply> =>
-  request(server, '/plants', { method: 'POST', headers: jsonHeaders(token), body: typeof body === 'string' ? body : JSON.stringify(body) });
+  request(server, '/plants', {
+    method: 'POST',
+    headers: jsonHeaders(token),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 /**
  * Asserts the contract's error response: the status, `Content-Type: application/json`, the body

@@ -12,7 +12,12 @@ afterAll(() => server.close());
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
-const patch = (id: number | string, body: unknown, headers: Record<string, string> = {}, token = server.tokens.all): Promise<Reply> =>
+const patch = (
+  id: number | string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  token = server.tokens.all,
+): Promise<Reply> =>
   request(server, `/plants/${id}`, {
     method: 'PATCH',
     headers: { ...bearer(token), 'content-type': MERGE_PATCH, ...headers },
@@ -100,7 +105,11 @@ describe('PATCH /plants/{id}', () => {
     expect(renamed.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(renamed.headers['cache-control']).toBe('no-store');
     expect(renamed.json).toEqual({ id, name: 'Monstera deliciosa', tag: 'tropical' });
-    expect((await patch(id, { tag: 'living room' })).json).toEqual({ id, name: 'Monstera deliciosa', tag: 'living room' });
+    expect((await patch(id, { tag: 'living room' })).json).toEqual({
+      id,
+      name: 'Monstera deliciosa',
+      tag: 'living room',
+    });
     const untagged = await patch(id, { tag: null });
     expect(untagged.json).toEqual({ id, name: 'Monstera deliciosa' });
     expect(untagged.text).not.toContain('tag');
@@ -109,11 +118,19 @@ describe('PATCH /plants/{id}', () => {
 
   it('accepts application/json and a charset parameter, and nothing else', async () => {
     const { id } = await created({ name: 'Types' });
-    for (const type of ['application/json', 'application/merge-patch+json; charset=utf-8', 'Application/Merge-Patch+JSON;charset="UTF-8"']) {
+    for (const type of [
+      'application/json',
+      'application/merge-patch+json; charset=utf-8',
+      'Application/Merge-Patch+JSON;charset="UTF-8"',
+    ]) {
       expect((await patch(id, { tag: 'ok' }, { 'content-type': type })).status).toBe(200);
     }
     for (const type of ['text/plain', 'application/json-patch+json', 'application/merge-patch+json; charset=latin1']) {
-      expectError(await patch(id, { tag: 'no' }, { 'content-type': type }), 415, 'expected Content-Type application/merge-patch+json or application/json');
+      expectError(
+        await patch(id, { tag: 'no' }, { 'content-type': type }),
+        415,
+        'expected Content-Type application/merge-patch+json or application/json',
+      );
     }
     expectError(await patch(id, { tag: 'no' }, { 'content-encoding': 'gzip' }), 415);
   });
@@ -154,12 +171,20 @@ describe('PATCH /plants/{id}', () => {
     expectError(await patch('07', { name: 'x' }), 400, /^id: /);
     const { id } = await created({ name: 'Scoped' });
     expectError(await patch(id, { name: 'x' }, {}, server.tokens.read), 403);
-    const anonymous = await request(server, `/plants/${id}`, { method: 'PATCH', headers: { 'content-type': MERGE_PATCH }, body: '{}' });
+    const anonymous = await request(server, `/plants/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': MERGE_PATCH },
+      body: '{}',
+    });
     expectError(anonymous, 401);
   });
 
   it('is answered 405 with Allow for PUT', async () => {
-    const reply = await request(server, '/plants/1', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const reply = await request(server, '/plants/1', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expectError(reply, 405);
     expect(reply.headers.allow).toBe('GET, HEAD, PATCH, DELETE, OPTIONS');
   });
@@ -176,7 +201,10 @@ describe('conditional requests', () => {
       expect(reply.headers['cache-control']).toBe('no-store');
       expect(reply.headers['x-content-type-options']).toBe('nosniff');
     }
-    const head = await request(server, `/plants/${id}`, { method: 'HEAD', headers: { ...bearer(server.tokens.all), 'if-none-match': etag } });
+    const head = await request(server, `/plants/${id}`, {
+      method: 'HEAD',
+      headers: { ...bearer(server.tokens.all), 'if-none-match': etag },
+    });
     expect(head.status).toBe(304);
     expect((await get(id, { 'if-none-match': '"zzz"' })).status).toBe(200);
   });
@@ -197,7 +225,9 @@ describe('conditional requests', () => {
     expectError(await patch(id, { name: 'weak' }, { 'if-match': `W/${first.headers.etag as string}` }), 412);
     expectError(await patch(id, {}, { 'if-match': etag }), 412);
     expect((await get(id)).json).toEqual({ id, name: 'v2' });
-    expect((await patch(id, { name: 'v3' }, { 'if-match': `"zzz", ${first.headers.etag as string}` })).status).toBe(200);
+    expect((await patch(id, { name: 'v3' }, { 'if-match': `"zzz", ${first.headers.etag as string}` })).status).toBe(
+      200,
+    );
     expect((await patch(id, { name: 'v4' }, { 'if-match': '*' })).status).toBe(200);
   });
 
@@ -226,12 +256,15 @@ describe('conditional requests', () => {
     expectError(await patch(absent, { name: 'x' }, { 'if-match': 'zzz' }), 400, 'If-Match must be');
   });
 
-  it.each([['zzz'], ['"a" "b"'], ['W/zzz'], ['*, "a"'], [','], ['"a'], ['w/"a"']])('answers the malformed If-Match %j with 400', async (value) => {
-    const { id } = await created({ name: 'malformed' });
-    expectError(await patch(id, { name: 'x' }, { 'if-match': value }), 400, 'If-Match must be');
-    expectError(await get(id, { 'if-none-match': value }), 400, 'If-None-Match must be');
-    expectError(await del(id, { 'if-match': value }), 400, 'If-Match must be');
-  });
+  it.each([['zzz'], ['"a" "b"'], ['W/zzz'], ['*, "a"'], [','], ['"a'], ['w/"a"']])(
+    'answers the malformed If-Match %j with 400',
+    async (value) => {
+      const { id } = await created({ name: 'malformed' });
+      expectError(await patch(id, { name: 'x' }, { 'if-match': value }), 400, 'If-Match must be');
+      expectError(await get(id, { 'if-none-match': value }), 400, 'If-None-Match must be');
+      expectError(await del(id, { 'if-match': value }), 400, 'If-Match must be');
+    },
+  );
 
   it('reads two If-Match lines as one list, and ignores If-Unmodified-Since and If-Modified-Since', async () => {
     const { id, etag } = await created({ name: 'lines' });
@@ -244,7 +277,9 @@ describe('conditional requests', () => {
 
   it('lets exactly one of two patches with the same ETag win', async () => {
     const { id, etag } = await created({ name: 'race' });
-    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => patch(id, { name: `writer ${i}` }, { 'if-match': etag })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => patch(id, { name: `writer ${i}` }, { 'if-match': etag })),
+    );
     expect(replies.map((r) => r.status).sort()).toEqual([200, ...Array<number>(9).fill(412)]);
     const winner = replies.find((r) => r.status === 200);
     expect((await get(id)).json).toEqual(winner?.json);
@@ -252,7 +287,8 @@ describe('conditional requests', () => {
 });
 
 describe('GET /plants?tag=', () => {
-  const list = (query: string): Promise<Reply> => request(server, `/plants?${query}`, { headers: bearer(server.tokens.all) });
+  const list = (query: string): Promise<Reply> =>
+    request(server, `/plants?${query}`, { headers: bearer(server.tokens.all) });
 
   it('keeps only plants with exactly that tag, pages with limit and after, and carries tag in Link', async () => {
     const tag = `bed ${freshId()} + é&%`;

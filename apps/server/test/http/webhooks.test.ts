@@ -23,7 +23,9 @@ interface Received {
 }
 
 /** A receiver on 127.0.0.1 that answers each POST with what `answer` says. */
-const startReceiver = async (answer: (n: number, res: http.ServerResponse) => void = (_n, res) => res.writeHead(204).end()) => {
+const startReceiver = async (
+  answer: (n: number, res: http.ServerResponse) => void = (_n, res) => res.writeHead(204).end(),
+) => {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -66,7 +68,9 @@ describe('webhooks', () => {
   });
 
   /** A server, a dispatcher beside it (as main.ts starts them), and what to register with. */
-  const start = async (options: { schedule?: readonly number[]; policy?: AddressPolicy; timeoutMs?: number; metrics?: Metrics } = {}) => {
+  const start = async (
+    options: { schedule?: readonly number[]; policy?: AddressPolicy; timeoutMs?: number; metrics?: Metrics } = {},
+  ) => {
     const { metrics } = options;
     const server: TestServer = await startTestServer(metrics === undefined ? {} : { metrics });
     metrics?.watchOutbox(async () => E.getOrElseW(() => undefined)(await server.store.webhooks.backlog()()));
@@ -81,7 +85,9 @@ describe('webhooks', () => {
       timeoutMs: options.timeoutMs ?? 2000,
       userAgent: 'plant-store-webhooks/test',
       pollMs: 50,
-      ...(metrics === undefined ? {} : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
+      ...(metrics === undefined
+        ? {}
+        : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),
     });
     dispatcher.start();
     cleanups.push(async () => {
@@ -94,7 +100,11 @@ describe('webhooks', () => {
       return registered.right;
     };
     const create = async (name: string) => {
-      const reply = await request(server, '/plants', { method: 'POST', headers: json(server.tokens.all), body: JSON.stringify({ name }) });
+      const reply = await request(server, '/plants', {
+        method: 'POST',
+        headers: json(server.tokens.all),
+        body: JSON.stringify({ name }),
+      });
       expect(reply.status).toBe(201);
       // The 201's body holds the name and tag; the id is in Location.
       return { id: Number(String(reply.headers.location).split('/').pop()), name };
@@ -108,7 +118,10 @@ describe('webhooks', () => {
     const { server, subscribe, create } = await start();
     const { secret } = await subscribe(receiver.url);
     const plant = await create('Monstera');
-    const deleted = await request(server, `/plants/${plant.id}`, { method: 'DELETE', headers: bearer(server.tokens.all) });
+    const deleted = await request(server, `/plants/${plant.id}`, {
+      method: 'DELETE',
+      headers: bearer(server.tokens.all),
+    });
     expect(deleted.status).toBe(204);
     await until('two deliveries', () => receiver.received.length >= 2);
     const verifier = new Webhook(secret);
@@ -176,10 +189,26 @@ describe('webhooks', () => {
     const { server, subscribe } = await start();
     await subscribe(receiver.url);
     const headers = { ...json(server.tokens.all), 'idempotency-key': 'webhook-replay-1' };
-    expect((await request(server, '/plants', { method: 'POST', headers, body: JSON.stringify({ id: 77, name: 'once' }) })).status).toBe(201);
-    expect((await request(server, '/plants', { method: 'POST', headers, body: JSON.stringify({ id: 77, name: 'once' }) })).headers['idempotent-replayed']).toBe('true');
-    expect((await request(server, '/plants', { method: 'POST', headers: json(server.tokens.all), body: JSON.stringify({ id: 77, name: 'twice' }) })).status).toBe(409);
-    expect((await request(server, '/plants/78', { method: 'DELETE', headers: bearer(server.tokens.all) })).status).toBe(404);
+    expect(
+      (await request(server, '/plants', { method: 'POST', headers, body: JSON.stringify({ id: 77, name: 'once' }) }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await request(server, '/plants', { method: 'POST', headers, body: JSON.stringify({ id: 77, name: 'once' }) }))
+        .headers['idempotent-replayed'],
+    ).toBe('true');
+    expect(
+      (
+        await request(server, '/plants', {
+          method: 'POST',
+          headers: json(server.tokens.all),
+          body: JSON.stringify({ id: 77, name: 'twice' }),
+        })
+      ).status,
+    ).toBe(409);
+    expect((await request(server, '/plants/78', { method: 'DELETE', headers: bearer(server.tokens.all) })).status).toBe(
+      404,
+    );
     await until('the one delivery', () => receiver.received.length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received).toHaveLength(1);
@@ -190,7 +219,9 @@ describe('webhooks', () => {
     const probe = await startReceiver();
     const port = probe.port;
     await probe.close();
-    const { server, subscribe, create } = await start({ schedule: parseRetrySchedule('200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms') ?? [] });
+    const { server, subscribe, create } = await start({
+      schedule: parseRetrySchedule('200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms') ?? [],
+    });
     await subscribe(`http://127.0.0.1:${port}/hook`);
     await create('patient');
     await until('a failed attempt', async () => {
@@ -280,7 +311,9 @@ describe('webhooks', () => {
     const strict: AddressPolicy = { allowHttp: true, allowPrivate: false };
     const { server, create } = await start({ policy: strict, schedule: parseRetrySchedule('1h') ?? [] });
     const refused = await registerEndpoint(server.store.webhooks, { url: receiver.url, events: null }, strict);
-    expect(E.isLeft(refused) && refused.left._tag === 'UrlRefused' && refused.left.reason).toMatch(/127\.0\.0\.1.*(loopback|not a public)/);
+    expect(E.isLeft(refused) && refused.left._tag === 'UrlRefused' && refused.left.reason).toMatch(
+      /127\.0\.0\.1.*(loopback|not a public)/,
+    );
     // Registered while it was allowed (another policy, or the address moved since): refused at delivery.
     const allowed = await registerEndpoint(server.store.webhooks, { url: receiver.url, events: null }, LOOPBACK);
     expect(E.isRight(allowed)).toBe(true);
@@ -296,27 +329,31 @@ describe('webhooks', () => {
     expect(delivery?.lastError).not.toContain('receiver-side');
   });
 
-  it.runIf(runMetricsTests)('counts attempts by outcome and reports the outbox backlog, never a secret or URL', async () => {
-    let failures = 2;
-    const receiver = await startReceiver((_n, res) => res.writeHead(failures-- > 0 ? 503 : 200).end());
-    cleanups.push(receiver.close);
-    const metrics = createMetrics({ store: testStoreKind, processMetrics: false });
-    const { subscribe, create } = await start({ metrics, schedule: parseRetrySchedule('300ms,300ms') ?? [] });
-    const { secret } = await subscribe(receiver.url);
-    await create('counted');
-    // While the first attempts fail, the delivery is in the backlog.
-    await until('a retry', () => receiver.received.length >= 1);
-    const during = parseScrape(await metrics.registry.metrics());
-    expect(sampleSum(during, 'plant_store_webhook_outbox_pending')).toBe(1);
-    expect(sampleSum(during, 'plant_store_webhook_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(0);
-    await until('delivered', () => receiver.received.length >= 3);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const text = await metrics.registry.metrics();
-    const after = parseScrape(text);
-    expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'retry' })).toBe(2);
-    expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'delivered' })).toBe(1);
-    expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'failed' })).toBe(0);
-    expect(sampleSum(after, 'plant_store_webhook_outbox_pending')).toBe(0);
-    for (const never of [secret, secret.slice('whsec_'.length), 'receiver-side', String(receiver.port)]) expect(text).not.toContain(never);
-  });
+  it.runIf(runMetricsTests)(
+    'counts attempts by outcome and reports the outbox backlog, never a secret or URL',
+    async () => {
+      let failures = 2;
+      const receiver = await startReceiver((_n, res) => res.writeHead(failures-- > 0 ? 503 : 200).end());
+      cleanups.push(receiver.close);
+      const metrics = createMetrics({ store: testStoreKind, processMetrics: false });
+      const { subscribe, create } = await start({ metrics, schedule: parseRetrySchedule('300ms,300ms') ?? [] });
+      const { secret } = await subscribe(receiver.url);
+      await create('counted');
+      // While the first attempts fail, the delivery is in the backlog.
+      await until('a retry', () => receiver.received.length >= 1);
+      const during = parseScrape(await metrics.registry.metrics());
+      expect(sampleSum(during, 'plant_store_webhook_outbox_pending')).toBe(1);
+      expect(sampleSum(during, 'plant_store_webhook_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(0);
+      await until('delivered', () => receiver.received.length >= 3);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const text = await metrics.registry.metrics();
+      const after = parseScrape(text);
+      expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'retry' })).toBe(2);
+      expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'delivered' })).toBe(1);
+      expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'failed' })).toBe(0);
+      expect(sampleSum(after, 'plant_store_webhook_outbox_pending')).toBe(0);
+      for (const never of [secret, secret.slice('whsec_'.length), 'receiver-side', String(receiver.port)])
+        expect(text).not.toContain(never);
+    },
+  );
 });

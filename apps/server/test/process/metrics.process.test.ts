@@ -2,7 +2,15 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describePostgres, freePort, freshPostgresUrl, startServer, tempDir, type FreshPostgres, type ServerProcess } from '@plant-store/testkit';
+import {
+  describePostgres,
+  freePort,
+  freshPostgresUrl,
+  startServer,
+  tempDir,
+  type FreshPostgres,
+  type ServerProcess,
+} from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScrape, runMetricsTests, sampleSum } from '../support/prometheus.js';
 
@@ -17,10 +25,14 @@ const token = 'pst_metrics_process_test_token_0123456789';
 /** A request on a new connection each time (with WORKERS, node:cluster hands each to a worker). */
 const get = (url: string, requestId: string): Promise<number> =>
   new Promise((resolve, reject) => {
-    const req = http.request(url, { agent: false, headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      url,
+      { agent: false, headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -42,7 +54,14 @@ describe.runIf(runMetricsTests)('METRICS_PORT on a single process (SQLite)', () 
   beforeAll(async () => {
     dir = await tempDir('plant-store-metrics-');
     metricsPort = await freePort();
-    server = await startServer({ DATABASE_URL: `sqlite:${join(dir.path, 'plants.db')}`, PLANT_STORE_STATIC_TOKEN: token, METRICS_PORT: String(metricsPort) }, { main });
+    server = await startServer(
+      {
+        DATABASE_URL: `sqlite:${join(dir.path, 'plants.db')}`,
+        PLANT_STORE_STATIC_TOKEN: token,
+        METRICS_PORT: String(metricsPort),
+      },
+      { main },
+    );
   });
   afterAll(async () => {
     await server?.stop('SIGTERM');
@@ -51,10 +70,16 @@ describe.runIf(runMetricsTests)('METRICS_PORT on a single process (SQLite)', () 
 
   it('serves live figures that follow the traffic, and logs where', async () => {
     expect(server.output()).toContain(`"url":"http://127.0.0.1:${metricsPort}/metrics"`);
-    const before = sampleSum(await scrape(metricsPort), 'http_requests_total', { method: 'GET', route: '/plants', status: '200' });
+    const before = sampleSum(await scrape(metricsPort), 'http_requests_total', {
+      method: 'GET',
+      route: '/plants',
+      status: '200',
+    });
     for (let i = 0; i < 7; i++) expect(await get(`${server.url}/plants`, `single-${i}`)).toBe(200);
     const after = await scrape(metricsPort);
-    expect(sampleSum(after, 'http_requests_total', { method: 'GET', route: '/plants', status: '200' }) - before).toBe(7);
+    expect(sampleSum(after, 'http_requests_total', { method: 'GET', route: '/plants', status: '200' }) - before).toBe(
+      7,
+    );
     expect(sampleSum(after, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
   });
 });
@@ -67,8 +92,15 @@ describePostgres('METRICS_PORT with WORKERS=2 (PostgreSQL)', () => {
     if (!runMetricsTests) return;
     database = await freshPostgresUrl();
     metricsPort = await freePort();
-    server = await startServer({ DATABASE_URL: database.url, WORKERS: '2', PLANT_STORE_STATIC_TOKEN: token, METRICS_PORT: String(metricsPort) }, { main });
-    await waitFor('both workers and the metrics listener', server, (out) => out.split('"msg":"listening"').length === 3 && out.includes('metrics listening (all workers)'));
+    server = await startServer(
+      { DATABASE_URL: database.url, WORKERS: '2', PLANT_STORE_STATIC_TOKEN: token, METRICS_PORT: String(metricsPort) },
+      { main },
+    );
+    await waitFor(
+      'both workers and the metrics listener',
+      server,
+      (out) => out.split('"msg":"listening"').length === 3 && out.includes('metrics listening (all workers)'),
+    );
   });
   afterAll(async () => {
     await server?.stop('SIGTERM');

@@ -23,7 +23,8 @@ export const rightOf = <E, A>(result: Either<E, A>): A => {
   if (result._tag === 'Left') expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}`);
   return result.right;
 };
-export const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string => (result._tag === 'Left' ? result.left._tag : 'Right');
+export const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
+  result._tag === 'Left' ? result.left._tag : 'Right';
 /** The code PostgresStoreError carries in a StoreUnavailable (SQLSTATE or a connection code). */
 export const causeCode = (result: Either<{ readonly _tag: string }, unknown>): string | undefined => {
   if (result._tag === 'Right' || result.left._tag !== 'StoreUnavailable') return undefined;

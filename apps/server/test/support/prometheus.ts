@@ -23,7 +23,9 @@ export const runMetricsTests = parserAvailable || process.env['CI'] === 'true';
 const noticed = Symbol.for('plant-store.server.prometheus-skip-notice');
 if (!runMetricsTests && !(noticed in globalThis)) {
   Object.defineProperty(globalThis, noticed, { value: true });
-  console.log(`metrics tests skipped: no prometheus_client for ${python} (apt-get install python3-prometheus-client; CI=true fails instead)`);
+  console.log(
+    `metrics tests skipped: no prometheus_client for ${python} (apt-get install python3-prometheus-client; CI=true fails instead)`,
+  );
 }
 
 export interface Sample {
@@ -47,11 +49,19 @@ export const parseScrape = (text: string): readonly Family[] =>
   }));
 
 /** The family of `name` (a counter's family name has no `_total`, as the parser gives it). */
-export const family = (families: readonly Family[], name: string): Family | undefined => families.find((f) => f.name === name);
+export const family = (families: readonly Family[], name: string): Family | undefined =>
+  families.find((f) => f.name === name);
 
 const matches = (sample: Sample, labels: Readonly<Record<string, string>>): boolean =>
   Object.entries(labels).every(([name, value]) => sample.labels[name] === value);
 
 /** The sum of the samples called `sampleName` with those labels (0 when none). */
-export const sampleSum = (families: readonly Family[], sampleName: string, labels: Readonly<Record<string, string>> = {}): number =>
-  families.flatMap((f) => f.samples).filter((s) => s.name === sampleName && matches(s, labels)).reduce((sum, s) => sum + s.value, 0);
+export const sampleSum = (
+  families: readonly Family[],
+  sampleName: string,
+  labels: Readonly<Record<string, string>> = {},
+): number =>
+  families
+    .flatMap((f) => f.samples)
+    .filter((s) => s.name === sampleName && matches(s, labels))
+    .reduce((sum, s) => sum + s.value, 0);

@@ -9,7 +9,12 @@ import { describe, it } from 'vitest';
 export const redisTestUrl: string = process.env['REDIS_TEST_URL'] ?? 'redis://127.0.0.1:6379';
 
 const probe = async (): Promise<boolean> => {
-  const client = new Redis(redisTestUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(redisTestUrl, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -34,7 +39,9 @@ export const describeRedis = (name: string, fn: () => void): void => {
       });
     });
   } else {
-    console.log(`Redis tests skipped: no Redis reachable at ${redisTestUrl} (set REDIS_TEST_URL; CI=true fails instead)`);
+    console.log(
+      `Redis tests skipped: no Redis reachable at ${redisTestUrl} (set REDIS_TEST_URL; CI=true fails instead)`,
+    );
     describe.skip(name, fn);
   }
 };

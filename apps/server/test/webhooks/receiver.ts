@@ -45,7 +45,13 @@ export const startReceiver = async (handler: Handler, options: ReceiverOptions =
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, localAddress: req.socket.localAddress ?? '' });
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        localAddress: req.socket.localAddress ?? '',
+      });
       handler(req, res, body);
     });
   };

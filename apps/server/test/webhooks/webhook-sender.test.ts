@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LookupAll } from '../../src/webhooks/address-policy.js';
-import { MAX_RESPONSE_BODY_BYTES, WebhookSender, type AttemptOutcome, type WebhookSenderOptions } from '../../src/webhooks/webhook-sender.js';
+import {
+  MAX_RESPONSE_BODY_BYTES,
+  WebhookSender,
+  type AttemptOutcome,
+  type WebhookSenderOptions,
+} from '../../src/webhooks/webhook-sender.js';
 import { answer, closedPort, startReceiver, type Handler, type Receiver, type ReceiverOptions } from './receiver.js';
 import { testCert, testKey } from './self-signed-cert.js';
 
@@ -27,7 +32,8 @@ const sender = (options: Partial<WebhookSenderOptions> = {}) => {
   return s;
 };
 
-const body = '{"type":"plant.created","timestamp":"2026-01-02T03:04:05.678Z","data":{"id":7,"name":"Fougère 🌿","tag":"a\\"b"}}';
+const body =
+  '{"type":"plant.created","timestamp":"2026-01-02T03:04:05.678Z","data":{"id":7,"name":"Fougère 🌿","tag":"a\\"b"}}';
 const headers = {
   'webhook-id': 'msg_2hYkQ7',
   'webhook-timestamp': '1767323045',
@@ -92,7 +98,13 @@ describe('WebhookSender.send', () => {
 
   it('marks 410 as gone', async () => {
     const r = await receiver(answer(410));
-    expect(await sender().send(attempt(urlOf(r)))).toEqual({ kind: 'failed', status: 410, error: 'HTTP 410', gone: true, durationMs: expect.any(Number) });
+    expect(await sender().send(attempt(urlOf(r)))).toEqual({
+      kind: 'failed',
+      status: 410,
+      error: 'HTTP 410',
+      gone: true,
+      durationMs: expect.any(Number),
+    });
   });
 
   it.each([301, 302, 303, 307, 308])('does not follow a %s redirect', async (status) => {
@@ -146,7 +158,9 @@ describe('WebhookSender.send', () => {
         /* never answers */
       });
       const outcome = failed(await sender({ timeoutMs: 300 }).send(attempt(urlOf(r, '/in?token=s3cret'))));
-      expect(outcome.error).toBe(`timed out after 300 ms waiting for the response headers (http://127.0.0.1:${r.port})`);
+      expect(outcome.error).toBe(
+        `timed out after 300 ms waiting for the response headers (http://127.0.0.1:${r.port})`,
+      );
       expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
       expect(outcome.durationMs).toBeLessThan(1_500);
       expect(outcome).not.toHaveProperty('status');
@@ -155,7 +169,9 @@ describe('WebhookSender.send', () => {
 
     it('counts the name lookup in the time limit', async () => {
       const hanging: LookupAll = () => new Promise(() => undefined);
-      const outcome = failed(await sender({ timeoutMs: 200, lookup: hanging }).send(attempt('http://slow-dns.test/hook')));
+      const outcome = failed(
+        await sender({ timeoutMs: 200, lookup: hanging }).send(attempt('http://slow-dns.test/hook')),
+      );
       expect(outcome.error).toBe('timed out after 200 ms resolving the host (http://slow-dns.test)');
       expect(outcome.durationMs).toBeLessThan(1_500);
     });
@@ -202,7 +218,8 @@ describe('WebhookSender.send', () => {
         res.end('x'.repeat(60 * 1024));
       });
       const s = sender();
-      for (let i = 0; i < 5; i += 1) await expect(s.send(attempt(urlOf(r)))).resolves.toMatchObject({ kind: 'delivered' });
+      for (let i = 0; i < 5; i += 1)
+        await expect(s.send(attempt(urlOf(r)))).resolves.toMatchObject({ kind: 'delivered' });
       expect(r.connections()).toBe(1);
     });
   });
@@ -211,7 +228,12 @@ describe('WebhookSender.send', () => {
     it('fails with a short reason naming the origin only, never path or query', async () => {
       const port = await closedPort();
       const outcome = failed(await sender().send(attempt(`http://127.0.0.1:${port}/hooks?token=s3cret`)));
-      expect(outcome).toEqual({ kind: 'failed', error: `ECONNREFUSED from http://127.0.0.1:${port}`, gone: false, durationMs: expect.any(Number) });
+      expect(outcome).toEqual({
+        kind: 'failed',
+        error: `ECONNREFUSED from http://127.0.0.1:${port}`,
+        gone: false,
+        durationMs: expect.any(Number),
+      });
     });
 
     it('fails when the receiver drops the connection without answering', async () => {
@@ -262,7 +284,11 @@ describe('WebhookSender.send', () => {
         durationMs: expect.any(Number),
       });
       const { lookup } = scripted(['127.0.0.1']);
-      const byName = failed(await sender({ policy: { allowHttp: true, allowPrivate: false }, lookup }).send(attempt(`http://hooks.test:${r.port}/`)));
+      const byName = failed(
+        await sender({ policy: { allowHttp: true, allowPrivate: false }, lookup }).send(
+          attempt(`http://hooks.test:${r.port}/`),
+        ),
+      );
       expect(byName.error).toBe('URL refused: hooks.test resolves to 127.0.0.1, a private address (loopback)');
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(r.connections()).toBe(0);
@@ -271,28 +297,40 @@ describe('WebhookSender.send', () => {
     it('refuses a name when any of its addresses is private', async () => {
       const r = await receiver(answer(200));
       const { lookup } = scripted(['93.184.216.34', '127.0.0.1']);
-      const outcome = failed(await sender({ policy: { allowHttp: true, allowPrivate: false }, lookup }).send(attempt(`http://hooks.test:${r.port}/`)));
+      const outcome = failed(
+        await sender({ policy: { allowHttp: true, allowPrivate: false }, lookup }).send(
+          attempt(`http://hooks.test:${r.port}/`),
+        ),
+      );
       expect(outcome.error).toBe('URL refused: hooks.test resolves to 127.0.0.1, a private address (loopback)');
       expect(r.connections()).toBe(0);
     });
 
     it('refuses http when allowHttp is false, without connecting', async () => {
       const r = await receiver(answer(200));
-      const outcome = failed(await sender({ policy: { allowHttp: false, allowPrivate: true } }).send(attempt(urlOf(r))));
-      expect(outcome.error).toBe('URL refused: the URL must use https (http is allowed only with WEBHOOK_ALLOW_HTTP=true)');
+      const outcome = failed(
+        await sender({ policy: { allowHttp: false, allowPrivate: true } }).send(attempt(urlOf(r))),
+      );
+      expect(outcome.error).toBe(
+        'URL refused: the URL must use https (http is allowed only with WEBHOOK_ALLOW_HTTP=true)',
+      );
       expect(r.connections()).toBe(0);
     });
 
     it('refuses credentials in the URL without showing them', async () => {
       const r = await receiver(answer(200));
       const outcome = failed(await sender().send(attempt(`http://user:hunter2@127.0.0.1:${r.port}/`)));
-      expect(outcome.error).toBe('URL refused: the URL must not carry credentials (a user name or password before the host)');
+      expect(outcome.error).toBe(
+        'URL refused: the URL must not carry credentials (a user name or password before the host)',
+      );
       expect(JSON.stringify(outcome)).not.toContain('hunter2');
       expect(r.connections()).toBe(0);
     });
 
     it('refuses a URL that does not parse', async () => {
-      expect(failed(await sender({ policy: strict }).send(attempt('not a url'))).error).toBe('URL refused: the URL is not a valid absolute URL');
+      expect(failed(await sender({ policy: strict }).send(attempt('not a url'))).error).toBe(
+        'URL refused: the URL is not a valid absolute URL',
+      );
     });
 
     it('connects to the address it checked, and resolves again at each attempt (DNS rebinding)', async () => {
@@ -307,7 +345,9 @@ describe('WebhookSender.send', () => {
       // One lookup (ours): the connection went to its answer, and no second resolution (the system
       // resolver knows no rebind.test) happened between the check and the connect.
       expect(asked).toEqual(['rebind.test']);
-      expect(first.received.map((got) => [got.localAddress, got.headers.host])).toEqual([['127.0.0.1', `rebind.test:${first.port}`]]);
+      expect(first.received.map((got) => [got.localAddress, got.headers.host])).toEqual([
+        ['127.0.0.1', `rebind.test:${first.port}`],
+      ]);
       expect(second.received).toEqual([]);
 
       await expect(s.send(attempt(url))).resolves.toMatchObject({ kind: 'delivered' });
@@ -320,7 +360,9 @@ describe('WebhookSender.send', () => {
       const first = await receiver(answer(200));
       const second = await receiver(answer(200), { host: '127.0.0.2', port: first.port });
       const { lookup } = scripted(['127.0.0.2', '127.0.0.1']);
-      await expect(sender({ lookup }).send(attempt(`http://multi.test:${first.port}/`))).resolves.toMatchObject({ kind: 'delivered' });
+      await expect(sender({ lookup }).send(attempt(`http://multi.test:${first.port}/`))).resolves.toMatchObject({
+        kind: 'delivered',
+      });
       expect(second.received).toHaveLength(1);
       expect(first.received).toHaveLength(0);
     });
@@ -330,7 +372,14 @@ describe('WebhookSender.send', () => {
       const r = await receiver(answer(204));
       const saved = { ...process.env };
       const proxyUrl = `http://127.0.0.1:${proxy.port}`;
-      Object.assign(process.env, { HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, HTTPS_PROXY: proxyUrl, https_proxy: proxyUrl, ALL_PROXY: proxyUrl, NO_PROXY: '' });
+      Object.assign(process.env, {
+        HTTP_PROXY: proxyUrl,
+        http_proxy: proxyUrl,
+        HTTPS_PROXY: proxyUrl,
+        https_proxy: proxyUrl,
+        ALL_PROXY: proxyUrl,
+        NO_PROXY: '',
+      });
       try {
         await expect(sender().send(attempt(urlOf(r)))).resolves.toMatchObject({ kind: 'delivered', status: 204 });
       } finally {
@@ -351,7 +400,11 @@ describe('WebhookSender.send', () => {
       const r = await receiver(answer(200), { tls });
       const { lookup } = scripted(['127.0.0.1']);
       const outcome = failed(await sender({ lookup }).send(attempt(`https://hooks.test:${r.port}/hook`)));
-      expect(outcome.error).toMatch(new RegExp(`^TLS error \\((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\\) with https://hooks\\.test:${r.port}$`));
+      expect(outcome.error).toMatch(
+        new RegExp(
+          `^TLS error \\((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\\) with https://hooks\\.test:${r.port}$`,
+        ),
+      );
       expect(r.serverNames).toEqual(['hooks.test']);
       expect(r.received).toEqual([]);
     });
@@ -359,7 +412,9 @@ describe('WebhookSender.send', () => {
     it('delivers to a trusted certificate: connects to the checked IP, checks the certificate against the host name', async () => {
       const r = await receiver(answer(200), { tls });
       const { lookup } = scripted(['127.0.0.1']);
-      await expect(sender({ lookup, ca: testCert }).send(attempt(`https://hooks.test:${r.port}/hook`))).resolves.toMatchObject({ kind: 'delivered', status: 200 });
+      await expect(
+        sender({ lookup, ca: testCert }).send(attempt(`https://hooks.test:${r.port}/hook`)),
+      ).resolves.toMatchObject({ kind: 'delivered', status: 200 });
       expect(r.serverNames).toEqual(['hooks.test']);
       expect(r.received.map((got) => got.headers.host)).toEqual([`hooks.test:${r.port}`]);
     });
@@ -375,7 +430,9 @@ describe('WebhookSender.send', () => {
 
     it('checks an IP-literal URL against the IP, with no SNI', async () => {
       const r = await receiver(answer(200), { tls });
-      await expect(sender({ ca: testCert }).send(attempt(`https://127.0.0.1:${r.port}/hook`))).resolves.toMatchObject({ kind: 'delivered' });
+      await expect(sender({ ca: testCert }).send(attempt(`https://127.0.0.1:${r.port}/hook`))).resolves.toMatchObject({
+        kind: 'delivered',
+      });
       expect(r.serverNames).toEqual([]);
     });
   });
@@ -397,7 +454,9 @@ describe('WebhookSender.send', () => {
 
     it('never rejects, whatever the request', async () => {
       const s = sender({ policy: strict });
-      const outcomes = await Promise.all(['', 'https://', 'https://[::1]/', 'mailto:a@b.c', 'https://0.0.0.0/'].map((url) => s.send(attempt(url))));
+      const outcomes = await Promise.all(
+        ['', 'https://', 'https://[::1]/', 'mailto:a@b.c', 'https://0.0.0.0/'].map((url) => s.send(attempt(url))),
+      );
       expect(outcomes.map((o) => o.kind)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
     });
   });

@@ -79,7 +79,13 @@ export class KeepAliveConnection {
   }
 
   /** Sends one request (which must not ask to close) and resolves with its response; rejects after `timeoutMs`. */
-  request(method: string, path: string, headers: Record<string, string>, body?: string, timeoutMs = 5_000): Promise<RawResponse> {
+  request(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+    timeoutMs = 5_000,
+  ): Promise<RawResponse> {
     if (this.closedBecause !== undefined) return Promise.reject(new Error(`connection ${this.closedBecause}`));
     if (this.waiting !== undefined) return Promise.reject(new Error('one request at a time'));
     const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
@@ -157,7 +163,8 @@ export const openFlood = (port: number, count: number, partialEvery: number): Fl
     socket.on('connect', () => {
       up = true;
       connected += 1;
-      if (i % partialEvery === 0) socket.write(`GET /plants?limit=${i % 1000 + 1} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Flood: ${i}\r\n`);
+      if (i % partialEvery === 0)
+        socket.write(`GET /plants?limit=${(i % 1000) + 1} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Flood: ${i}\r\n`);
     });
     socket.on('data', (chunk: Buffer) => (bytesReceived += chunk.length));
     socket.on('error', (err: NodeJS.ErrnoException) => {

@@ -64,7 +64,12 @@ export const parseResponse = (data: Buffer, requestMethod = 'GET', atEof = false
  * Sends `request` as raw bytes on a fresh TCP connection to 127.0.0.1:`port` and waits for one
  * complete response, the server closing the connection, or `timeoutMs`.
  */
-export const rawExchange = (port: number, request: Buffer | string, timeoutMs = 10_000, method = 'GET'): Promise<RawOutcome> =>
+export const rawExchange = (
+  port: number,
+  request: Buffer | string,
+  timeoutMs = 10_000,
+  method = 'GET',
+): Promise<RawOutcome> =>
   new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     let data = Buffer.alloc(0);
@@ -122,7 +127,15 @@ export interface SendOptions {
  * before a status line arrived (the request may or may not have landed) and with
  * RequestFailed('truncated') when a response started but its body did not complete.
  */
-export const send = ({ agent, port, method, path, headers = {}, body, timeoutMs = 30_000 }: SendOptions): Promise<SimpleResponse> =>
+export const send = ({
+  agent,
+  port,
+  method,
+  path,
+  headers = {},
+  body,
+  timeoutMs = 30_000,
+}: SendOptions): Promise<SimpleResponse> =>
   new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
@@ -149,17 +162,20 @@ export const send = ({ agent, port, method, path, headers = {}, body, timeoutMs 
  */
 export const errorBodyProblems = (status: number, contentType: string | undefined, body: string): string[] => {
   const problems: string[] = [];
-  if (contentType === undefined || !/^application\/json\b/i.test(contentType)) problems.push(`content-type ${String(contentType)}`);
+  if (contentType === undefined || !/^application\/json\b/i.test(contentType))
+    problems.push(`content-type ${String(contentType)}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
     return [...problems, `body is not JSON: ${JSON.stringify(body.slice(0, 200))}`];
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return [...problems, `body is not an object: ${body.slice(0, 200)}`];
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return [...problems, `body is not an object: ${body.slice(0, 200)}`];
   const record = parsed as Record<string, unknown>;
   if (record['error'] !== status) problems.push(`error ${JSON.stringify(record['error'])} ≠ status ${status}`);
-  if (typeof record['message'] !== 'string' || record['message'] === '') problems.push('message is not a non-empty string');
+  if (typeof record['message'] !== 'string' || record['message'] === '')
+    problems.push('message is not a non-empty string');
   const extra = Object.keys(record).filter((k) => k !== 'error' && k !== 'message');
   if (extra.length > 0) problems.push(`extra members ${extra.join(', ')}`);
   return problems;

@@ -10,7 +10,8 @@ const positiveInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} expects a positive integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`${name} expects a positive integer, got ${JSON.stringify(raw)}`);
   return n;
 };
 

@@ -8,13 +8,26 @@ export interface Expected {
 }
 
 /** Names of every shape the contract allows: astral, combining, CJK, RTL, the 200-code-point maximum. */
-const NAME_STYLES = ['Monstera', 'Ficus 🌿', 'Zoë', '日本の植物', 'e\u0301', 'مونستيرا', '  spaced  ', 'Ω≈ç√∫'] as const;
+const NAME_STYLES = [
+  'Monstera',
+  'Ficus 🌿',
+  'Zoë',
+  '日本の植物',
+  'e\u0301',
+  'مونستيرا',
+  '  spaced  ',
+  'Ω≈ç√∫',
+] as const;
 
 /**
  * A plant id of `present` that `busy` does not hold, for a load to act on; undefined when there is
  * none in the sample. A sample of the first keys is enough and O(1)-ish: it walks at most 50.
  */
-export const pickPresent = (present: ReadonlyMap<number, unknown>, busy: ReadonlySet<number>, rand: () => number): number | undefined => {
+export const pickPresent = (
+  present: ReadonlyMap<number, unknown>,
+  busy: ReadonlySet<number>,
+  rand: () => number,
+): number | undefined => {
   if (present.size === 0) return undefined;
   const skip = Math.floor(rand() * Math.min(50, present.size));
   let i = 0;
@@ -55,7 +68,11 @@ export class Ledger {
    */
   constructor(
     firstChosenId: number,
-    private readonly options: { readonly deleteShare?: number; readonly patchShare?: number; readonly allowUnavailable?: boolean } = {},
+    private readonly options: {
+      readonly deleteShare?: number;
+      readonly patchShare?: number;
+      readonly allowUnavailable?: boolean;
+    } = {},
   ) {
     this.nextChosenId = firstChosenId;
   }
@@ -103,8 +120,10 @@ export class Ledger {
       });
       if (res.status === 200) {
         const expected = plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
-        if (JSON.stringify(safeJson(res.body)) !== JSON.stringify(expected)) this.violate(`PATCH ${id} ${body} → 200 ${res.body}`);
-        if (!/^"[0-9a-z]+"$/.test(String(res.headers.etag))) this.violate(`PATCH ${id} → 200 without a strong ETag: ${String(res.headers.etag)}`);
+        if (JSON.stringify(safeJson(res.body)) !== JSON.stringify(expected))
+          this.violate(`PATCH ${id} ${body} → 200 ${res.body}`);
+        if (!/^"[0-9a-z]+"$/.test(String(res.headers.etag)))
+          this.violate(`PATCH ${id} → 200 without a strong ETag: ${String(res.headers.etag)}`);
         this.present.set(id, plant);
         this.tally.patches++;
       } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
@@ -123,8 +142,18 @@ export class Ledger {
     }
   }
 
-  private async create(agent: http.Agent, port: number, token: string, plant: Expected, id: number | undefined): Promise<void> {
-    const body = JSON.stringify({ ...(id === undefined ? {} : { id }), name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) });
+  private async create(
+    agent: http.Agent,
+    port: number,
+    token: string,
+    plant: Expected,
+    id: number | undefined,
+  ): Promise<void> {
+    const body = JSON.stringify({
+      ...(id === undefined ? {} : { id }),
+      name: plant.name,
+      ...(plant.tag === undefined ? {} : { tag: plant.tag }),
+    });
     this.tally.requests++;
     try {
       const res = await send({
@@ -138,8 +167,12 @@ export class Ledger {
       if (res.status === 201) {
         const location = /^\/plants\/([1-9][0-9]*)$/.exec(String(res.headers.location))?.[1];
         const echoed = safeJson(res.body);
-        if (location === undefined) return this.violate(`201 without a valid Location: ${String(res.headers.location)}`);
-        if (JSON.stringify(echoed) !== JSON.stringify(plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag })) {
+        if (location === undefined)
+          return this.violate(`201 without a valid Location: ${String(res.headers.location)}`);
+        if (
+          JSON.stringify(echoed) !==
+          JSON.stringify(plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag })
+        ) {
           this.violate(`201 body ${res.body} does not echo ${JSON.stringify(plant)}`);
         }
         const got = Number(location);
@@ -166,7 +199,13 @@ export class Ledger {
     this.busy.add(id);
     this.tally.requests++;
     try {
-      const res = await send({ agent, port, method: 'DELETE', path: `/plants/${id}`, headers: { authorization: `Bearer ${token}` } });
+      const res = await send({
+        agent,
+        port,
+        method: 'DELETE',
+        path: `/plants/${id}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
       if (res.status === 204) {
         if (res.body !== '') this.violate(`204 with a body: ${res.body}`);
         this.present.delete(id);
@@ -219,7 +258,8 @@ export class Ledger {
       const patched = this.maybePatched.get(id);
       if (known !== undefined) {
         if (patched !== undefined && same(plant, patched)) this.present.set(id, patched);
-        else if (!same(plant, known)) found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
+        else if (!same(plant, known))
+          found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
       } else if (this.maybeCreated.has(id) && same(plant, this.maybeCreated.get(id) as Expected)) {
         this.landed(id, plant);
       } else if (this.maybeAuto.has(plant.name) && same(plant, this.maybeAuto.get(plant.name) as Expected)) {

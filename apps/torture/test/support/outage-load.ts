@@ -33,7 +33,16 @@ export interface OutageTally {
   readonly statuses: Map<number, number>;
 }
 
-const newTally = (): OutageTally => ({ requests: 0, unavailable: 0, errors500: 0, creates: 0, deletes: 0, unknown: 0, slowestMs: 0, statuses: new Map() });
+const newTally = (): OutageTally => ({
+  requests: 0,
+  unavailable: 0,
+  errors500: 0,
+  creates: 0,
+  deletes: 0,
+  unknown: 0,
+  slowestMs: 0,
+  statuses: new Map(),
+});
 
 const safeJson = (text: string): unknown => {
   try {
@@ -51,7 +60,8 @@ export class OutageLoad {
   readonly deletedForGood = new Set<number>();
   readonly violations: string[] = [];
   /** Answers later than `boundMs`, with the server's request id (to find its log line). */
-  readonly late: { readonly what: string; readonly status: number; readonly ms: number; readonly requestId: string }[] = [];
+  readonly late: { readonly what: string; readonly status: number; readonly ms: number; readonly requestId: string }[] =
+    [];
   /** The keyed creates to retry; emptied by `retryKeyed`. */
   keyedUnknown: KeyedUnknown[] = [];
   /** The current round's figures; `nextRound` starts new ones. */
@@ -66,7 +76,13 @@ export class OutageLoad {
 
   constructor(
     firstChosenId: number,
-    private readonly target: { readonly agent: http.Agent; port: number; readonly token: string; readonly boundMs: number; readonly seed: number },
+    private readonly target: {
+      readonly agent: http.Agent;
+      port: number;
+      readonly token: string;
+      readonly boundMs: number;
+      readonly seed: number;
+    },
   ) {
     this.nextChosenId = firstChosenId;
   }
@@ -116,17 +132,36 @@ export class OutageLoad {
     return pickPresent(this.present, this.busy, rand);
   }
 
-  private async request(op: Op, what: string, method: string, path: string, extra: { headers?: http.OutgoingHttpHeaders; body?: string } = {}): Promise<SimpleResponse | undefined> {
+  private async request(
+    op: Op,
+    what: string,
+    method: string,
+    path: string,
+    extra: { headers?: http.OutgoingHttpHeaders; body?: string } = {},
+  ): Promise<SimpleResponse | undefined> {
     const { agent, port, token, boundMs } = this.target;
-    const headers = { authorization: `Bearer ${token}`, ...(extra.body === undefined ? {} : { 'content-type': 'application/json' }), ...extra.headers };
+    const headers = {
+      authorization: `Bearer ${token}`,
+      ...(extra.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...extra.headers,
+    };
     this.tally.requests++;
     const started = Date.now();
     try {
-      const res = await send({ agent, port, method, path, headers, ...(extra.body === undefined ? {} : { body: extra.body }), timeoutMs: boundMs + 10_000 });
+      const res = await send({
+        agent,
+        port,
+        method,
+        path,
+        headers,
+        ...(extra.body === undefined ? {} : { body: extra.body }),
+        timeoutMs: boundMs + 10_000,
+      });
       const ms = Date.now() - started;
       this.tally.slowestMs = Math.max(this.tally.slowestMs, ms);
       this.tally.statuses.set(res.status, (this.tally.statuses.get(res.status) ?? 0) + 1);
-      if (ms > boundMs) this.late.push({ what, status: res.status, ms, requestId: String(res.headers['x-request-id']) });
+      if (ms > boundMs)
+        this.late.push({ what, status: res.status, ms, requestId: String(res.headers['x-request-id']) });
       if (res.status >= 400) {
         const problems = errorBodyProblems(res.status, res.headers['content-type'], res.body);
         if (problems.length > 0) this.violations.push(`${what} → ${res.status}: ${problems.join('; ')}`);
@@ -140,7 +175,9 @@ export class OutageLoad {
       return res;
     } catch (error) {
       if (!(error instanceof RequestFailed)) throw error;
-      this.violations.push(`${what}: no complete answer after ${Date.now() - started} ms (${error.message}); the server never dies in this suite`);
+      this.violations.push(
+        `${what}: no complete answer after ${Date.now() - started} ms (${error.message}); the server never dies in this suite`,
+      );
       return undefined;
     }
   }
@@ -152,14 +189,19 @@ export class OutageLoad {
       return undefined;
     }
     const want = plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
-    if (JSON.stringify(safeJson(res.body)) !== JSON.stringify(want)) this.violations.push(`${what}: 201 body ${res.body} does not echo ${JSON.stringify(want)}`);
+    if (JSON.stringify(safeJson(res.body)) !== JSON.stringify(want))
+      this.violations.push(`${what}: 201 body ${res.body} does not echo ${JSON.stringify(want)}`);
     const got = Number(location);
     if (id !== undefined && got !== id) this.violations.push(`${what}: 201 with Location ${location}`);
     return got;
   }
 
   private async create(plant: Expected, id: number | undefined): Promise<void> {
-    const body = JSON.stringify({ ...(id === undefined ? {} : { id }), name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) });
+    const body = JSON.stringify({
+      ...(id === undefined ? {} : { id }),
+      name: plant.name,
+      ...(plant.tag === undefined ? {} : { tag: plant.tag }),
+    });
     const what = `POST ${body}`;
     const res = await this.request('create', what, 'POST', '/plants', { body });
     if (res?.status === 201) {
@@ -183,7 +225,10 @@ export class OutageLoad {
       plant,
     };
     const what = `POST ${keyed.body} with Idempotency-Key ${keyed.key}`;
-    const res = await this.request('create-keyed', what, 'POST', '/plants', { body: keyed.body, headers: { 'idempotency-key': keyed.key } });
+    const res = await this.request('create-keyed', what, 'POST', '/plants', {
+      body: keyed.body,
+      headers: { 'idempotency-key': keyed.key },
+    });
     if (res?.status === 201) {
       const got = this.checkCreated(what, res, plant, undefined);
       if (got !== undefined) this.landed(got, plant);
@@ -225,7 +270,10 @@ export class OutageLoad {
       const res = await this.request('get', `GET /plants/${id}`, 'GET', `/plants/${id}`);
       if (res === undefined || res.status === 503) return;
       const plant = this.present.get(id);
-      const want = plant === undefined ? undefined : { id, name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
+      const want =
+        plant === undefined
+          ? undefined
+          : { id, name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
       if (res.status !== 200 || JSON.stringify(safeJson(res.body)) !== JSON.stringify(want)) {
         this.violations.push(`GET /plants/${id} of ${JSON.stringify(want)} → ${res.status} ${res.body.slice(0, 200)}`);
       }
@@ -245,7 +293,13 @@ export class OutageLoad {
       res.status === 200 &&
       Array.isArray(page) &&
       page.length <= 20 &&
-      page.every((p: { id?: unknown; name?: unknown }, i) => Number.isSafeInteger(p.id) && (p.id as number) > after && typeof p.name === 'string' && (i === 0 || (p.id as number) > (page[i - 1] as { id: number }).id));
+      page.every(
+        (p: { id?: unknown; name?: unknown }, i) =>
+          Number.isSafeInteger(p.id) &&
+          (p.id as number) > after &&
+          typeof p.name === 'string' &&
+          (i === 0 || (p.id as number) > (page[i - 1] as { id: number }).id),
+      );
     if (!ok) this.violations.push(`GET ${path} → ${res.status} ${res.body.slice(0, 200)}`);
   }
 
@@ -267,9 +321,13 @@ export class OutageLoad {
     const worker = async (): Promise<void> => {
       for (let keyed = queue.shift(); keyed !== undefined; keyed = queue.shift()) {
         const what = `retry of POST ${keyed.body} with Idempotency-Key ${keyed.key}`;
-        const res = await this.request('create-keyed', what, 'POST', '/plants', { body: keyed.body, headers: { 'idempotency-key': keyed.key } });
+        const res = await this.request('create-keyed', what, 'POST', '/plants', {
+          body: keyed.body,
+          headers: { 'idempotency-key': keyed.key },
+        });
         if (res?.status !== 201) {
-          if (res !== undefined) this.violations.push(`${what} after recovery → ${res.status} ${res.body.slice(0, 200)}`);
+          if (res !== undefined)
+            this.violations.push(`${what} after recovery → ${res.status} ${res.body.slice(0, 200)}`);
           this.maybeAuto.set(keyed.plant.name, keyed.plant);
           continue;
         }
@@ -296,7 +354,8 @@ export class OutageLoad {
       const known = this.present.get(id);
       const maybe = this.maybeCreated.get(id) ?? this.maybeDeleted.get(id) ?? this.maybeAuto.get(plant.name);
       if (known !== undefined) {
-        if (!same(plant, known)) found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
+        if (!same(plant, known))
+          found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
       } else if (maybe !== undefined && same(plant, maybe)) {
         this.landed(id, maybe); // a create that landed, or a delete that did not
         this.maybeAuto.delete(plant.name);

@@ -265,10 +265,13 @@ export const checkAttempts = (attempts: readonly Attempt[], secret: string): Eve
   for (const a of attempts) {
     const id = a.webhookId;
     if (!/^msg_[A-Za-z0-9]{1,64}$/.test(id)) problems.push(`webhook-id ${JSON.stringify(id)}`);
-    if (a.headers['content-type'] !== 'application/json') problems.push(`${id}: content-type ${String(a.headers['content-type'])}`);
-    if (!/^plant-store-webhooks\/\S+$/.test(String(a.headers['user-agent']))) problems.push(`${id}: user-agent ${String(a.headers['user-agent'])}`);
+    if (a.headers['content-type'] !== 'application/json')
+      problems.push(`${id}: content-type ${String(a.headers['content-type'])}`);
+    if (!/^plant-store-webhooks\/\S+$/.test(String(a.headers['user-agent'])))
+      problems.push(`${id}: user-agent ${String(a.headers['user-agent'])}`);
     const earlier = bodies.get(id);
-    if (earlier !== undefined && earlier !== a.body) problems.push(`${id}: the body changed between attempts: ${earlier} → ${a.body}`);
+    if (earlier !== undefined && earlier !== a.body)
+      problems.push(`${id}: the body changed between attempts: ${earlier} → ${a.body}`);
     bodies.set(id, a.body);
     let payload: { type?: unknown; timestamp?: unknown; data?: { id?: unknown; name?: unknown; tag?: unknown } };
     try {
@@ -282,7 +285,12 @@ export const checkAttempts = (attempts: readonly Attempt[], secret: string): Eve
       continue;
     }
     const { type, timestamp, data } = payload;
-    if ((type !== 'plant.created' && type !== 'plant.deleted') || typeof timestamp !== 'string' || !RFC3339_MS_Z.test(timestamp) || !Number.isSafeInteger(data?.id)) {
+    if (
+      (type !== 'plant.created' && type !== 'plant.deleted') ||
+      typeof timestamp !== 'string' ||
+      !RFC3339_MS_Z.test(timestamp) ||
+      !Number.isSafeInteger(data?.id)
+    ) {
       problems.push(`${id}: unexpected payload ${a.body.slice(0, 200)}`);
       continue;
     }
@@ -310,7 +318,10 @@ export const checkAttempts = (attempts: readonly Attempt[], secret: string): Eve
   const byKey = new Map<string, ReceivedEvent[]>();
   for (const event of events.values()) byKey.set(event.key, [...(byKey.get(event.key) ?? []), event]);
   for (const [key, list] of byKey) {
-    if (list.length > 1) problems.push(`${key} came as ${list.length} events (${list.map((e) => e.webhookId).join(', ')}): one write, one webhook-id`);
+    if (list.length > 1)
+      problems.push(
+        `${key} came as ${list.length} events (${list.map((e) => e.webhookId).join(', ')}): one write, one webhook-id`,
+      );
   }
   return { events, byKey, problems, duplicates };
 };
@@ -345,15 +356,23 @@ export interface CliDelivery {
 export const listDeliveries = async (databaseUrl: string, status?: CliDelivery['status']): Promise<CliDelivery[]> => {
   const args = ['deliveries', '--json', '--limit', '10000', ...(status === undefined ? [] : ['--status', status])];
   const result = await runNode(webhooksCli, args, { DATABASE_URL: databaseUrl, ...loopbackWebhooks });
-  if (result.code !== 0) throw new Error(`webhooks CLI deliveries failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`webhooks CLI deliveries failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
   return JSON.parse(result.stdout) as CliDelivery[];
 };
 
 /** Polls `check` every `everyMs` until it holds; throws naming `what` (and `detail()`) after `timeoutMs`. */
-export const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, detail: () => string = () => '', everyMs = 50): Promise<void> => {
+export const until = async (
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  detail: () => string = () => '',
+  everyMs = 50,
+): Promise<void> => {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail() === '' ? '' : `: ${detail()}`}`);
+    if (Date.now() > end)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail() === '' ? '' : `: ${detail()}`}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 };

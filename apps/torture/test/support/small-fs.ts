@@ -29,13 +29,16 @@ export interface SmallFs {
 
 export const mountSmallFs = async (prefix: string, sizeMiB: number): Promise<SmallFs | { readonly skip: string }> => {
   if (process.platform !== 'linux') return { skip: `tmpfs mounts need Linux (this is ${process.platform})` };
-  if (process.getuid?.() !== 0) return { skip: `mounting a ${sizeMiB} MiB tmpfs needs root (uid ${String(process.getuid?.())})` };
+  if (process.getuid?.() !== 0)
+    return { skip: `mounting a ${sizeMiB} MiB tmpfs needs root (uid ${String(process.getuid?.())})` };
   const dir = await tempDir(prefix);
   try {
     await run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m,mode=0700`, 'tmpfs', dir.path]);
   } catch (err) {
     await dir.remove();
-    return { skip: `mount -t tmpfs failed: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message.split('\n')[0]}` };
+    return {
+      skip: `mount -t tmpfs failed: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message.split('\n')[0]}`,
+    };
   }
   const filler = join(dir.path, 'filler');
   const freeBytes = (): number => {

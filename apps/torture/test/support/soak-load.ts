@@ -59,10 +59,24 @@ export interface SoakTally {
   failed: number;
 }
 
-const plantJson = (p: Plant): string => JSON.stringify(p.tag === undefined ? { id: p.id, name: p.name } : { id: p.id, name: p.name, tag: p.tag });
+const plantJson = (p: Plant): string =>
+  JSON.stringify(p.tag === undefined ? { id: p.id, name: p.name } : { id: p.id, name: p.name, tag: p.tag });
 
 export class SoakLoad {
-  readonly tally: SoakTally = { requests: 0, answered: 0, hostile: 0, creates: 0, keyedCreates: 0, replays: 0, gets: 0, lists: 0, deletes: 0, unavailable: 0, serverErrors: 0, failed: 0 };
+  readonly tally: SoakTally = {
+    requests: 0,
+    answered: 0,
+    hostile: 0,
+    creates: 0,
+    keyedCreates: 0,
+    replays: 0,
+    gets: 0,
+    lists: 0,
+    deletes: 0,
+    unavailable: 0,
+    serverErrors: 0,
+    failed: 0,
+  };
   readonly byStatus = new Map<number, number>();
   readonly violations: string[] = [];
   violationCount = 0;
@@ -114,11 +128,24 @@ export class SoakLoad {
   }
 
   /** Sends one regular request, timing it; undefined when no complete answer came (counted, violated). */
-  private async request(method: string, path: string, headers: http.OutgoingHttpHeaders = {}, body?: string): Promise<SimpleResponse | undefined> {
+  private async request(
+    method: string,
+    path: string,
+    headers: http.OutgoingHttpHeaders = {},
+    body?: string,
+  ): Promise<SimpleResponse | undefined> {
     this.tally.requests += 1;
     const started = performance.now();
     try {
-      const res = await send({ agent: this.agent, port: this.port, method, path, headers: { authorization: `Bearer ${this.token}`, ...headers }, ...(body === undefined ? {} : { body }), timeoutMs: 30_000 });
+      const res = await send({
+        agent: this.agent,
+        port: this.port,
+        method,
+        path,
+        headers: { authorization: `Bearer ${this.token}`, ...headers },
+        ...(body === undefined ? {} : { body }),
+        timeoutMs: 30_000,
+      });
       this.tally.answered += 1;
       this.latencies.push(performance.now() - started);
       this.count(res.status);
@@ -134,7 +161,10 @@ export class SoakLoad {
   }
 
   /** A 5xx: a 503 with the contract's body is allowed and counted; anything else is a violation. */
-  private serverError(what: string, res: { status: number; contentType: string | undefined; body: string } | SimpleResponse): void {
+  private serverError(
+    what: string,
+    res: { status: number; contentType: string | undefined; body: string } | SimpleResponse,
+  ): void {
     const contentType = 'contentType' in res ? res.contentType : res.headers['content-type'];
     if (res.status === 503 && errorBodyProblems(503, contentType, res.body).length === 0) {
       this.tally.unavailable += 1;
@@ -146,19 +176,34 @@ export class SoakLoad {
 
   private newPlant(): { name: string; tag: string | undefined } {
     const n = this.seq++;
-    return { name: `soak ${['Monstera', 'Ficus 🌿', '日本の植物', 'Zoë'][n % 4] as string} #${n}`, tag: n % 3 === 0 ? undefined : `t${n % 7}` };
+    return {
+      name: `soak ${['Monstera', 'Ficus 🌿', '日本の植物', 'Zoë'][n % 4] as string} #${n}`,
+      tag: n % 3 === 0 ? undefined : `t${n % 7}`,
+    };
   }
 
   private async create(key: string | undefined): Promise<void> {
     const plant = this.newPlant();
     const body = JSON.stringify(plant.tag === undefined ? { name: plant.name } : plant);
     if (key !== undefined) this.keysInFlight.add(key);
-    const res = await this.request('POST', '/plants', { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) }, body);
+    const res = await this.request(
+      'POST',
+      '/plants',
+      { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      body,
+    );
     if (key !== undefined) this.keysInFlight.delete(key);
     if (res === undefined || res.status >= 500) return;
     const id = /^\/plants\/([1-9][0-9]*)$/.exec(String(res.headers.location))?.[1];
-    if (res.status !== 201 || id === undefined || res.body !== body || res.headers['idempotent-replayed'] !== undefined) {
-      return this.violate(`POST ${body} (key ${String(key)}) → ${res.status} Location ${String(res.headers.location)} ${res.body.slice(0, 300)}`);
+    if (
+      res.status !== 201 ||
+      id === undefined ||
+      res.body !== body ||
+      res.headers['idempotent-replayed'] !== undefined
+    ) {
+      return this.violate(
+        `POST ${body} (key ${String(key)}) → ${res.status} Location ${String(res.headers.location)} ${res.body.slice(0, 300)}`,
+      );
     }
     this.present.set(Number(id), { id: Number(id), ...plant });
     this.maxId = Math.max(this.maxId, Number(id));
@@ -173,14 +218,26 @@ export class SoakLoad {
 
   /** Sends an answered key again with its body: the saved 201, replayed, whatever became of the plant. */
   private async replay(): Promise<void> {
-    const fresh = this.answeredKeys.filter((k) => Date.now() - k.answeredAt < REPLAY_WITHIN_MS && !this.keysInFlight.has(k.key));
+    const fresh = this.answeredKeys.filter(
+      (k) => Date.now() - k.answeredAt < REPLAY_WITHIN_MS && !this.keysInFlight.has(k.key),
+    );
     const keyed = fresh[Math.floor(this.rand() * fresh.length)];
     if (keyed === undefined) return this.create(`${this.run}-${this.seq}`);
     this.keysInFlight.add(keyed.key);
-    const res = await this.request('POST', '/plants', { 'content-type': 'application/json', 'idempotency-key': keyed.key }, keyed.body);
+    const res = await this.request(
+      'POST',
+      '/plants',
+      { 'content-type': 'application/json', 'idempotency-key': keyed.key },
+      keyed.body,
+    );
     this.keysInFlight.delete(keyed.key);
     if (res === undefined || res.status >= 500) return;
-    if (res.status !== 201 || res.headers.location !== keyed.location || res.headers['idempotent-replayed'] !== 'true' || res.body !== keyed.body) {
+    if (
+      res.status !== 201 ||
+      res.headers.location !== keyed.location ||
+      res.headers['idempotent-replayed'] !== 'true' ||
+      res.body !== keyed.body
+    ) {
       return this.violate(
         `replay of ${keyed.key} (${keyed.location}) → ${res.status} Location ${String(res.headers.location)} replayed ${String(res.headers['idempotent-replayed'])} ${res.body.slice(0, 300)}`,
       );
@@ -207,7 +264,10 @@ export class SoakLoad {
     const res = await this.request('GET', `/plants/${plant.id}`);
     this.busy.delete(plant.id);
     if (res === undefined || res.status >= 500) return;
-    if (res.status !== 200 || res.body !== plantJson(plant)) return this.violate(`GET /plants/${plant.id} → ${res.status} ${res.body.slice(0, 300)}, expected ${plantJson(plant)}`);
+    if (res.status !== 200 || res.body !== plantJson(plant))
+      return this.violate(
+        `GET /plants/${plant.id} → ${res.status} ${res.body.slice(0, 300)}, expected ${plantJson(plant)}`,
+      );
     this.tally.gets += 1;
   }
 
@@ -224,8 +284,11 @@ export class SoakLoad {
       page = undefined;
     }
     const ids = Array.isArray(page) ? page.map((p: { id?: unknown }) => p.id) : [];
-    const ordered = ids.every((id, i) => typeof id === 'number' && id > after && (i === 0 || id > (ids[i - 1] as number)));
-    if (res.status !== 200 || !Array.isArray(page) || page.length > limit || !ordered) return this.violate(`GET ${path} → ${res.status} ${res.body.slice(0, 300)}`);
+    const ordered = ids.every(
+      (id, i) => typeof id === 'number' && id > after && (i === 0 || id > (ids[i - 1] as number)),
+    );
+    if (res.status !== 200 || !Array.isArray(page) || page.length > limit || !ordered)
+      return this.violate(`GET ${path} → ${res.status} ${res.body.slice(0, 300)}`);
     this.tally.lists += 1;
   }
 
@@ -235,29 +298,57 @@ export class SoakLoad {
     const res = await this.request('DELETE', `/plants/${plant.id}`);
     this.busy.delete(plant.id);
     if (res === undefined || res.status >= 500) return;
-    if (res.status !== 204 || res.body !== '') return this.violate(`DELETE /plants/${plant.id} → ${res.status} ${res.body.slice(0, 300)}`);
+    if (res.status !== 204 || res.body !== '')
+      return this.violate(`DELETE /plants/${plant.id} → ${res.status} ${res.body.slice(0, 300)}`);
     this.present.delete(plant.id);
     this.tally.deletes += 1;
   }
 
   private hostileRequest(): Hostile {
     const auth = `Authorization: Bearer ${this.token}\r\n`;
-    const head = (method: string, path: string, extra = ''): string => `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${auth}${extra}`;
+    const head = (method: string, path: string, extra = ''): string =>
+      `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${auth}${extra}`;
     const post = (contentType: string, body: string): string =>
       `${head('POST', '/plants', `Content-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`)}\r\n${body}`;
     const badJson = ['{"name": ', '{"name": "x",}', "{'name': 'x'}", '[[[[[[', '{"name": "x"} tail', '\u0000'];
-    const badPaths = ['/plants/abc', '/plants/0', '/plants/-1', '/plants/1.5', '/plants/%ZZ', '/plants/99999999999999999999999', '/plants/1/leaves', '/nowhere', '/plants/%00'];
-    const contentTypes = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json-patch+json'];
+    const badPaths = [
+      '/plants/abc',
+      '/plants/0',
+      '/plants/-1',
+      '/plants/1.5',
+      '/plants/%ZZ',
+      '/plants/99999999999999999999999',
+      '/plants/1/leaves',
+      '/nowhere',
+      '/plants/%00',
+    ];
+    const contentTypes = [
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json-patch+json',
+    ];
     const pick = <T>(list: readonly T[]): T => list[Math.floor(this.rand() * list.length)] as T;
     switch (Math.floor(this.rand() * 4)) {
       case 0:
         return { kind: 'bad JSON', method: 'POST', bytes: post('application/json', pick(badJson)), allowed: [400] };
       case 1:
-        return { kind: 'huge header', method: 'GET', bytes: `${head('GET', '/plants', `X-Padding: ${'h'.repeat(64 * 1024)}\r\n`)}\r\n`, allowed: [431] };
+        return {
+          kind: 'huge header',
+          method: 'GET',
+          bytes: `${head('GET', '/plants', `X-Padding: ${'h'.repeat(64 * 1024)}\r\n`)}\r\n`,
+          allowed: [431],
+        };
       case 2:
         return { kind: 'bad path', method: 'GET', bytes: `${head('GET', pick(badPaths))}\r\n`, allowed: [400, 404] };
       default:
-        return { kind: 'wrong content type', method: 'POST', bytes: post(pick(contentTypes), '{"name": "wrong type"}'), allowed: [415] };
+        return {
+          kind: 'wrong content type',
+          method: 'POST',
+          bytes: post(pick(contentTypes), '{"name": "wrong type"}'),
+          allowed: [415],
+        };
     }
   }
 
@@ -276,10 +367,13 @@ export class SoakLoad {
     const { status, headers, body } = outcome.response;
     const text = body.toString('utf8');
     this.count(status);
-    if (status >= 500) return this.serverError(what, { status, contentType: headers.get('content-type')?.[0], body: text });
+    if (status >= 500)
+      return this.serverError(what, { status, contentType: headers.get('content-type')?.[0], body: text });
     const problems = errorBodyProblems(status, headers.get('content-type')?.[0], text);
     if (!h.allowed.includes(status) || problems.length > 0 || headers.get('x-request-id') === undefined) {
-      this.violate(`${what} → ${status} ${text.slice(0, 200)} (expected ${h.allowed.join('/')}${problems.length > 0 ? `; ${problems.join('; ')}` : ''})`);
+      this.violate(
+        `${what} → ${status} ${text.slice(0, 200)} (expected ${h.allowed.join('/')}${problems.length > 0 ? `; ${problems.join('; ')}` : ''})`,
+      );
     }
   }
 }

@@ -11,7 +11,8 @@ export const heapUsedBytes = async (metricsPort: number): Promise<number> => {
   const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) });
   const text = await response.text();
   const value = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1];
-  if (response.status !== 200 || value === undefined) throw new Error(`GET /metrics → ${response.status} without nodejs_heap_size_used_bytes`);
+  if (response.status !== 200 || value === undefined)
+    throw new Error(`GET /metrics → ${response.status} without nodejs_heap_size_used_bytes`);
   return Number(value);
 };
 
@@ -34,4 +35,5 @@ export const cpuMs = (pid: number): number => {
  * far, in ms: the second field of /proc/<pid>/schedstat. It grows when other processes take the
  * machine's CPUs, not when the server itself does more work.
  */
-export const runQueueWaitMs = (pid: number): number => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+export const runQueueWaitMs = (pid: number): number =>
+  Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;

@@ -36,14 +36,25 @@ export interface GrowthBounds {
    * as a busy machine when the server's CPU per request grew by at most `cpuFactor` while its
    * event loop's run-queue wait grew by at least `runQueueMsPerS`.
    */
-  readonly p99: { readonly factor: number; readonly floorMs: number; readonly cpuFactor: number; readonly runQueueMsPerS: number };
+  readonly p99: {
+    readonly factor: number;
+    readonly floorMs: number;
+    readonly cpuFactor: number;
+    readonly runQueueMsPerS: number;
+  };
 }
 
 export type Metric = 'rssMb' | 'heapMb' | 'fds' | 'p99Ms' | 'cpuPerRequestMs' | 'runQueueMsPerS';
 
 /** A sample's value of `metric` (the last two derived per interval). */
 export const valueOf = (s: SoakSample, metric: Metric): number =>
-  metric === 'cpuPerRequestMs' ? (s.requests === 0 ? NaN : s.cpuMs / s.requests) : metric === 'runQueueMsPerS' ? s.runQueueMs / s.intervalS : s[metric];
+  metric === 'cpuPerRequestMs'
+    ? s.requests === 0
+      ? NaN
+      : s.cpuMs / s.requests
+    : metric === 'runQueueMsPerS'
+      ? s.runQueueMs / s.intervalS
+      : s[metric];
 
 export interface Verdict {
   readonly metric: Metric;
@@ -61,11 +72,16 @@ export const median = (values: readonly number[]): number => {
   const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
   if (sorted.length === 0) return NaN;
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
 /** The samples after the warm-up, split in thirds (the middle one unused); empty thirds when too few. */
-export const thirds = (samples: readonly SoakSample[], warmupS: number): { first: SoakSample[]; last: SoakSample[] } => {
+export const thirds = (
+  samples: readonly SoakSample[],
+  warmupS: number,
+): { first: SoakSample[]; last: SoakSample[] } => {
   const steady = samples.filter((s) => s.timeS > warmupS);
   const n = Math.floor(steady.length / 3);
   return { first: steady.slice(0, n), last: n === 0 ? [] : steady.slice(-n) };
@@ -77,7 +93,10 @@ export const thirds = (samples: readonly SoakSample[], warmupS: number): { first
  */
 export const judgeGrowth = (samples: readonly SoakSample[], warmupS: number, bounds: GrowthBounds): Verdict[] => {
   const { first, last } = thirds(samples, warmupS);
-  const medians = (metric: Metric) => ({ a: median(first.map((s) => valueOf(s, metric))), b: median(last.map((s) => valueOf(s, metric))) });
+  const medians = (metric: Metric) => ({
+    a: median(first.map((s) => valueOf(s, metric))),
+    b: median(last.map((s) => valueOf(s, metric))),
+  });
   const cpu = medians('cpuPerRequestMs');
   const wait = medians('runQueueMsPerS');
   const limits: [Metric, (base: number) => number][] = [
@@ -90,7 +109,8 @@ export const judgeGrowth = (samples: readonly SoakSample[], warmupS: number, bou
     const { a, b } = medians(metric);
     const limit = limitOf(a);
     if (!(b > limit)) return { metric, first: a, last: b, limit, ok: !Number.isNaN(b) };
-    const busyMachine = metric === 'p99Ms' && cpu.b <= bounds.p99.cpuFactor * cpu.a && wait.b - wait.a >= bounds.p99.runQueueMsPerS;
+    const busyMachine =
+      metric === 'p99Ms' && cpu.b <= bounds.p99.cpuFactor * cpu.a && wait.b - wait.a >= bounds.p99.runQueueMsPerS;
     return busyMachine
       ? {
           metric,
@@ -113,7 +133,16 @@ const fixed = (v: number, digits: number): string => (Number.isNaN(v) ? '' : v.t
 
 const CSV_HEADER = 'time_s,rss_mb,heap_mb,fds,p99_ms,requests,cpu_ms,runq_wait_ms\n';
 const csvLine = (s: SoakSample): string =>
-  [fixed(s.timeS, 1), fixed(s.rssMb, 2), fixed(s.heapMb, 2), s.fds, fixed(s.p99Ms, 2), s.requests, fixed(s.cpuMs, 0), fixed(s.runQueueMs, 1)].join(',') + '\n';
+  [
+    fixed(s.timeS, 1),
+    fixed(s.rssMb, 2),
+    fixed(s.heapMb, 2),
+    s.fds,
+    fixed(s.p99Ms, 2),
+    s.requests,
+    fixed(s.cpuMs, 0),
+    fixed(s.runQueueMs, 1),
+  ].join(',') + '\n';
 
 export const seriesCsv = (samples: readonly SoakSample[]): string => CSV_HEADER + samples.map(csvLine).join('');
 
@@ -125,7 +154,12 @@ const escapeXml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, 
  * two compared thirds tinted, each third's median and the limit as dashed lines. No dependency:
  * SVG written by hand.
  */
-export const seriesSvg = (samples: readonly SoakSample[], warmupS: number, verdicts: readonly Verdict[], title: string): string => {
+export const seriesSvg = (
+  samples: readonly SoakSample[],
+  warmupS: number,
+  verdicts: readonly Verdict[],
+  title: string,
+): string => {
   const width = 820;
   const left = 70;
   const right = 20;
@@ -153,10 +187,13 @@ export const seriesSvg = (samples: readonly SoakSample[], warmupS: number, verdi
     const y0 = top + i * (panelHeight + gap) + 14;
     const verdict = verdicts.find((v) => v.metric === metric);
     const values = samples.map((s) => valueOf(s, metric)).filter((v) => !Number.isNaN(v));
-    const yMax = Math.max(1, ...values, ...(verdict === undefined || Number.isNaN(verdict.limit) ? [] : [verdict.limit])) * 1.08;
+    const yMax =
+      Math.max(1, ...values, ...(verdict === undefined || Number.isNaN(verdict.limit) ? [] : [verdict.limit])) * 1.08;
     const y = (v: number): number => y0 + panelHeight - (v / yMax) * panelHeight;
     const band = (from: SoakSample[], fill: string): string =>
-      from.length === 0 ? '' : `<rect x="${x((from[0] as SoakSample).timeS).toFixed(1)}" y="${y0}" width="${(x((from.at(-1) as SoakSample).timeS) - x((from[0] as SoakSample).timeS)).toFixed(1)}" height="${panelHeight}" fill="${fill}"/>`;
+      from.length === 0
+        ? ''
+        : `<rect x="${x((from[0] as SoakSample).timeS).toFixed(1)}" y="${y0}" width="${(x((from.at(-1) as SoakSample).timeS) - x((from[0] as SoakSample).timeS)).toFixed(1)}" height="${panelHeight}" fill="${fill}"/>`;
     /** A dashed level across the panel, labelled at its start or its end. */
     const hline = (v: number, stroke: string, dash: string, text: string, at: 'start' | 'end'): string =>
       Number.isNaN(v)
@@ -179,12 +216,16 @@ export const seriesSvg = (samples: readonly SoakSample[], warmupS: number, verdi
         hline(verdict.limit, '#000', '6,4', `limit ${fixed(verdict.limit, 1)}`, 'end'),
       );
     }
-    const points = samples.filter((s) => !Number.isNaN(valueOf(s, metric))).map((s) => `${x(s.timeS).toFixed(1)},${y(valueOf(s, metric)).toFixed(1)}`);
+    const points = samples
+      .filter((s) => !Number.isNaN(valueOf(s, metric)))
+      .map((s) => `${x(s.timeS).toFixed(1)},${y(valueOf(s, metric)).toFixed(1)}`);
     out.push(`<polyline fill="none" stroke="${colour}" stroke-width="1.5" points="${points.join(' ')}"/>`);
     if (i === panels.length - 1) {
       for (let k = 0; k <= 5; k++) {
         const t = (tMax * k) / 5;
-        out.push(`<text x="${x(t).toFixed(1)}" y="${y0 + panelHeight + 14}" text-anchor="middle">${t.toFixed(0)} s</text>`);
+        out.push(
+          `<text x="${x(t).toFixed(1)}" y="${y0 + panelHeight + 14}" text-anchor="middle">${t.toFixed(0)} s</text>`,
+        );
       }
     }
   });
@@ -206,7 +247,11 @@ export interface SeriesFiles {
 export const openSeries = async (
   dir: string,
   name: string,
-): Promise<{ files: SeriesFiles; append(sample: SoakSample): Promise<void>; finish(svg: string, report: string): Promise<void> }> => {
+): Promise<{
+  files: SeriesFiles;
+  append(sample: SoakSample): Promise<void>;
+  finish(svg: string, report: string): Promise<void>;
+}> => {
   await mkdir(dir, { recursive: true });
   const files = { csv: join(dir, `${name}.csv`), svg: join(dir, `${name}.svg`), report: join(dir, `${name}.txt`) };
   await writeFile(files.csv, CSV_HEADER);

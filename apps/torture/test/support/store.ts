@@ -17,9 +17,13 @@ export interface SqliteSnapshot {
 export const readSqlite = (file: string): SqliteSnapshot => {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare<[], { id: number; name: string; tag: string | null }>('SELECT id, name, tag FROM plants ORDER BY id').all();
+    const rows = db
+      .prepare<[], { id: number; name: string; tag: string | null }>('SELECT id, name, tag FROM plants ORDER BY id')
+      .all();
     const checks = db.prepare<[], { integrity_check: string }>('PRAGMA integrity_check').all();
-    const plants = new Map<number, StoredPlant>(rows.map((r) => [r.id, { id: r.id, name: r.name, tag: r.tag ?? undefined }]));
+    const plants = new Map<number, StoredPlant>(
+      rows.map((r) => [r.id, { id: r.id, name: r.name, tag: r.tag ?? undefined }]),
+    );
     return { plants, integrity: checks.map((c) => c.integrity_check).join('; ') };
   } finally {
     db.close();
@@ -30,7 +34,9 @@ export const readSqlite = (file: string): SqliteSnapshot => {
 export const readPostgres = async (url: string): Promise<ReadonlyMap<number, StoredPlant>> => {
   const sql = postgres(url, { max: 1, connect_timeout: 5, fetch_types: false, onnotice: () => undefined });
   try {
-    const rows = await sql<{ id: string; name: string; tag: string | null }[]>`select id::text as id, name, tag from plants order by id`;
+    const rows = await sql<
+      { id: string; name: string; tag: string | null }[]
+    >`select id::text as id, name, tag from plants order by id`;
     return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), name: r.name, tag: r.tag ?? undefined }]));
   } finally {
     await sql.end({ timeout: 5 });
@@ -38,10 +44,14 @@ export const readPostgres = async (url: string): Promise<ReadonlyMap<number, Sto
 };
 
 /** The webhook deliveries in a PostgreSQL store, by status (read directly: no listing limit). */
-export const countDeliveries = async (url: string): Promise<{ readonly total: number; readonly byStatus: Readonly<Record<string, number>> }> => {
+export const countDeliveries = async (
+  url: string,
+): Promise<{ readonly total: number; readonly byStatus: Readonly<Record<string, number>> }> => {
   const sql = postgres(url, { max: 1, connect_timeout: 5, fetch_types: false, onnotice: () => undefined });
   try {
-    const rows = await sql<{ status: string; n: number }[]>`select status, count(*)::int4 as n from webhook_deliveries group by status`;
+    const rows = await sql<
+      { status: string; n: number }[]
+    >`select status, count(*)::int4 as n from webhook_deliveries group by status`;
     const byStatus = Object.fromEntries(rows.map((r) => [r.status, r.n]));
     return { total: rows.reduce((sum, r) => sum + r.n, 0), byStatus };
   } finally {
@@ -71,10 +81,12 @@ export const listAll = async (baseUrl: string, token: string): Promise<Map<numbe
 export const backendsGone = async (applicationName: string): Promise<void> => {
   const admin = openAdminSql();
   try {
-    for (const deadline = Date.now() + 15_000; ; ) {
-      const [row] = await admin`select count(*)::int4 as n from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
+    for (const deadline = Date.now() + 15_000; ;) {
+      const [row] =
+        await admin`select count(*)::int4 as n from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
       if (row?.['n'] === 0) return;
-      if (Date.now() > deadline) throw new Error(`${String(row?.['n'])} backends of the killed server still alive after 15 s`);
+      if (Date.now() > deadline)
+        throw new Error(`${String(row?.['n'])} backends of the killed server still alive after 15 s`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {

@@ -52,16 +52,18 @@ const findBinaries = (): string | undefined => {
 };
 
 /** How to run a command as `user` (ourselves when we are not root: PostgreSQL refuses root only). */
-const runAs = (user: string | undefined) => async (command: string, args: readonly string[]): Promise<string> => {
-  const [file, argv] = user === undefined ? [command, args] : ['runuser', ['-u', user, '--', command, ...args]];
-  try {
-    const { stdout, stderr } = await exec(file, argv, { timeout: COMMAND_TIMEOUT_MS, cwd: '/' });
-    return stdout + stderr;
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${[file, ...argv].join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
-  }
-};
+const runAs =
+  (user: string | undefined) =>
+  async (command: string, args: readonly string[]): Promise<string> => {
+    const [file, argv] = user === undefined ? [command, args] : ['runuser', ['-u', user, '--', command, ...args]];
+    try {
+      const { stdout, stderr } = await exec(file, argv, { timeout: COMMAND_TIMEOUT_MS, cwd: '/' });
+      return stdout + stderr;
+    } catch (error) {
+      const e = error as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`${[file, ...argv].join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+    }
+  };
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
@@ -78,13 +80,16 @@ const osUser = async (name: string): Promise<{ uid: number; gid: number } | unde
 /** A throwaway cluster, or why there cannot be one here. */
 const throwawayCluster = async (): Promise<OutagePostgres | string> => {
   const bin = findBinaries();
-  if (bin === undefined) return 'no PostgreSQL binaries (initdb, pg_ctl, postgres) in TORTURE_PG_BIN or /usr/lib/postgresql/*/bin';
+  if (bin === undefined)
+    return 'no PostgreSQL binaries (initdb, pg_ctl, postgres) in TORTURE_PG_BIN or /usr/lib/postgresql/*/bin';
   let user: string | undefined;
   let owner: { uid: number; gid: number } | undefined;
   if (isRoot()) {
     owner = await osUser('postgres');
-    if (owner === undefined) return 'running as root (PostgreSQL refuses root) and there is no `postgres` OS user to run it as';
-    if (!existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser') && !existsSync('/usr/bin/runuser')) return 'running as root and no runuser to become `postgres`';
+    if (owner === undefined)
+      return 'running as root (PostgreSQL refuses root) and there is no `postgres` OS user to run it as';
+    if (!existsSync('/usr/sbin/runuser') && !existsSync('/sbin/runuser') && !existsSync('/usr/bin/runuser'))
+      return 'running as root and no runuser to become `postgres`';
     user = 'postgres';
   }
   const run = runAs(user);
@@ -109,7 +114,8 @@ const throwawayCluster = async (): Promise<OutagePostgres | string> => {
     label: `throwaway PostgreSQL ${version} on 127.0.0.1:${port}${user === undefined ? '' : ' (as postgres)'}`,
     url,
     applicationName: 'plant-store',
-    restart: async () => void (await run(pgCtl, ['-D', data, ...serverOptions, ...logFile, '-m', 'fast', '-w', '-t', '60', 'restart'])),
+    restart: async () =>
+      void (await run(pgCtl, ['-D', data, ...serverOptions, ...logFile, '-m', 'fast', '-w', '-t', '60', 'restart'])),
     stop: async (mode) => void (await run(pgCtl, ['-D', data, '-m', mode, '-w', '-t', '60', 'stop'])),
     start: async () => void (await run(pgCtl, ['-D', data, ...serverOptions, ...logFile, '-w', '-t', '60', 'start'])),
     terminateBackends: () => terminate(url, 'plant-store'),
@@ -123,7 +129,8 @@ const throwawayCluster = async (): Promise<OutagePostgres | string> => {
 const terminate = async (url: string, applicationName: string): Promise<number> => {
   const admin = openAdminSql(url);
   try {
-    const rows = await admin`select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
+    const rows =
+      await admin`select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`;
     return rows.filter((r) => r['ended'] === true).length;
   } finally {
     await admin.end({ timeout: 5 });
@@ -147,7 +154,10 @@ const machineServer = async (): Promise<OutagePostgres | string> => {
   let control: (action: 'restart' | 'stop' | 'start', mode: 'fast' | 'immediate') => Promise<unknown>;
   let how: string;
   // Debian's wrapper, when it knows the cluster (it keeps the service's log and socket settings).
-  const clusters = await exec('pg_lsclusters', ['-h']).then((r) => r.stdout, () => '');
+  const clusters = await exec('pg_lsclusters', ['-h']).then(
+    (r) => r.stdout,
+    () => '',
+  );
   const cluster = clusters
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
@@ -156,14 +166,17 @@ const machineServer = async (): Promise<OutagePostgres | string> => {
     const [version, name] = cluster as [string, string];
     how = `pg_ctlcluster ${version} ${name}`;
     const run = runAs(undefined);
-    control = (action, mode) => run('pg_ctlcluster', [...(action === 'start' ? [] : ['-m', mode]), version, name, action]);
+    control = (action, mode) =>
+      run('pg_ctlcluster', [...(action === 'start' ? [] : ['-m', mode]), version, name, action]);
   } else {
     const bin = findBinaries();
     if (bin === undefined) return 'TORTURE_PG_RESTART=1 but no pg_ctl in TORTURE_PG_BIN or /usr/lib/postgresql/*/bin';
     const ownerUid = statSync(dataDirectory, { throwIfNoEntry: false })?.uid;
-    if (ownerUid === undefined) return `TORTURE_PG_RESTART=1 but the data directory ${dataDirectory} is not on this machine`;
+    if (ownerUid === undefined)
+      return `TORTURE_PG_RESTART=1 but the data directory ${dataDirectory} is not on this machine`;
     const self = userInfo();
-    if (!isRoot() && ownerUid !== self.uid) return `TORTURE_PG_RESTART=1 but ${dataDirectory} belongs to uid ${ownerUid}, and we are neither root nor its owner`;
+    if (!isRoot() && ownerUid !== self.uid)
+      return `TORTURE_PG_RESTART=1 but ${dataDirectory} belongs to uid ${ownerUid}, and we are neither root nor its owner`;
     const ownerName = isRoot() ? (await exec('id', ['-nu', String(ownerUid)])).stdout.trim() : undefined;
     const run = runAs(ownerName);
     // The folder of postgresql.conf: pg_ctl finds the data directory from it (Debian keeps them apart).
@@ -171,7 +184,16 @@ const machineServer = async (): Promise<OutagePostgres | string> => {
     const log = join(tmpdir(), `plant-store-pg-outage-${process.pid}.log`);
     how = `pg_ctl -D ${configDir}`;
     control = (action, mode) =>
-      run(join(bin, 'pg_ctl'), ['-D', configDir, ...(action === 'start' ? [] : ['-m', mode]), ...(action === 'stop' ? [] : ['-l', log]), '-w', '-t', '60', action]);
+      run(join(bin, 'pg_ctl'), [
+        '-D',
+        configDir,
+        ...(action === 'start' ? [] : ['-m', mode]),
+        ...(action === 'stop' ? [] : ['-l', log]),
+        '-w',
+        '-t',
+        '60',
+        action,
+      ]);
   }
   const database: FreshPostgres = await freshPostgresUrl();
   let down = false;

@@ -8,9 +8,11 @@ import { isOutage, PostgresGate } from './gate.js';
 
 const failWith = (code: string) => () => Promise.reject(Object.assign(new Error(`failed: ${code}`), { code }));
 const never = () => new Promise<never>(() => undefined);
-const codeOf = (result: E.Either<{ cause: unknown }, unknown>): unknown => (E.isLeft(result) ? (result.left.cause as { code?: unknown }).code : 'Right');
+const codeOf = (result: E.Either<{ cause: unknown }, unknown>): unknown =>
+  E.isLeft(result) ? (result.left.cause as { code?: unknown }).code : 'Right';
 
-const gate = (slots = 4) => new PostgresGate({ slots, acquireTimeoutMs: 1_000, runTimeoutMs: 25_000, outageHoldMs: 3_000, logger: undefined });
+const gate = (slots = 4) =>
+  new PostgresGate({ slots, acquireTimeoutMs: 1_000, runTimeoutMs: 25_000, outageHoldMs: 3_000, logger: undefined });
 
 describe('PostgresGate', () => {
   afterEach(() => {
@@ -90,7 +92,9 @@ describe('PostgresGate', () => {
   });
 
   it('does not take a slow statement or a full pool for an outage', () => {
-    for (const code of ['57014', 'ACQUIRE_TIMEOUT', 'QUERY_TIMEOUT', '23505', '40001', undefined]) expect(isOutage(code)).toBe(false);
-    for (const code of ['ECONNREFUSED', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '08006', '57P01', '57P03', '53300']) expect(isOutage(code)).toBe(true);
+    for (const code of ['57014', 'ACQUIRE_TIMEOUT', 'QUERY_TIMEOUT', '23505', '40001', undefined])
+      expect(isOutage(code)).toBe(false);
+    for (const code of ['ECONNREFUSED', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '08006', '57P01', '57P03', '53300'])
+      expect(isOutage(code)).toBe(true);
   });
 });

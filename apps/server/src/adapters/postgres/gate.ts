@@ -55,7 +55,8 @@ export const isTransient = (code: string | undefined): boolean =>
  * statement: they put the gate in its outage mode (see PostgresGate).
  */
 export const isOutage = (code: string | undefined): boolean =>
-  code !== undefined && (CONNECTION_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300');
+  code !== undefined &&
+  (CONNECTION_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300');
 
 /**
  * A server-side connection shutdown (SQLSTATE 57P01 admin shutdown, 57P02 crash shutdown,

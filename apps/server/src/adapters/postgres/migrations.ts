@@ -444,7 +444,8 @@ export const migratePostgres = async (
 ): Promise<readonly number[]> => {
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
   for (const m of ordered) {
-    if (!Number.isSafeInteger(m.version) || m.version < 1) throw new TypeError(`migration version ${m.version} is not a positive integer`);
+    if (!Number.isSafeInteger(m.version) || m.version < 1)
+      throw new TypeError(`migration version ${m.version} is not a positive integer`);
   }
   const script = [
     // Migrations may legitimately take longer than a request's statement timeout (and so may
@@ -460,7 +461,8 @@ export const migratePostgres = async (
      )`,
     `SELECT coalesce(json_agg(version), '[]')::text AS already_applied FROM schema_migrations`,
     ...ordered.map(
-      (m) => `DO ${dollarQuote(`BEGIN
+      (m) =>
+        `DO ${dollarQuote(`BEGIN
         IF NOT EXISTS (SELECT 1 FROM schema_migrations WHERE version = ${m.version}) THEN
           EXECUTE ${dollarQuote(m.sql)};
           INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${dollarQuote(m.name)});

@@ -85,7 +85,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const statementTimeoutMs = integerOption('statementTimeoutMs', options.statementTimeoutMs, 10_000, 1, 3_600_000);
   const maxBatchSize = integerOption('maxBatchSize', options.maxBatchSize, 1000, 1, 10_000);
   const tokenCacheMs = integerOption('tokenCacheMs', options.tokenCacheMs, 1000, 0, 60_000);
-  const idempotencyTtlSeconds = integerOption('idempotencyTtlSeconds', options.idempotencyTtlSeconds, DEFAULT_IDEMPOTENCY_TTL_SECONDS, 1, 2 ** 31 - 1);
+  const idempotencyTtlSeconds = integerOption(
+    'idempotencyTtlSeconds',
+    options.idempotencyTtlSeconds,
+    DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+    1,
+    2 ** 31 - 1,
+  );
 
   const connectTimeoutSeconds = Math.max(1, Math.ceil(acquireTimeoutMs / 1000));
   let sql: postgres.Sql;
@@ -133,9 +139,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   if (E.isLeft(reachable)) {
     await sql.end({ timeout: 0 }).catch(() => undefined);
     const cause = reachable.left.cause;
-    throw new Error(`PostgreSQL at ${redact(url)} is not reachable: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    throw new Error(
+      `PostgreSQL at ${redact(url)} is not reachable: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause,
+      },
+    );
   }
   try {
     const applied = await migratePostgres(sql, schema);

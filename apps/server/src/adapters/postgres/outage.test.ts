@@ -2,7 +2,16 @@ import { createServer, type Server, type Socket, connect as connectTcp } from 'n
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describePostgres, openAdminSql, pgTestUrl } from '@plant-store/testkit';
-import { causeCode, id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
+import {
+  causeCode,
+  id,
+  name,
+  page,
+  recordingLogger,
+  rightOf,
+  tagOf,
+  useFreshSchema,
+} from '../../../test/support/postgres-store.js';
 import { plainPlant } from '../../../test/contract/values.js';
 import { openPostgresStore, PIPELINE_DEPTH } from './open.js';
 
@@ -14,7 +23,11 @@ describePostgres('PostgreSQL store timeouts', () => {
 
   it('turns a statement past statement_timeout into StoreUnavailable (57014) and recovers', async () => {
     const store = await fresh.open({ statementTimeoutMs: 300, acquireTimeoutMs: 10_000 });
-    const created = rightOf(await store.plants.create({ name: name('locked out') })().then(plainPlant));
+    const created = rightOf(
+      await store.plants
+        .create({ name: name('locked out') })()
+        .then(plainPlant),
+    );
     const { schema } = await fresh.db();
     const admin = openAdminSql();
     try {
@@ -22,14 +35,22 @@ describePostgres('PostgreSQL store timeouts', () => {
         await tx`LOCK TABLE ${tx(schema)}.plants IN ACCESS EXCLUSIVE MODE`;
         const [read, write] = await Promise.all([
           store.plants.get(created.id)().then(plainPlant),
-          store.plants.create({ id: id(created.id + 100), name: name('blocked') })().then(plainPlant),
+          store.plants
+            .create({ id: id(created.id + 100), name: name('blocked') })()
+            .then(plainPlant),
         ]);
         expect(causeCode(read)).toBe('57014');
         expect(causeCode(write)).toBe('57014');
       });
       expect(rightOf(await store.plants.get(created.id)().then(plainPlant))).toEqual(created);
       // The timed-out create was rolled back, not half-applied.
-      expect(tagOf(await store.plants.get(id(created.id + 100))().then(plainPlant))).toBe('PlantNotFound');
+      expect(
+        tagOf(
+          await store.plants
+            .get(id(created.id + 100))()
+            .then(plainPlant),
+        ),
+      ).toBe('PlantNotFound');
     } finally {
       await admin.end();
     }
@@ -48,13 +69,17 @@ describePostgres('PostgreSQL store timeouts', () => {
         blocked = Promise.all(Array.from({ length: PIPELINE_DEPTH }, () => store.plants.get(id(1))().then(plainPlant)));
         const [read, write] = await Promise.all([
           store.plants.get(id(2))().then(plainPlant),
-          store.plants.create({ id: id(3), name: name('too late') })().then(plainPlant),
+          store.plants
+            .create({ id: id(3), name: name('too late') })()
+            .then(plainPlant),
         ]);
         expect(causeCode(read)).toBe('ACQUIRE_TIMEOUT');
         expect(causeCode(write)).toBe('ACQUIRE_TIMEOUT');
       });
       // The lock is gone: the waiting reads finish normally.
-      expect((await blocked)?.map((r) => tagOf(r as Either<{ _tag: string }, unknown>))).toEqual(Array(PIPELINE_DEPTH).fill('PlantNotFound'));
+      expect((await blocked)?.map((r) => tagOf(r as Either<{ _tag: string }, unknown>))).toEqual(
+        Array(PIPELINE_DEPTH).fill('PlantNotFound'),
+      );
       expect(tagOf(await store.plants.get(id(3))().then(plainPlant))).toBe('PlantNotFound');
       expect(logger.lines.some((l) => l.level === 'warn' && l.msg === 'PostgreSQL unavailable')).toBe(true);
     } finally {
@@ -113,7 +138,11 @@ describePostgres('PostgreSQL store outages', () => {
   it('survives its connections being terminated and carries on with new ones', async () => {
     const store = await fresh.open({ poolSize: 3 });
     const { schema } = await fresh.db();
-    const seeded = rightOf(await store.plants.create({ name: name('before the restart') })().then(plainPlant));
+    const seeded = rightOf(
+      await store.plants
+        .create({ name: name('before the restart') })()
+        .then(plainPlant),
+    );
     // Open all three connections.
     await Promise.all(Array.from({ length: 30 }, () => store.plants.get(seeded.id)().then(plainPlant)));
     const admin = openAdminSql();
@@ -126,7 +155,11 @@ describePostgres('PostgreSQL store outages', () => {
       // StoreUnavailable; none rejects and nothing goes unhandled.
       const during = Promise.all(
         Array.from({ length: 30 }, (_, i) =>
-          i % 3 === 0 ? store.plants.create({ name: name(`during ${i}`) })().then(plainPlant) : store.plants.get(seeded.id)().then(plainPlant),
+          i % 3 === 0
+            ? store.plants
+                .create({ name: name(`during ${i}`) })()
+                .then(plainPlant)
+            : store.plants.get(seeded.id)().then(plainPlant),
         ),
       );
       await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${schema}`;
@@ -137,7 +170,11 @@ describePostgres('PostgreSQL store outages', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
       // The pool reconnects by itself: every operation after the restart succeeds.
-      const created = rightOf(await store.plants.create({ name: name('after the restart') })().then(plainPlant));
+      const created = rightOf(
+        await store.plants
+          .create({ name: name('after the restart') })()
+          .then(plainPlant),
+      );
       expect(rightOf(await store.plants.get(seeded.id)().then(plainPlant))).toEqual(seeded);
       expect(rightOf(await store.plants.list(page(1000, 0))()).map((p) => p.id)).toContain(created.id);
       expect(await store.plants.delete(created.id)()).toEqual({ _tag: 'Right', right: undefined });
@@ -153,7 +190,11 @@ describePostgres('PostgreSQL store outages', () => {
   it('serves the first request after its busy connection was killed (no stale 57P01 replayed)', async () => {
     const store = await fresh.open({ poolSize: 1, statementTimeoutMs: 30_000 });
     const { schema } = await fresh.db();
-    const seeded = rightOf(await store.plants.create({ name: name('seeded') })().then(plainPlant));
+    const seeded = rightOf(
+      await store.plants
+        .create({ name: name('seeded') })()
+        .then(plainPlant),
+    );
     const admin = openAdminSql();
     try {
       await admin.begin(async (tx) => {
@@ -161,7 +202,8 @@ describePostgres('PostgreSQL store outages', () => {
         // The store's one connection is now busy with a statement waiting for the lock: kill it.
         const blocked = store.plants.get(seeded.id)().then(plainPlant);
         for (let i = 0; i < 200; i += 1) {
-          const [row] = await tx`SELECT count(*)::int4 AS n FROM pg_stat_activity WHERE application_name = ${schema} AND wait_event_type = 'Lock'`;
+          const [row] =
+            await tx`SELECT count(*)::int4 AS n FROM pg_stat_activity WHERE application_name = ${schema} AND wait_event_type = 'Lock'`;
           if (row?.['n'] === 1) break;
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
@@ -172,7 +214,11 @@ describePostgres('PostgreSQL store outages', () => {
       // replacement connection; that query was never sent, so the store tries it again. Had the
       // first attempt run, the retried create of an explicit id would find the id taken.
       const next = id(seeded.id + 1);
-      expect(await store.plants.create({ id: next, name: name('next') })().then(plainPlant)).toEqual({ _tag: 'Right', right: { id: next, name: 'next' } });
+      expect(
+        await store.plants
+          .create({ id: next, name: name('next') })()
+          .then(plainPlant),
+      ).toEqual({ _tag: 'Right', right: { id: next, name: 'next' } });
       expect(rightOf(await store.plants.get(seeded.id)().then(plainPlant))).toEqual(seeded);
     } finally {
       await admin.end();
@@ -180,9 +226,9 @@ describePostgres('PostgreSQL store outages', () => {
   });
 
   it('fails to open, without hanging, when nothing listens at the URL', async () => {
-    await expect(openPostgresStore({ url: 'postgres://postgres@127.0.0.1:1/test', acquireTimeoutMs: 2000 })).rejects.toThrow(
-      /PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/test is not reachable/,
-    );
+    await expect(
+      openPostgresStore({ url: 'postgres://postgres@127.0.0.1:1/test', acquireTimeoutMs: 2000 }),
+    ).rejects.toThrow(/PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/test is not reachable/);
   });
 
   it('answers StoreUnavailable while the database is down and recovers by itself when it is back', async () => {
@@ -191,13 +237,21 @@ describePostgres('PostgreSQL store outages', () => {
     const proxy = await startProxy({ host: target.hostname, port: Number(target.port || '5432') });
     try {
       const proxied = url.replace(/@[^/]+\//, `@127.0.0.1:${proxy.port()}/`);
-      const store = fresh.track(await openPostgresStore({ url: proxied, poolSize: 2, acquireTimeoutMs: 1000, statementTimeoutMs: 2000 }));
-      const seeded = rightOf(await store.plants.create({ name: name('kept through the outage') })().then(plainPlant));
+      const store = fresh.track(
+        await openPostgresStore({ url: proxied, poolSize: 2, acquireTimeoutMs: 1000, statementTimeoutMs: 2000 }),
+      );
+      const seeded = rightOf(
+        await store.plants
+          .create({ name: name('kept through the outage') })()
+          .then(plainPlant),
+      );
 
       await proxy.down();
       const outage = await Promise.all([
         store.plants.get(seeded.id)().then(plainPlant),
-        store.plants.create({ id: id(seeded.id + 1), name: name('during the outage') })().then(plainPlant),
+        store.plants
+          .create({ id: id(seeded.id + 1), name: name('during the outage') })()
+          .then(plainPlant),
         store.plants.delete(seeded.id)(),
         store.plants.list(page(10, 0))(),
         store.plants.ping()(),
@@ -216,8 +270,18 @@ describePostgres('PostgreSQL store outages', () => {
       expect(ready).toEqual({ _tag: 'Right', right: undefined });
       expect(rightOf(await store.plants.get(seeded.id)().then(plainPlant))).toEqual(seeded);
       // Nothing that was refused during the outage was applied.
-      expect(tagOf(await store.plants.get(id(seeded.id + 1))().then(plainPlant))).toBe('PlantNotFound');
-      rightOf(await store.plants.create({ id: id(seeded.id + 1), name: name('after the outage') })().then(plainPlant));
+      expect(
+        tagOf(
+          await store.plants
+            .get(id(seeded.id + 1))()
+            .then(plainPlant),
+        ),
+      ).toBe('PlantNotFound');
+      rightOf(
+        await store.plants
+          .create({ id: id(seeded.id + 1), name: name('after the outage') })()
+          .then(plainPlant),
+      );
       rightOf(await store.plants.delete(seeded.id)());
     } finally {
       await proxy.down();

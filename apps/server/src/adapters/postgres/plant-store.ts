@@ -23,7 +23,11 @@ export const createPostgresPlantStore = (
     if (E.isRight(outcome)) return outcome.right.result;
     // Without a key no key can be reused; should the queue say otherwise, that is a defect.
     const failure = outcome.left;
-    return E.left(failure._tag === 'StoreUnavailable' ? failure : storeUnavailable(new PostgresStoreError('an unkeyed create met a key', 'BAD_RESULT')));
+    return E.left(
+      failure._tag === 'StoreUnavailable'
+        ? failure
+        : storeUnavailable(new PostgresStoreError('an unkeyed create met a key', 'BAD_RESULT')),
+    );
   },
   createOnce: (plant, claim) => () => writes.create(plant, claim),
   // One short statement per step; the index on expires_at finds the rows without a scan.
@@ -39,33 +43,52 @@ export const createPostgresPlantStore = (
     ),
   update: (id, patch, condition) => () => writes.update(id, patch, condition),
   delete: (id, condition) => () => writes.delete(id, condition),
-  get: (id): TaskEither<PlantNotFound | StoreError, VersionedPlant> => async () =>
-    pipe(
-      await gate.run('get plant', () => sql`SELECT id, name, tag, version::text AS version FROM plants WHERE id = ${id}::int8`),
-      E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant> =>
-        rows[0] === undefined ? E.left(plantNotFound(id)) : logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(rows[0])),
+  get:
+    (id): TaskEither<PlantNotFound | StoreError, VersionedPlant> =>
+    async () =>
+      pipe(
+        await gate.run(
+          'get plant',
+          () => sql`SELECT id, name, tag, version::text AS version FROM plants WHERE id = ${id}::int8`,
+        ),
+        E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant> =>
+          rows[0] === undefined
+            ? E.left(plantNotFound(id))
+            : logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(rows[0])),
+        ),
       ),
-    ),
   // `id > $1 ORDER BY id LIMIT $2` is one seek into the primary key, whatever the table size;
   // with a tag, one seek into the partial index plants_tag (tag, id).
-  list: ({ limit, after, tag }) => async () =>
-    pipe(
-      await gate.run('list plants', () =>
-        tag === undefined
-          ? sql`SELECT id, name, tag FROM plants WHERE id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`
-          : sql`SELECT id, name, tag FROM plants WHERE tag = ${tag} AND id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`,
+  list:
+    ({ limit, after, tag }) =>
+    async () =>
+      pipe(
+        await gate.run('list plants', () =>
+          tag === undefined
+            ? sql`SELECT id, name, tag FROM plants WHERE id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`
+            : sql`SELECT id, name, tag FROM plants WHERE tag = ${tag} AND id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`,
+        ),
+        E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
       ),
-      E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
-    ),
   // Not ready either when connections dropped while the ping ran: during a short restart a ping
   // can wait for the reconnect and succeed, and /readyz would never show the outage.
   ping: () => async () => {
     const before = gate.outageErrors;
     return pipe(
       await gate.run('ping', () => sql`SELECT 1 AS one`),
-      E.chain((rows) => (rows.length === 1 ? E.right(undefined) : E.left(storeUnavailable(new PostgresStoreError('SELECT 1 returned no row', undefined))))),
+      E.chain((rows) =>
+        rows.length === 1
+          ? E.right(undefined)
+          : E.left(storeUnavailable(new PostgresStoreError('SELECT 1 returned no row', undefined))),
+      ),
       E.chain(() =>
-        gate.outageErrors === before ? E.right(undefined) : E.left(storeUnavailable(new PostgresStoreError('connections to PostgreSQL dropped during the ping', 'CONNECTION_DROPPED'))),
+        gate.outageErrors === before
+          ? E.right(undefined)
+          : E.left(
+              storeUnavailable(
+                new PostgresStoreError('connections to PostgreSQL dropped during the ping', 'CONNECTION_DROPPED'),
+              ),
+            ),
       ),
     );
   },

@@ -3,7 +3,12 @@ import { Writable } from 'node:stream';
 import { describePostgres, freshPostgresUrl, openAdminSql, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../../logger.js';
-import { createRateLimiter, rateLimitPolicy, type RateLimitBackendName, type RateLimiter } from '../../rate-limit/rate-limiter.js';
+import {
+  createRateLimiter,
+  rateLimitPolicy,
+  type RateLimitBackendName,
+  type RateLimiter,
+} from '../../rate-limit/rate-limiter.js';
 import { openPostgresRateLimiter, RATE_LIMIT_TABLE } from './rate-limiter.js';
 
 const quietLogger = () =>
@@ -42,7 +47,8 @@ describePostgres('the PostgreSQL rate limiter (RateLimiterPostgres over a pg poo
   it('creates its table in the schema DATABASE_URL selects', async () => {
     const admin = openAdminSql();
     try {
-      const rows = await admin`select 1 from information_schema.tables where table_schema = ${pg.schema} and table_name = ${RATE_LIMIT_TABLE}`;
+      const rows =
+        await admin`select 1 from information_schema.tables where table_schema = ${pg.schema} and table_name = ${RATE_LIMIT_TABLE}`;
       expect(rows).toHaveLength(1);
     } finally {
       await admin.end();
@@ -77,8 +83,12 @@ describePostgres('the PostgreSQL rate limiter (RateLimiterPostgres over a pg poo
 
 describePostgres('the PostgreSQL rate limiter when PostgreSQL is not there', () => {
   it('refuses to open (start-up stops, as it does for the store)', async () => {
-    await expect(openPostgresRateLimiter({ url: 'postgres://postgres@127.0.0.1:1/test', policy: rateLimitPolicy(1, 1), timeoutMs: 500 })).rejects.toThrow(
-      /could not prepare the rate limiter table/,
-    );
+    await expect(
+      openPostgresRateLimiter({
+        url: 'postgres://postgres@127.0.0.1:1/test',
+        policy: rateLimitPolicy(1, 1),
+        timeoutMs: 500,
+      }),
+    ).rejects.toThrow(/could not prepare the rate limiter table/);
   });
 });

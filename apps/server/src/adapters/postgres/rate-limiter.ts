@@ -50,7 +50,10 @@ export const openPostgresRateLimiter = async (options: PostgresRateLimiterOption
         points: options.policy.quota,
         duration: options.policy.windowSeconds,
       },
-      (err?: unknown) => (err === undefined || err === null ? resolve(created) : reject(err instanceof Error ? err : new Error(String(err)))),
+      (err?: unknown) =>
+        err === undefined || err === null
+          ? resolve(created)
+          : reject(err instanceof Error ? err : new Error(String(err))),
     );
   }).catch(async (err: unknown) => {
     await pool.end().catch(() => undefined);

@@ -6,7 +6,15 @@ import type { StoreUnavailable } from '../../ports/plant-store.js';
 import type { PostgresStoreLogger } from './gate.js';
 import type { Scope } from '../../ports/token-store.js';
 import type { SavedCreate } from '../../idempotency/replay.js';
-import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, VersionFromText, versionedPlantDecoder } from '../store-rows.js';
+import {
+  decodeEach,
+  rowProblem,
+  savedCreateDecoder,
+  ScopeCodec,
+  tokenRowDecoders,
+  VersionFromText,
+  versionedPlantDecoder,
+} from '../store-rows.js';
 
 /**
  * Codecs for what the `postgres` driver hands back. Every row goes through one of these before
@@ -65,7 +73,8 @@ const Bytes = new t.Type<Uint8Array, Uint8Array, unknown>(
 const DateValue = new t.Type<Date, Date, unknown>(
   'Timestamptz',
   (u): u is Date => u instanceof Date,
-  (u, c) => (u instanceof Date && !Number.isNaN(u.getTime()) ? t.success(u) : t.failure(u, c, 'expected a timestamptz')),
+  (u, c) =>
+    u instanceof Date && !Number.isNaN(u.getTime()) ? t.success(u) : t.failure(u, c, 'expected a timestamptz'),
   t.identity,
 );
 const DateOrNull = t.union([DateValue, t.null]);
@@ -92,7 +101,12 @@ export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);
  */
 export const savedCreateFromRow = (row: unknown): E.Either<StoreUnavailable, SavedCreate> => {
   const r = (typeof row === 'object' && row !== null ? row : {}) as Record<string, unknown>;
-  return decodeSaved({ request: r['saved_request'], status: r['saved_status'], plant_id: r['saved_id'], version: r['saved_version'] });
+  return decodeSaved({
+    request: r['saved_request'],
+    status: r['saved_status'],
+    plant_id: r['saved_id'],
+    version: r['saved_version'],
+  });
 };
 const decodeSaved = savedCreateDecoder(PlantIdFromPath, VersionFromText);
 
@@ -102,7 +116,10 @@ export const logDecodeFailure =
   <A>(result: E.Either<StoreUnavailable, A>): E.Either<StoreUnavailable, A> => {
     if (E.isLeft(result)) {
       const { cause } = result.left;
-      logger?.error({ err: { message: cause instanceof Error ? cause.message : String(cause) }, operation: what }, 'PostgreSQL row does not decode');
+      logger?.error(
+        { err: { message: cause instanceof Error ? cause.message : String(cause) }, operation: what },
+        'PostgreSQL row does not decode',
+      );
     }
     return result;
   };
@@ -127,6 +144,10 @@ export const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
 
 /** What the id gap statement returns: the id it found free (NULL: none), and the id and version it stored. */
 export const GapRow = t.type(
-  { candidate: t.union([t.string, t.null]), id: t.union([PlantIdFromPath, t.null]), version: t.union([VersionFromText, t.null]) },
+  {
+    candidate: t.union([t.string, t.null]),
+    id: t.union([PlantIdFromPath, t.null]),
+    version: t.union([VersionFromText, t.null]),
+  },
   'GapRow',
 );

@@ -1,7 +1,15 @@
 import { MAX_PLANT_ID } from '@plant-store/domain';
 import { afterAll, expect, it } from 'vitest';
 import { describePostgres, freshPostgresUrl, openAdminSql, pgTestUrl, type FreshPostgres } from '@plant-store/testkit';
-import { id, name, page, recordingLogger, rightOf, tagOf, useFreshSchema } from '../../../test/support/postgres-store.js';
+import {
+  id,
+  name,
+  page,
+  recordingLogger,
+  rightOf,
+  tagOf,
+  useFreshSchema,
+} from '../../../test/support/postgres-store.js';
 import { idempotencyKey, plainPlant, plantTag } from '../../../test/contract/values.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
@@ -29,7 +37,9 @@ describePostgres('PostgreSQL webhook store', () => {
   afterAll(async () => {
     await (await fresh)?.drop();
   });
-  webhookStoreContract('PostgreSQL', async () => openPostgresStore({ url: (await (fresh ??= freshPostgresUrl())).url, poolSize: 4 }));
+  webhookStoreContract('PostgreSQL', async () =>
+    openPostgresStore({ url: (await (fresh ??= freshPostgresUrl())).url, poolSize: 4 }),
+  );
 });
 
 describePostgres('openPostgresStore migrations', () => {
@@ -41,7 +51,8 @@ describePostgres('openPostgresStore migrations', () => {
     const { schema } = await fresh.db();
     const admin = openAdminSql();
     try {
-      const rows = await admin`SELECT version, count(*)::int4 AS n FROM ${admin(schema)}.schema_migrations GROUP BY version ORDER BY version`;
+      const rows =
+        await admin`SELECT version, count(*)::int4 AS n FROM ${admin(schema)}.schema_migrations GROUP BY version ORDER BY version`;
       expect(rows.map((r) => [r['version'], r['n']])).toEqual(POSTGRES_MIGRATIONS.map((m) => [m.version, 1]));
     } finally {
       await admin.end();
@@ -50,7 +61,11 @@ describePostgres('openPostgresStore migrations', () => {
     expect(applied).toHaveLength(1);
     // All four work over the same tables.
     const [a, b, c, d] = stores as [Store, Store, Store, Store];
-    const plant = rightOf(await a.plants.create({ name: name('shared') })().then(plainPlant));
+    const plant = rightOf(
+      await a.plants
+        .create({ name: name('shared') })()
+        .then(plainPlant),
+    );
     expect(rightOf(await b.plants.get(plant.id)().then(plainPlant))).toEqual(plant);
     rightOf(await c.plants.delete(plant.id)());
     expect(tagOf(await d.plants.get(plant.id)().then(plainPlant))).toBe('PlantNotFound');
@@ -63,7 +78,13 @@ describePostgres('openPostgresStore migrations', () => {
     const previous = postgres(url, { onnotice: () => undefined });
     const request = canonicalRequest({ name: name('Moss'), tag: 'green' as never });
     try {
-      expect(await migratePostgres(previous, undefined, POSTGRES_MIGRATIONS.filter((m) => m.version <= 4))).toEqual([1, 2, 3, 4]);
+      expect(
+        await migratePostgres(
+          previous,
+          undefined,
+          POSTGRES_MIGRATIONS.filter((m) => m.version <= 4),
+        ),
+      ).toEqual([1, 2, 3, 4]);
       await previous`SELECT * FROM plant_store_write(${previous.json([
         { i: 0, op: 'create', id: 1, name: 'Fern', tag: 'green' },
         { i: 1, op: 'create', id: 2, name: 'Cactus', tag: null },
@@ -78,10 +99,23 @@ describePostgres('openPostgresStore migrations', () => {
       { id: 2, name: 'Cactus' },
       { id: 3, name: 'Moss', tag: 'green' },
     ]);
-    expect(rightOf(await store.plants.get(id(1))())).toEqual({ plant: { id: 1, name: 'Fern', tag: 'green' }, version: 0 });
-    expect(rightOf(await store.plants.list({ ...page(10, 0), tag: 'green' as never })()).map((p) => p.id)).toEqual([1, 3]);
-    const replay = rightOf(await store.plants.createOnce({ name: name('Moss'), tag: 'green' as never }, { owner: 'tok_old', key: 'old-key' as never, request })());
-    expect(replay).toEqual({ result: { _tag: 'Right', right: { plant: { id: 3, name: 'Moss', tag: 'green' }, version: 0 } }, replayed: true });
+    expect(rightOf(await store.plants.get(id(1))())).toEqual({
+      plant: { id: 1, name: 'Fern', tag: 'green' },
+      version: 0,
+    });
+    expect(rightOf(await store.plants.list({ ...page(10, 0), tag: 'green' as never })()).map((p) => p.id)).toEqual([
+      1, 3,
+    ]);
+    const replay = rightOf(
+      await store.plants.createOnce(
+        { name: name('Moss'), tag: 'green' as never },
+        { owner: 'tok_old', key: 'old-key' as never, request },
+      )(),
+    );
+    expect(replay).toEqual({
+      result: { _tag: 'Right', right: { plant: { id: 3, name: 'Moss', tag: 'green' }, version: 0 } },
+      replayed: true,
+    });
     const changed = rightOf(await store.plants.update(id(1), { tag: 'blue' as never }, { ifMatch: [0] })());
     expect(changed.version).toBeGreaterThan(0);
     // Above the ids stored before (a replayed server-assigned create may have used one up).
@@ -90,7 +124,8 @@ describePostgres('openPostgresStore migrations', () => {
     expect(next.version).toBeGreaterThan(changed.version);
     const admin = openAdminSql();
     try {
-      const [index] = await admin`SELECT indexdef FROM pg_indexes WHERE schemaname = ${schema} AND indexname = 'plants_tag'`;
+      const [index] =
+        await admin`SELECT indexdef FROM pg_indexes WHERE schemaname = ${schema} AND indexname = 'plants_tag'`;
       expect(String(index?.['indexdef'])).toContain('(tag, id) WHERE (tag IS NOT NULL)');
     } finally {
       await admin.end();
@@ -101,7 +136,9 @@ describePostgres('openPostgresStore migrations', () => {
     const { schema: base } = await fresh.db();
     const schema = `${base}_opt`;
     const stores = await Promise.all(
-      Array.from({ length: 3 }, async () => fresh.track(await openPostgresStore({ url: pgTestUrl, schema, poolSize: 1 }))),
+      Array.from({ length: 3 }, async () =>
+        fresh.track(await openPostgresStore({ url: pgTestUrl, schema, poolSize: 1 })),
+      ),
     );
     const admin = openAdminSql();
     try {
@@ -128,7 +165,11 @@ describePostgres('PostgreSQL store traps', () => {
   it('returns ids as JSON numbers, up to 2^53-1, although int8 arrives as a string', async () => {
     const store = await fresh.open();
     const max = id(MAX_PLANT_ID);
-    rightOf(await store.plants.create({ id: max, name: name('the last id') })().then(plainPlant));
+    rightOf(
+      await store.plants
+        .create({ id: max, name: name('the last id') })()
+        .then(plainPlant),
+    );
     const got = rightOf(await store.plants.get(max)().then(plainPlant));
     expect(got).toEqual({ id: MAX_PLANT_ID, name: 'the last id' });
     expect(typeof got.id).toBe('number');
@@ -139,17 +180,39 @@ describePostgres('PostgreSQL store traps', () => {
 
   it('assigns the smallest free ids above a moving cursor once a client took 2^53-1', async () => {
     const store = await fresh.open();
-    for (const n of [MAX_PLANT_ID, 1, 2, 4]) rightOf(await store.plants.create({ id: id(n), name: name(`chosen ${n}`) })().then(plainPlant));
+    for (const n of [MAX_PLANT_ID, 1, 2, 4])
+      rightOf(
+        await store.plants
+          .create({ id: id(n), name: name(`chosen ${n}`) })()
+          .then(plainPlant),
+      );
     const assigned: number[] = [];
-    for (let i = 0; i < 3; i += 1) assigned.push(rightOf(await store.plants.create({ name: name(`assigned ${i}`) })().then(plainPlant)).id);
+    for (let i = 0; i < 3; i += 1)
+      assigned.push(
+        rightOf(
+          await store.plants
+            .create({ name: name(`assigned ${i}`) })()
+            .then(plainPlant),
+        ).id,
+      );
     expect(assigned).toEqual([3, 5, 6]);
     // The cursor does not go back to a freed id while there are free ids above it.
     rightOf(await store.plants.delete(id(1))());
-    expect(rightOf(await store.plants.create({ name: name('after delete') })().then(plainPlant)).id).toBe(7);
+    expect(
+      rightOf(
+        await store.plants
+          .create({ name: name('after delete') })()
+          .then(plainPlant),
+      ).id,
+    ).toBe(7);
     // Client-chosen ids still work, also in the same batch as assigned ones.
     const [chosen, more] = await Promise.all([
-      store.plants.create({ id: id(100), name: name('chosen 100') })().then(plainPlant),
-      store.plants.create({ name: name('more') })().then(plainPlant),
+      store.plants
+        .create({ id: id(100), name: name('chosen 100') })()
+        .then(plainPlant),
+      store.plants
+        .create({ name: name('more') })()
+        .then(plainPlant),
     ]);
     expect(rightOf(chosen).id).toBe(100);
     expect(rightOf(more).id).toBe(8);
@@ -157,23 +220,34 @@ describePostgres('PostgreSQL store traps', () => {
 
   it('gives concurrent creates through two instances distinct free ids once 2^53-1 is taken', async () => {
     const [one, two] = [await fresh.open(), await fresh.open()];
-    rightOf(await one.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })().then(plainPlant));
+    rightOf(
+      await one.plants
+        .create({ id: id(MAX_PLANT_ID), name: name('last') })()
+        .then(plainPlant),
+    );
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? one : two).plants.create({ name: name(`racer ${i}`) })()),
     );
     const ids = results.map((r) => rightOf(r).plant.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const [i, n] of ids.entries()) expect(rightOf(await two.plants.get(id(n))().then(plainPlant)).name).toBe(`racer ${i}`);
+    for (const [i, n] of ids.entries())
+      expect(rightOf(await two.plants.get(id(n))().then(plainPlant)).name).toBe(`racer ${i}`);
   });
 
   it('keeps assigned ids clear of explicit ids made concurrently through two instances', async () => {
     const [one, two] = [await fresh.open(), await fresh.open()];
-    const first = rightOf(await one.plants.create({ name: name('start') })().then(plainPlant)).id;
+    const first = rightOf(
+      await one.plants
+        .create({ name: name('start') })()
+        .then(plainPlant),
+    ).id;
     // Explicit ids just above the mark, where a sequence would hand them out again.
     const explicit = Array.from({ length: 40 }, (_, i) => first + 1 + i * 3);
     const writes = [
       ...explicit.map((n, i) => (i % 2 === 0 ? one : two).plants.create({ id: id(n), name: name(`explicit ${n}`) })()),
-      ...Array.from({ length: 80 }, (_, i) => (i % 2 === 0 ? two : one).plants.create({ name: name(`assigned ${i}`) })()),
+      ...Array.from({ length: 80 }, (_, i) =>
+        (i % 2 === 0 ? two : one).plants.create({ name: name(`assigned ${i}`) })(),
+      ),
     ];
     const results = await Promise.all(writes);
     // An explicit id may lose to an assigned one that got there first (IdTaken); an assigned
@@ -181,14 +255,23 @@ describePostgres('PostgreSQL store traps', () => {
     const explicitResults = results.slice(0, explicit.length);
     const assignedResults = results.slice(explicit.length);
     for (const r of explicitResults) expect(['Right', 'IdTaken']).toContain(tagOf(r));
-    const ids = [...explicitResults.flatMap((r) => (r._tag === 'Right' ? [r.right.plant.id] : [])), ...assignedResults.map((r) => rightOf(r).plant.id)];
+    const ids = [
+      ...explicitResults.flatMap((r) => (r._tag === 'Right' ? [r.right.plant.id] : [])),
+      ...assignedResults.map((r) => rightOf(r).plant.id),
+    ];
     expect(new Set(ids).size).toBe(ids.length);
     for (const [i, r] of explicitResults.entries()) {
-      if (r._tag === 'Right') expect(rightOf(await one.plants.get(id(explicit[i]!))().then(plainPlant)).name).toBe(`explicit ${explicit[i]}`);
+      if (r._tag === 'Right')
+        expect(rightOf(await one.plants.get(id(explicit[i]!))().then(plainPlant)).name).toBe(`explicit ${explicit[i]}`);
     }
-    for (const [i, r] of assignedResults.entries()) expect(rightOf(await two.plants.get(rightOf(r).plant.id)().then(plainPlant)).name).toBe(`assigned ${i}`);
+    for (const [i, r] of assignedResults.entries())
+      expect(rightOf(await two.plants.get(rightOf(r).plant.id)().then(plainPlant)).name).toBe(`assigned ${i}`);
     // A later assigned id is above every id ever stored.
-    const later = rightOf(await two.plants.create({ name: name('later') })().then(plainPlant)).id;
+    const later = rightOf(
+      await two.plants
+        .create({ name: name('later') })()
+        .then(plainPlant),
+    ).id;
     expect(later).toBeGreaterThan(Math.max(...ids, ...explicit));
   });
 
@@ -196,16 +279,23 @@ describePostgres('PostgreSQL store traps', () => {
     const store = await fresh.open({ poolSize: 2, maxBatchSize: 7 });
     const contested = id(5_000_000);
     const writes = Array.from({ length: 600 }, (_, i) => {
-      if (i % 10 === 0) return store.plants.create({ id: contested, name: name(`racer ${i}`) })().then(plainPlant);
+      if (i % 10 === 0)
+        return store.plants
+          .create({ id: contested, name: name(`racer ${i}`) })()
+          .then(plainPlant);
       if (i % 10 === 5) return store.plants.delete(contested)();
-      return store.plants.create({ name: name(`bulk ${i}`) })().then(plainPlant);
+      return store.plants
+        .create({ name: name(`bulk ${i}`) })()
+        .then(plainPlant);
     });
     const reads = Array.from({ length: 600 }, () => store.plants.get(contested)().then(plainPlant));
     const [written, read] = await Promise.all([Promise.all(writes), Promise.all(reads)]);
     // Writes apply in order: each create of the contested id follows a delete of it (or comes
     // first), so every one succeeds; each delete follows a create, so every one succeeds too.
     expect(written.map(tagOf)).toEqual(Array(600).fill('Right'));
-    const assigned = written.flatMap((r, i) => (i % 5 === 0 || r._tag === 'Left' || r.right === undefined ? [] : [r.right.id]));
+    const assigned = written.flatMap((r, i) =>
+      i % 5 === 0 || r._tag === 'Left' || r.right === undefined ? [] : [r.right.id],
+    );
     expect(new Set(assigned).size).toBe(480);
     for (const r of read) expect(['Right', 'PlantNotFound']).toContain(tagOf(r));
   });
@@ -214,19 +304,28 @@ describePostgres('PostgreSQL store traps', () => {
     const store = await fresh.open();
     const endpoints = ['we_one', 'we_two'];
     for (const endpointId of endpoints) {
-      rightOf(await store.webhooks.addEndpoint({ id: endpointId, url: 'https://receiver.example/hook', events: null, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` })());
+      rightOf(
+        await store.webhooks.addEndpoint({
+          id: endpointId,
+          url: 'https://receiver.example/hook',
+          events: null,
+          secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        })(),
+      );
     }
     const plant = (n: number) => ({ id: id(n), name: name('Fern "Ada" \\ é'), tag: plantTag('ü') });
     // createsStatement, lone; createsStatement, a batch (with an assigned id); plant_store_write_v2.
     const lone = rightOf(await store.plants.create(plant(10))());
-    const batch = (await Promise.all([store.plants.create(plant(11))(), store.plants.create({ name: name('untagged') })()])).map(rightOf);
+    const batch = (
+      await Promise.all([store.plants.create(plant(11))(), store.plants.create({ name: name('untagged') })()])
+    ).map(rightOf);
     const claim = { owner: 'tok_parity', key: idempotencyKey('parity'), request: canonicalRequest(plant(20)) };
     const keyed = rightOf(await store.plants.createOnce(plant(20), claim)()).result;
     const versions = [lone, ...batch, rightOf(keyed)].map((v) => v.version);
     expect(new Set(versions).size).toBe(4);
     expect(batch[1]?.plant.id).toBe(12);
     const claimed = rightOf(await store.webhooks.claimDue('parity', 100, 60_000)());
-    const byPlant = new Map<number, typeof claimed[number][]>();
+    const byPlant = new Map<number, (typeof claimed)[number][]>();
     for (const delivery of claimed) {
       const plantId = (JSON.parse(delivery.body) as { data: { id: number } }).data.id;
       byPlant.set(plantId, [...(byPlant.get(plantId) ?? []), delivery]);
@@ -250,12 +349,19 @@ describePostgres('PostgreSQL store traps', () => {
   it('stores token scopes as a jsonb array', async () => {
     const store = await fresh.open();
     rightOf(
-      await store.tokens.insert({ id: 'tok_json', name: 'json', scopes: ['plants:read', 'plants:write'], hash: new Uint8Array(32).fill(7), expiresAt: null })(),
+      await store.tokens.insert({
+        id: 'tok_json',
+        name: 'json',
+        scopes: ['plants:read', 'plants:write'],
+        hash: new Uint8Array(32).fill(7),
+        expiresAt: null,
+      })(),
     );
     const { schema } = await fresh.db();
     const admin = openAdminSql();
     try {
-      const [row] = await admin`SELECT jsonb_typeof(scopes) AS kind, scopes::text AS text FROM ${admin(schema)}.tokens WHERE id = 'tok_json'`;
+      const [row] =
+        await admin`SELECT jsonb_typeof(scopes) AS kind, scopes::text AS text FROM ${admin(schema)}.tokens WHERE id = 'tok_json'`;
       expect(row).toEqual({ kind: 'array', text: '["plants:read", "plants:write"]' });
     } finally {
       await admin.end();
@@ -267,7 +373,9 @@ describePostgres('PostgreSQL token lookups (tokenCacheMs)', () => {
   const fresh = useFreshSchema();
   const hash = new Uint8Array(32).fill(9);
   const insertToken = async (store: Store) =>
-    rightOf(await store.tokens.insert({ id: 'tok_cached', name: 'cached', scopes: ['plants:read'], hash, expiresAt: null })());
+    rightOf(
+      await store.tokens.insert({ id: 'tok_cached', name: 'cached', scopes: ['plants:read'], hash, expiresAt: null })(),
+    );
   const revokedAt = async (store: Store) => {
     const found = rightOf(await store.tokens.findByHash(hash)());
     return found === undefined ? 'unknown token' : found.revokedAt;

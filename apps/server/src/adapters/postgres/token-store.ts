@@ -26,22 +26,30 @@ export const createPostgresTokenStore = (
   let epoch = 0;
   const find = async (hash: Uint8Array): Promise<E.Either<StoreError, FoundToken | undefined>> =>
     pipe(
-      await gate.run('find token', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens WHERE hash = ${Buffer.from(hash)}`),
-      E.chain((rows) => (rows[0] === undefined ? E.right(undefined) : logDecodeFailure(logger, 'find token')(tokenFromRow(rows[0])))),
+      await gate.run(
+        'find token',
+        () =>
+          sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens WHERE hash = ${Buffer.from(hash)}`,
+      ),
+      E.chain((rows) =>
+        rows[0] === undefined ? E.right(undefined) : logDecodeFailure(logger, 'find token')(tokenFromRow(rows[0])),
+      ),
     );
   return {
-    insert: (token: NewToken): TaskEither<StoreError, TokenRecord> => async () =>
-      pipe(
-        await gate.run(
-          'insert token',
-          () => sql`
+    insert:
+      (token: NewToken): TaskEither<StoreError, TokenRecord> =>
+      async () =>
+        pipe(
+          await gate.run(
+            'insert token',
+            () => sql`
             INSERT INTO tokens (id, name, scopes, hash, created_at, expires_at, revoked_at)
             VALUES (${token.id}, ${token.name}, ${sql.json([...token.scopes])}, ${Buffer.from(token.hash)},
                     ${new Date()}, ${token.expiresAt}, NULL)
             RETURNING id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at`,
+          ),
+          E.chain((rows) => logDecodeFailure(logger, 'insert token')(tokenRecordFromRow(rows[0]))),
         ),
-        E.chain((rows) => logDecodeFailure(logger, 'insert token')(tokenRecordFromRow(rows[0]))),
-      ),
     findByHash: (hash) => async () => {
       if (cacheMs === 0) return find(hash);
       const key = tokenCacheKey(hash);
@@ -56,7 +64,11 @@ export const createPostgresTokenStore = (
     },
     list: () => async () =>
       pipe(
-        await gate.run('list tokens', () => sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, id`),
+        await gate.run(
+          'list tokens',
+          () =>
+            sql`SELECT id, name, scopes::text AS scopes, hash, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, id`,
+        ),
         E.chain((rows) => {
           const records: TokenRecord[] = [];
           for (const row of rows) {
@@ -70,7 +82,8 @@ export const createPostgresTokenStore = (
     revoke: (idOrName, at) => async () => {
       const revoked = await gate.run(
         'revoke token',
-        () => sql`UPDATE tokens SET revoked_at = ${at} WHERE (id = ${idOrName} OR name = ${idOrName}) AND revoked_at IS NULL RETURNING id`,
+        () =>
+          sql`UPDATE tokens SET revoked_at = ${at} WHERE (id = ${idOrName} OR name = ${idOrName}) AND revoked_at IS NULL RETURNING id`,
       );
       // Whatever the outcome (a failure may still have committed): forget what we know.
       epoch += 1;

@@ -4,7 +4,13 @@ import type postgres from 'postgres';
 import type { StoreError } from '../../ports/plant-store.js';
 import type { ClaimedDelivery, EndpointRecord, ReplayOutcome, WebhookStore } from '../../ports/webhook-store.js';
 import { decodeEach } from '../store-rows.js';
-import { backlogFromRow, claimFromRow, deliveriesFromRows, endpointFromRow, endpointsFromRows } from '../webhook-rows.js';
+import {
+  backlogFromRow,
+  claimFromRow,
+  deliveriesFromRows,
+  endpointFromRow,
+  endpointsFromRows,
+} from '../webhook-rows.js';
 import type { PostgresGate } from './gate.js';
 
 /** Epoch milliseconds of a timestamptz column, as the shared row codecs read times. */
@@ -35,7 +41,9 @@ export const createPostgresWebhookStore = (sql: postgres.Sql, gate: PostgresGate
     },
     listEndpoints: () => async () =>
       pipe(
-        await run('list webhook endpoints', () => sql.unsafe(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`)),
+        await run('list webhook endpoints', () =>
+          sql.unsafe(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`),
+        ),
         E.chain(endpointsFromRows),
       ),
     removeEndpoint: (id) => async () =>
@@ -45,30 +53,36 @@ export const createPostgresWebhookStore = (sql: postgres.Sql, gate: PostgresGate
       ),
     enableEndpoint: (id) => async () =>
       pipe(
-        await run('enable webhook endpoint', () => sql`UPDATE webhook_endpoints SET enabled = true, disabled_reason = NULL WHERE id = ${id}`),
+        await run(
+          'enable webhook endpoint',
+          () => sql`UPDATE webhook_endpoints SET enabled = true, disabled_reason = NULL WHERE id = ${id}`,
+        ),
         E.map((rows) => rows.count > 0),
       ),
     rotateSecret: (id, secret) => async () =>
       pipe(
         await run(
           'rotate webhook secret',
-          () => sql`UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret}, rotated_at = now() WHERE id = ${id}`,
+          () =>
+            sql`UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret}, rotated_at = now() WHERE id = ${id}`,
         ),
         E.map((rows) => rows.count > 0),
       ),
-    listDeliveries: ({ deliveryId, endpointId, status, limit }) => async () =>
-      pipe(
-        await run('list webhook deliveries', () =>
-          sql.unsafe(
-            `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+    listDeliveries:
+      ({ deliveryId, endpointId, status, limit }) =>
+      async () =>
+        pipe(
+          await run('list webhook deliveries', () =>
+            sql.unsafe(
+              `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
               WHERE ($1::text IS NULL OR endpoint_id = $1) AND ($2::text IS NULL OR status = $2)
                 AND ($4::int8 IS NULL OR id = $4)
               ORDER BY id DESC LIMIT $3`,
-            [endpointId ?? null, status ?? null, limit, deliveryId ?? null],
+              [endpointId ?? null, status ?? null, limit, deliveryId ?? null],
+            ),
           ),
+          E.chain(deliveriesFromRows),
         ),
-        E.chain(deliveriesFromRows),
-      ),
     replay: (deliveryId) => async () =>
       pipe(
         await run(
@@ -87,7 +101,8 @@ export const createPostgresWebhookStore = (sql: postgres.Sql, gate: PostgresGate
             SELECT t.status, t.endpoint_id, t.enabled, EXISTS (SELECT 1 FROM replayed) AS replayed FROM target t`,
         ),
         E.map((rows): ReplayOutcome => {
-          const row = rows[0] as { status: string; endpoint_id: string; enabled: boolean; replayed: boolean } | undefined;
+          const row = rows[0] as
+            { status: string; endpoint_id: string; enabled: boolean; replayed: boolean } | undefined;
           if (row === undefined) return { _tag: 'DeliveryNotFound' };
           if (row.replayed) return { _tag: 'Replayed' };
           if (row.status === 'pending') return { _tag: 'AlreadyPending' };
@@ -221,7 +236,9 @@ export const createPostgresWebhookStore = (sql: postgres.Sql, gate: PostgresGate
 
   async function findEndpoint(id: string): Promise<E.Either<StoreError, EndpointRecord>> {
     return pipe(
-      await run('find webhook endpoint', () => sql.unsafe(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`, [id])),
+      await run('find webhook endpoint', () =>
+        sql.unsafe(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`, [id]),
+      ),
       E.chain((rows) => endpointFromRow(rows[0])),
     );
   }

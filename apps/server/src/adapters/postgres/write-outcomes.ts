@@ -1,6 +1,22 @@
-import { idTaken, MAX_PLANT_ID, Plant, PlantIdFromPath, plantNotFound, preconditionFailed, type PlantId, type PlantNotFound, type PreconditionFailed } from '@plant-store/domain';
+import {
+  idTaken,
+  MAX_PLANT_ID,
+  Plant,
+  PlantIdFromPath,
+  plantNotFound,
+  preconditionFailed,
+  type PlantId,
+  type PlantNotFound,
+  type PreconditionFailed,
+} from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
-import { failedPrecondition, storeUnavailable, type NewPlant, type StoreError, type WriteCondition } from '../../ports/plant-store.js';
+import {
+  failedPrecondition,
+  storeUnavailable,
+  type NewPlant,
+  type StoreError,
+  type WriteCondition,
+} from '../../ports/plant-store.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 import { PostgresStoreError } from './gate.js';
 import { savedCreateFromRow, type SegmentRow } from './rows.js';
@@ -8,10 +24,12 @@ import type { CreateWrite, UpdateOutcome, Write } from './write.js';
 
 // How the rows a committed write statement returned become each write's outcome.
 
-export const unavailable = (message: string, code: string): StoreError => storeUnavailable(new PostgresStoreError(message, code));
+export const unavailable = (message: string, code: string): StoreError =>
+  storeUnavailable(new PostgresStoreError(message, code));
 
 /** The plant a create stored under `id`: the caller's decoded name and tag, not read back. */
-export const stored = (id: PlantId, plant: NewPlant): Plant => (plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag });
+export const stored = (id: PlantId, plant: NewPlant): Plant =>
+  plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
 
 /**
  * Hands each write of a committed segment its outcome, except server-assigned creates that found
@@ -46,7 +64,9 @@ export const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): C
         write.resolve(E.left(unavailable('the write statement returned no version for a stored plant', 'BAD_RESULT')));
         return;
       }
-      write.resolve(E.right({ result: E.right({ plant: stored(id.right, plant), version: row.version }), replayed: false }));
+      write.resolve(
+        E.right({ result: E.right({ plant: stored(id.right, plant), version: row.version }), replayed: false }),
+      );
     } else if (plant.id !== undefined) {
       write.resolve(E.right({ result: E.left(idTaken(plant.id)), replayed: false }));
     } else if (Number(row.id) > MAX_PLANT_ID) {
@@ -67,15 +87,23 @@ export const fail = (write: Write, failed: E.Either<StoreError, never>): void =>
 };
 
 /** Why an update or delete did nothing: no plant, or (found) a precondition that failed. */
-const notDone = (id: PlantId, row: SegmentRow, condition: WriteCondition | undefined): PlantNotFound | PreconditionFailed | StoreError => {
+const notDone = (
+  id: PlantId,
+  row: SegmentRow,
+  condition: WriteCondition | undefined,
+): PlantNotFound | PreconditionFailed | StoreError => {
   if (!row.found) return plantNotFound(id);
-  const header = condition === undefined || row.version === null ? undefined : failedPrecondition(condition, row.version);
-  return header === undefined ? unavailable('the write statement refused a write whose conditions hold', 'BAD_RESULT') : preconditionFailed(id, header);
+  const header =
+    condition === undefined || row.version === null ? undefined : failedPrecondition(condition, row.version);
+  return header === undefined
+    ? unavailable('the write statement refused a write whose conditions hold', 'BAD_RESULT')
+    : preconditionFailed(id, header);
 };
 
 /** The plant an update left (changed or not), decoded like every row. */
 const updatedPlant = (id: PlantId, row: SegmentRow): UpdateOutcome => {
   const plant = Plant.decode(row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag });
-  if (plant._tag === 'Left' || row.version === null) return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
+  if (plant._tag === 'Left' || row.version === null)
+    return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
   return E.right({ plant: plant.right, version: row.version });
 };

@@ -24,13 +24,20 @@ const write = (kind: 'create' | 'update' | 'delete', id: number | undefined, key
 
 const marksOf = (w: Write): string[] => {
   const id = w.kind === 'create' ? w.plant.id : w.id;
-  return [...(id === undefined ? [] : [`#${id}`]), ...(w.kind === 'create' && w.claim !== undefined ? [`k${w.claim.key}`] : [])];
+  return [
+    ...(id === undefined ? [] : [`#${id}`]),
+    ...(w.kind === 'create' && w.claim !== undefined ? [`k${w.claim.key}`] : []),
+  ];
 };
 
 const writes = fc.array(
-  fc.tuple(fc.constantFrom<'create' | 'update' | 'delete'>('create', 'update', 'delete'), fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), fc.option(fc.constantFrom('a', 'b'), { nil: undefined })).map(([kind, id, key]) =>
-    kind === 'create' ? write(kind, id, key) : write(kind, id ?? 1),
-  ),
+  fc
+    .tuple(
+      fc.constantFrom<'create' | 'update' | 'delete'>('create', 'update', 'delete'),
+      fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+      fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
+    )
+    .map(([kind, id, key]) => (kind === 'create' ? write(kind, id, key) : write(kind, id ?? 1))),
   { maxLength: 40 },
 );
 
@@ -60,7 +67,14 @@ describe('segment', () => {
   });
 
   it('takes as many statements as the most repeated id, not one per repeat', () => {
-    const batch = [write('update', 1), write('update', 2), write('update', 1), write('update', 3), write('update', 2), write('create', 4)];
+    const batch = [
+      write('update', 1),
+      write('update', 2),
+      write('update', 1),
+      write('update', 3),
+      write('update', 2),
+      write('create', 4),
+    ];
     expect(segment(batch).map((part) => part.map((w) => (w.kind === 'create' ? w.plant.id : w.id)))).toEqual([
       [1, 2, 3, 4],
       [1, 2],
@@ -78,10 +92,21 @@ const recordingSql = () => {
   const statements: number[][] = [];
   let held: (() => void)[] | undefined;
   let version = 0;
-  const row = (i: number, id: number) => ({ i, id: String(id), done: true, found: false, version: String((version += 1)), name: null, tag: null, saved_status: null });
+  const row = (i: number, id: number) => ({
+    i,
+    id: String(id),
+    done: true,
+    found: false,
+    version: String((version += 1)),
+    name: null,
+    tag: null,
+    saved_status: null,
+  });
   const sql = (strings: TemplateStringsArray, ...args: unknown[]): unknown => {
     if (!strings.join('').includes('plant_id_counter')) return { fragment: strings.join('?') };
-    const json = args.find((arg): arg is { json: { id: number }[] } => typeof arg === 'object' && arg !== null && 'json' in arg);
+    const json = args.find(
+      (arg): arg is { json: { id: number }[] } => typeof arg === 'object' && arg !== null && 'json' in arg,
+    );
     const ids = json === undefined ? [args[0] as number] : json.json.map((w) => w.id);
     statements.push(ids);
     return new Promise((resolve) => {
@@ -106,8 +131,20 @@ const recordingSql = () => {
 describe('PostgresWriteQueue batching', () => {
   const open = () => {
     const { sql, statements, hold } = recordingSql();
-    const gate = new PostgresGate({ slots: 8, acquireTimeoutMs: 1_000, runTimeoutMs: 25_000, outageHoldMs: 3_000, logger: undefined });
-    const queue = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs: 1_000, maxBatchSize: 100, idempotencyTtlSeconds: 60 });
+    const gate = new PostgresGate({
+      slots: 8,
+      acquireTimeoutMs: 1_000,
+      runTimeoutMs: 25_000,
+      outageHoldMs: 3_000,
+      logger: undefined,
+    });
+    const queue = new PostgresWriteQueue({
+      sql,
+      gate,
+      acquireTimeoutMs: 1_000,
+      maxBatchSize: 100,
+      idempotencyTtlSeconds: 60,
+    });
     const create = (id: number) => queue.create({ id: id as PlantId, name: 'p' as PlantName });
     return { queue, create, statements, hold };
   };

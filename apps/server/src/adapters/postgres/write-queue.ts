@@ -106,7 +106,9 @@ export class PostgresWriteQueue {
         if (index < 0) return;
         this.queue.splice(index, 1);
         write.resolve(
-          E.left(unavailable(`no database connection free within ${this.options.acquireTimeoutMs} ms`, 'ACQUIRE_TIMEOUT')),
+          E.left(
+            unavailable(`no database connection free within ${this.options.acquireTimeoutMs} ms`, 'ACQUIRE_TIMEOUT'),
+          ),
         );
       }, this.options.acquireTimeoutMs),
     };
@@ -137,7 +139,9 @@ export class PostgresWriteQueue {
       .catch((error: unknown) => {
         // A defect (commit itself never rejects on database errors): fail whatever is still
         // waiting rather than leave it hanging; resolving an already resolved write is a no-op.
-        const failed = E.left(unavailable(`the write batch failed: ${error instanceof Error ? error.message : String(error)}`, 'DEFECT'));
+        const failed = E.left(
+          unavailable(`the write batch failed: ${error instanceof Error ? error.message : String(error)}`, 'DEFECT'),
+        );
         for (const write of writes) fail(write, failed);
       })
       .finally(() => {
@@ -149,7 +153,9 @@ export class PostgresWriteQueue {
   private async commit(writes: readonly Write[], since: number): Promise<void> {
     const segments = segment(writes);
     for (const [index, part] of segments.entries()) {
-      const outcome = await this.options.gate.run(`write batch of ${part.length}`, () => this.runSegment(part), { since });
+      const outcome = await this.options.gate.run(`write batch of ${part.length}`, () => this.runSegment(part), {
+        since,
+      });
       if (E.isLeft(outcome)) {
         // This segment rolled back (or its outcome is unknown); the later ones never ran.
         const failed = E.left(outcome.left);
@@ -179,10 +185,13 @@ export class PostgresWriteQueue {
       });
       if (E.isLeft(outcome)) return outcome;
       const decoded = outcome.right;
-      if (decoded._tag === 'Left') return E.left(unavailable('the id gap statement returned an unexpected row', 'BAD_RESULT'));
+      if (decoded._tag === 'Left')
+        return E.left(unavailable('the id gap statement returned an unexpected row', 'BAD_RESULT'));
       const { candidate, id, version } = decoded.right;
-      if (candidate === null) return E.left(unavailable(`every plant id from 1 to ${MAX_PLANT_ID} is in use`, 'IDS_EXHAUSTED'));
-      if (id !== null && version !== null) return E.right({ result: E.right({ plant: stored(id, plant), version }), replayed: false });
+      if (candidate === null)
+        return E.left(unavailable(`every plant id from 1 to ${MAX_PLANT_ID} is in use`, 'IDS_EXHAUSTED'));
+      if (id !== null && version !== null)
+        return E.right({ result: E.right({ plant: stored(id, plant), version }), replayed: false });
     }
     return E.left(unavailable('could not claim a free plant id; other writers took each one first', 'ID_CONTENTION'));
   }
@@ -197,11 +206,17 @@ export class PostgresWriteQueue {
     // Creates without keys (the common case) take a plain statement; a segment with a key, an
     // update or a delete takes the function.
     const rows = await (writes.every(isUnkeyedCreate)
-      ? createsStatement(sql, writes.map((write) => write.plant))
+      ? createsStatement(
+          sql,
+          writes.map((write) => write.plant),
+        )
       : functionStatement(sql, writes, idempotencyTtlSeconds));
     const decoded = SegmentRows.decode(rows);
     if (decoded._tag === 'Left' || decoded.right.length !== writes.length) {
-      throw new PostgresStoreError(`the write statement returned ${rows.length} unexpected rows for ${writes.length} writes`, undefined);
+      throw new PostgresStoreError(
+        `the write statement returned ${rows.length} unexpected rows for ${writes.length} writes`,
+        undefined,
+      );
     }
     return decoded.right;
   }

@@ -33,7 +33,10 @@ import type { Write } from './write.js';
  * Returns one row per create, in order, shaped as the function's (found, name, tag and
  * saved_status are always false or NULL here), so the write queue reads both alike.
  */
-export const createsStatement = (sql: postgres.Sql, creates: readonly NewPlant[]): postgres.PendingQuery<postgres.Row[]> => {
+export const createsStatement = (
+  sql: postgres.Sql,
+  creates: readonly NewPlant[],
+): postgres.PendingQuery<postgres.Row[]> => {
   const [only] = creates;
   if (creates.length === 1 && only !== undefined) {
     // A lone create: its fields as parameters, no JSON to build and unpack, no input table to
@@ -105,7 +108,11 @@ const outbox = (sql: postgres.Sql): postgres.PendingQuery<postgres.Row[]> => sql
   )`;
 
 /** A call of plant_store_write_v2 (see migrations.ts), for any segment: one row per write, in order. */
-export const functionStatement = (sql: postgres.Sql, writes: readonly Write[], idempotencyTtlSeconds: number): postgres.PendingQuery<postgres.Row[]> => {
+export const functionStatement = (
+  sql: postgres.Sql,
+  writes: readonly Write[],
+  idempotencyTtlSeconds: number,
+): postgres.PendingQuery<postgres.Row[]> => {
   let autos = 0;
   let maxExplicit = 0;
   const input = writes.map((write, i) => {
@@ -114,7 +121,15 @@ export const functionStatement = (sql: postgres.Sql, writes: readonly Write[], i
     if (write.kind === 'delete') return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition) };
     if (write.kind === 'update') {
       const { name, tag } = write.patch;
-      return { i, op: 'update', id: write.id, name: name ?? null, tag: tag ?? null, set_tag: tag !== undefined, ...conditionColumns(write.condition) };
+      return {
+        i,
+        op: 'update',
+        id: write.id,
+        name: name ?? null,
+        tag: tag ?? null,
+        set_tag: tag !== undefined,
+        ...conditionColumns(write.condition),
+      };
     }
     const { plant, claim } = write;
     const { id, name, tag } = plant;
@@ -134,7 +149,9 @@ export const functionStatement = (sql: postgres.Sql, writes: readonly Write[], i
 };
 
 /** `condition` as plant_store_write_v2 reads it: NULL, the JSON string "*", or an array of versions. */
-const conditionColumns = (condition: WriteCondition | undefined): { if_match: string | readonly number[] | null; if_none_match: string | readonly number[] | null } => ({
+const conditionColumns = (
+  condition: WriteCondition | undefined,
+): { if_match: string | readonly number[] | null; if_none_match: string | readonly number[] | null } => ({
   if_match: condition?.ifMatch === 'any' ? '*' : (condition?.ifMatch ?? null),
   if_none_match: condition?.ifNoneMatch === 'any' ? '*' : (condition?.ifNoneMatch ?? null),
 });

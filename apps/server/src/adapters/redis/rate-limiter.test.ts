@@ -3,14 +3,24 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeRedis, redisTestUrl } from '../../../test/support/redis.js';
 import { createLogger } from '../../logger.js';
-import { createRateLimiter, rateLimitPolicy, type RateLimitBackendName, type RateLimiter } from '../../rate-limit/rate-limiter.js';
+import {
+  createRateLimiter,
+  rateLimitPolicy,
+  type RateLimitBackendName,
+  type RateLimiter,
+} from '../../rate-limit/rate-limiter.js';
 import { openRedisRateLimiter } from './rate-limiter.js';
 
 const capture = () => {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      lines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       callback();
     },
   });
@@ -24,10 +34,23 @@ describeRedis('the Redis rate limiter (RateLimiterRedis over ioredis)', () => {
   let a: RateLimiter;
   let b: RateLimiter;
   beforeAll(async () => {
-    a = createRateLimiter({ policy, backend: openRedisRateLimiter({ url: redisTestUrl, policy }), logger: capture().logger });
-    b = createRateLimiter({ policy, backend: openRedisRateLimiter({ url: redisTestUrl, policy }), logger: capture().logger });
+    a = createRateLimiter({
+      policy,
+      backend: openRedisRateLimiter({ url: redisTestUrl, policy }),
+      logger: capture().logger,
+    });
+    b = createRateLimiter({
+      policy,
+      backend: openRedisRateLimiter({ url: redisTestUrl, policy }),
+      logger: capture().logger,
+    });
     // Connected (a check before that is served unchecked, by design).
-    for (let i = 0; i < 50 && ((await a.take('warm-up')).kind === 'unchecked' || (await b.take('warm-up')).kind === 'unchecked'); i++) await sleep(50);
+    for (
+      let i = 0;
+      i < 50 && ((await a.take('warm-up')).kind === 'unchecked' || (await b.take('warm-up')).kind === 'unchecked');
+      i++
+    )
+      await sleep(50);
   });
   afterAll(async () => {
     await a?.close();
@@ -72,7 +95,11 @@ describeRedis('the Redis rate limiter when Redis is not there (fail open)', () =
       expect(Date.now() - started).toBeLessThan(1000);
       expect(errors).toEqual(['redis', 'redis', 'redis', 'redis', 'redis']);
       expect(lines).toHaveLength(1);
-      expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 40, rateLimitStore: 'redis', msg: expect.stringContaining('fail open') });
+      expect(JSON.parse(lines[0] as string)).toMatchObject({
+        level: 40,
+        rateLimitStore: 'redis',
+        msg: expect.stringContaining('fail open'),
+      });
     } finally {
       await limiter.close();
     }

@@ -65,7 +65,10 @@ describe('WAL checkpoints', () => {
     // The reader's open snapshot keeps every RESTART/TRUNCATE from finishing. A worker that
     // waited for it in a busy handler would hold the write lock for its whole busy timeout, and
     // the store's writes (which wait at most 2 s here) would fail with SQLITE_BUSY.
-    const { file, store } = await open({ busyTimeoutMs: 2000, checkpoint: { intervalMs: 10, truncateAboveBytes: 64 * KiB } });
+    const { file, store } = await open({
+      busyTimeoutMs: 2000,
+      checkpoint: { intervalMs: 10, truncateAboveBytes: 64 * KiB },
+    });
     await writeLoad(store, 2);
     const reader = new Database(file, { readonly: true });
     try {

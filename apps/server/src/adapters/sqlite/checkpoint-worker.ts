@@ -127,7 +127,11 @@ export const startCheckpointWorker = (options: {
     });
   });
   worker.on('message', (message: { type: string }) => {
-    if (message.type === 'busy') options.logger?.warn(message, 'WAL checkpoint could not restart the WAL for 100 ticks in a row (writer or readers busy)');
+    if (message.type === 'busy')
+      options.logger?.warn(
+        message,
+        'WAL checkpoint could not restart the WAL for 100 ticks in a row (writer or readers busy)',
+      );
     if (message.type === 'error') options.logger?.warn(message, 'WAL checkpoint failed');
   });
   worker.on('error', (err) => options.logger?.error({ err }, 'WAL checkpoint worker crashed'));

@@ -88,7 +88,10 @@ const exited = (proc: ChildProcess): Promise<{ code: number | null; signal: Node
 
 beforeAll(() => {
   writeFileSync(join(dir, 'loader.mjs'), loader);
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister('./loader.mjs', import.meta.url);\n`);
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister('./loader.mjs', import.meta.url);\n`,
+  );
   writeFileSync(join(dir, 'child.mjs'), child);
 });
 afterEach(() => {
@@ -113,7 +116,9 @@ describe('SQLite store in a real process', () => {
     await store.close();
     const db = new Database(file, { readonly: true });
     try {
-      expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual(SQLITE_MIGRATIONS.map((m) => m.version));
+      expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual(
+        SQLITE_MIGRATIONS.map((m) => m.version),
+      );
       expect(db.prepare('SELECT count(*) FROM plant_ids').pluck().get()).toBe(1);
     } finally {
       db.close();
@@ -156,7 +161,10 @@ describe('SQLite store in a real process', () => {
       // id is deleted; a delete whose acknowledgement the kill cut off may or may not be kept).
       for (const id of created) {
         if (id % 5 === 0) continue;
-        expect(await store.plants.get(id as PlantId)()).toEqual({ _tag: 'Right', right: { plant: { id, name: `plant ${id}` }, version: expect.any(Number) } });
+        expect(await store.plants.get(id as PlantId)()).toEqual({
+          _tag: 'Right',
+          right: { plant: { id, name: `plant ${id}` }, version: expect.any(Number) },
+        });
       }
       for (const id of deleted) {
         expect(await store.plants.get(id as PlantId)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
@@ -166,4 +174,3 @@ describe('SQLite store in a real process', () => {
     }
   }, 120_000);
 });
-

@@ -4,10 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from './open.js';
 import { plainPlant } from '../../../test/contract/values.js';
 
-type Op = { readonly kind: 'create'; readonly id: number | undefined } | { readonly kind: 'delete'; readonly id: number };
+type Op =
+  { readonly kind: 'create'; readonly id: number | undefined } | { readonly kind: 'delete'; readonly id: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), id: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant('create' as const),
+    id: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+  }),
   fc.record({ kind: fc.constant('delete' as const), id: fc.integer({ min: 1, max: 12 }) }),
 );
 
@@ -36,7 +40,9 @@ describe('group commit', () => {
           const results = await Promise.all(
             ops.map((o) =>
               o.kind === 'create'
-                ? store.plants.create({ ...(o.id === undefined ? {} : { id: o.id as PlantId }), name: 'p' as PlantName })().then(plainPlant)
+                ? store.plants
+                    .create({ ...(o.id === undefined ? {} : { id: o.id as PlantId }), name: 'p' as PlantName })()
+                    .then(plainPlant)
                 : store.plants.delete(o.id as PlantId)(),
             ),
           );

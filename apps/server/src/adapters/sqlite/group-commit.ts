@@ -87,10 +87,17 @@ export class GroupCommit<C extends BatchContext> {
   }
 
   /** Queues one write; resolves (never rejects) with its outcome once its batch has committed. */
-  submit<Err, A>(apply: (context: C) => E.Either<Err, A>, options: SubmitOptions = {}): Promise<E.Either<Err | StoreUnavailable, A>> {
+  submit<Err, A>(
+    apply: (context: C) => E.Either<Err, A>,
+    options: SubmitOptions = {},
+  ): Promise<E.Either<Err | StoreUnavailable, A>> {
     if (this.closedBecause !== undefined) return Promise.resolve(E.left(storeUnavailable(this.closedBecause)));
     return new Promise((resolve) => {
-      this.queue.push({ apply, resolve: resolve as (outcome: E.Either<unknown, unknown>) => void, durable: options.durable !== false });
+      this.queue.push({
+        apply,
+        resolve: resolve as (outcome: E.Either<unknown, unknown>) => void,
+        durable: options.durable !== false,
+      });
       this.schedule();
     });
   }
@@ -135,7 +142,10 @@ export class GroupCommit<C extends BatchContext> {
     };
     if (sync === undefined) return answer();
     const onSyncFailure = (cause: unknown): void => {
-      logger?.error({ err: cause, writes: batch.length }, 'store commit could not be made durable; its writes were answered 503');
+      logger?.error(
+        { err: cause, writes: batch.length },
+        'store commit could not be made durable; its writes were answered 503',
+      );
       failAll(cause);
     };
     if (!batch.some((job) => job.durable)) {
@@ -145,7 +155,10 @@ export class GroupCommit<C extends BatchContext> {
       return;
     }
     sync.committedNow(batch.length === 1).then(answer, (cause: unknown) => {
-      logger?.error({ err: cause, writes: batch.length }, 'store commit could not be made durable; its writes were answered 503');
+      logger?.error(
+        { err: cause, writes: batch.length },
+        'store commit could not be made durable; its writes were answered 503',
+      );
       failAll(cause);
     });
   }
@@ -164,7 +177,10 @@ export class GroupCommit<C extends BatchContext> {
           outcome = E.left(storeUnavailable(cause));
         }
         // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM…) roll back the whole transaction.
-        if (!db.inTransaction) throw new Error('SQLite rolled the transaction back', { cause: E.isLeft(outcome) ? outcome.left : undefined });
+        if (!db.inTransaction)
+          throw new Error('SQLite rolled the transaction back', {
+            cause: E.isLeft(outcome) ? outcome.left : undefined,
+          });
         return outcome;
       });
       context.finish();

@@ -151,7 +151,9 @@ export const migrateSqlite = (
     name       TEXT NOT NULL,
     applied_at INTEGER NOT NULL
   ) STRICT`);
-  const isApplied = db.prepare<[number], { version: number }>('SELECT version FROM schema_migrations WHERE version = ?');
+  const isApplied = db.prepare<[number], { version: number }>(
+    'SELECT version FROM schema_migrations WHERE version = ?',
+  );
   const record = db.prepare<[number, string, number]>(
     'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
   );

@@ -60,7 +60,8 @@ const SYNCHRONOUS = ['FULL', 'NORMAL'] as const;
 
 const nonNegativeInteger = (name: string, value: number | undefined, fallback: number): number => {
   const n = value ?? fallback;
-  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`openSqliteStore: ${name} must be a non-negative integer, got ${String(value)}`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new TypeError(`openSqliteStore: ${name} must be a non-negative integer, got ${String(value)}`);
   return n;
 };
 
@@ -78,9 +79,21 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   if (typeof file !== 'string' || file === '') throw new TypeError('openSqliteStore: file must be a path or :memory:');
   const busyTimeoutMs = nonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs, 5000);
   const maxBatchSize = Math.max(1, nonNegativeInteger('maxBatchSize', options.maxBatchSize, 1000));
-  const intervalMs = Math.max(1, nonNegativeInteger('checkpoint.intervalMs', options.checkpoint?.intervalMs, DEFAULT_CHECKPOINT_INTERVAL_MS));
-  const truncateAboveBytes = nonNegativeInteger('checkpoint.truncateAboveBytes', options.checkpoint?.truncateAboveBytes, DEFAULT_WAL_TRUNCATE_BYTES);
-  const ttlMs = 1000 * Math.max(1, nonNegativeInteger('idempotencyTtlSeconds', options.idempotencyTtlSeconds, DEFAULT_IDEMPOTENCY_TTL_SECONDS));
+  const intervalMs = Math.max(
+    1,
+    nonNegativeInteger('checkpoint.intervalMs', options.checkpoint?.intervalMs, DEFAULT_CHECKPOINT_INTERVAL_MS),
+  );
+  const truncateAboveBytes = nonNegativeInteger(
+    'checkpoint.truncateAboveBytes',
+    options.checkpoint?.truncateAboveBytes,
+    DEFAULT_WAL_TRUNCATE_BYTES,
+  );
+  const ttlMs =
+    1000 *
+    Math.max(
+      1,
+      nonNegativeInteger('idempotencyTtlSeconds', options.idempotencyTtlSeconds, DEFAULT_IDEMPOTENCY_TTL_SECONDS),
+    );
   const memory = file === ':memory:';
   const offloaded = !memory && synchronous === 'FULL' && options.syncOffEventLoop !== false;
   const path = memory ? file : resolve(file);
@@ -91,7 +104,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   try {
     if (!memory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
-      if (mode !== 'wal') throw new TypeError(`openSqliteStore: ${path} cannot use WAL mode (journal_mode is ${String(mode)})`);
+      if (mode !== 'wal')
+        throw new TypeError(`openSqliteStore: ${path} cannot use WAL mode (journal_mode is ${String(mode)})`);
       // No checkpoint on the request path: the worker below does it. The WAL file is cut back
       // to this size whenever it restarts.
       db.pragma('wal_autocheckpoint = 0');

@@ -57,7 +57,10 @@ export class SqliteOutbox {
     if (this.subscribers === undefined) {
       const endpoints = endpointsFromRows(this.enabledEndpoints.all());
       if (E.isLeft(endpoints)) throw endpoints.left.cause;
-      this.subscribers = endpoints.right.map((e) => ({ id: e.id, events: e.events === null ? null : new Set(e.events) }));
+      this.subscribers = endpoints.right.map((e) => ({
+        id: e.id,
+        events: e.events === null ? null : new Set(e.events),
+      }));
     }
     return this.subscribers;
   }

@@ -2,7 +2,10 @@ import { MAX_PLANT_ID } from '@plant-store/domain';
 import type BetterSqlite3 from 'better-sqlite3';
 import * as t from 'io-ts';
 
-const IdsRow = t.type({ high_water: t.number, gap_cursor: t.number, revision: t.number, max_id: t.union([t.number, t.null]) }, 'IdsRow');
+const IdsRow = t.type(
+  { high_water: t.number, gap_cursor: t.number, revision: t.number, max_id: t.union([t.number, t.null]) },
+  'IdsRow',
+);
 const IdRow = t.type({ id: t.number }, 'IdRow');
 
 /** The statements id allocation needs, prepared once per connection. */

@@ -37,9 +37,17 @@ import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
  * A plant read's result, released only once every commit it could have seen is on disk (see
  * WalSync.readBarrier): a response never shows a write that a power loss could still undo.
  */
-const whenDurable = <Err, A>(wal: WalSync | undefined, result: E.Either<Err, A>): E.Either<Err | StoreError, A> | Promise<E.Either<Err | StoreError, A>> => {
+const whenDurable = <Err, A>(
+  wal: WalSync | undefined,
+  result: E.Either<Err, A>,
+): E.Either<Err | StoreError, A> | Promise<E.Either<Err | StoreError, A>> => {
   const barrier = wal?.readBarrier();
-  return barrier === undefined ? result : barrier.then(() => result, (cause: unknown) => E.left(storeUnavailable(cause)));
+  return barrier === undefined
+    ? result
+    : barrier.then(
+        () => result,
+        (cause: unknown) => E.left(storeUnavailable(cause)),
+      );
 };
 
 /**
@@ -59,7 +67,9 @@ export const createSqlitePlantStore = (
   );
   // A patch in one statement: applied in SQL, and only where it changes the plant (IS NOT:
   // NULL-safe, code unit for code unit), the plant after it RETURNed.
-  const changeWhereDifferent = db.prepare<[{ id: number; name: string | null; setTag: number; tag: string | null; version: number }]>(
+  const changeWhereDifferent = db.prepare<
+    [{ id: number; name: string | null; setTag: number; tag: string | null; version: number }]
+  >(
     `UPDATE plants SET name = coalesce(@name, name), tag = CASE WHEN @setTag THEN @tag ELSE tag END, version = @version
       WHERE id = @id AND (name IS NOT coalesce(@name, name) OR tag IS NOT CASE WHEN @setTag THEN @tag ELSE tag END)
       RETURNING id, name, tag, version`,
@@ -69,9 +79,13 @@ export const createSqlitePlantStore = (
   const byId = db.prepare<[number]>('SELECT id, name, tag, version FROM plants WHERE id = ?');
   const page = db.prepare<[number, number]>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?');
   // Served by the partial index plants_tag (tag, id): one seek, whatever the store holds.
-  const tagPage = db.prepare<[string, number, number]>('SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?');
+  const tagPage = db.prepare<[string, number, number]>(
+    'SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?',
+  );
   const ping = db.prepare('SELECT 1').pluck();
-  const savedKey = db.prepare<[string, string]>('SELECT request, status, plant_id, version FROM idempotency_keys WHERE owner = ? AND key = ?');
+  const savedKey = db.prepare<[string, string]>(
+    'SELECT request, status, plant_id, version FROM idempotency_keys WHERE owner = ? AND key = ?',
+  );
   // Claims a key for a create, as its 201: a new key, or one whose saved outcome has expired
   // (overwritten). No change: the key holds an unexpired outcome, to be replayed.
   const claimKey = db.prepare<[string, string, string, number, number, number, number]>(
@@ -81,7 +95,9 @@ export const createSqlitePlantStore = (
        expires_at = excluded.expires_at
      WHERE idempotency_keys.expires_at <= ?`,
   );
-  const keyGotConflict = db.prepare<[string, string]>('UPDATE idempotency_keys SET status = 409 WHERE owner = ? AND key = ?');
+  const keyGotConflict = db.prepare<[string, string]>(
+    'UPDATE idempotency_keys SET status = 409 WHERE owner = ? AND key = ?',
+  );
   const forgetKey = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE owner = ? AND key = ?');
   // The purge sweeps the keys in key order, `limit` at a time, from where the last step stopped.
   const keysAfter = db.prepare<[string, string, number]>(
@@ -98,10 +114,17 @@ export const createSqlitePlantStore = (
   // What was just stored, built from the already-decoded request rather than read back: the
   // name and tag are the caller's branded values and the id is in range (checked or assigned).
   // The plant.created event commits with it (the outbox writes nothing without subscribers).
-  const insertAt = (id: PlantId, version: number, plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, VersionedPlant> => {
+  const insertAt = (
+    id: PlantId,
+    version: number,
+    plant: NewPlant,
+    batch: SqliteBatch,
+  ): E.Either<IdTaken | StoreError, VersionedPlant> => {
     if (insert.run(id, plant.name, plant.tag ?? null, version).changes === 0) {
       // A server-assigned id cannot be taken while the high-water mark holds; refuse rather than guess.
-      return E.left(plant.id !== undefined ? idTaken(id) : storeUnavailable(new Error(`assigned plant id ${id} is already taken`)));
+      return E.left(
+        plant.id !== undefined ? idTaken(id) : storeUnavailable(new Error(`assigned plant id ${id} is already taken`)),
+      );
     }
     batch.ids.stored(id);
     const stored: Plant = plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
@@ -153,7 +176,11 @@ export const createSqlitePlantStore = (
     return changed;
   };
 
-  const removeAt = (id: PlantId, condition: WriteCondition | undefined, batch: SqliteBatch): E.Either<PlantNotFound | PreconditionFailed | StoreError, void> => {
+  const removeAt = (
+    id: PlantId,
+    condition: WriteCondition | undefined,
+    batch: SqliteBatch,
+  ): E.Either<PlantNotFound | PreconditionFailed | StoreError, void> => {
     if (isConditional(condition)) {
       const version = versionOf.get(id) as number | undefined;
       if (version === undefined) return E.left(plantNotFound(id));
@@ -175,7 +202,11 @@ export const createSqlitePlantStore = (
    * outcome, and the batch's other writes are untouched. Two statements on the common path: no
    * lookup, no savepoint.
    */
-  const createOnce = (plant: NewPlant, claim: IdempotencyClaim, batch: SqliteBatch): E.Either<IdempotencyKeyReused | StoreError, KeyedCreate> => {
+  const createOnce = (
+    plant: NewPlant,
+    claim: IdempotencyClaim,
+    batch: SqliteBatch,
+  ): E.Either<IdempotencyKeyReused | StoreError, KeyedCreate> => {
     const { owner, key, request } = claim;
     const id = idFor(plant, batch.ids);
     if (id === undefined) return E.left(idsExhausted());
@@ -202,12 +233,19 @@ export const createSqlitePlantStore = (
   };
 
   return {
-    create: (plant): TaskEither<IdTaken | StoreError, VersionedPlant> => () => commits.submit((batch) => create(plant, batch)),
+    create:
+      (plant): TaskEither<IdTaken | StoreError, VersionedPlant> =>
+      () =>
+        commits.submit((batch) => create(plant, batch)),
     createOnce: (plant, claim) => () => commits.submit((batch) => createOnce(plant, claim, batch)),
     purgeExpiredKeys: (limit) => () =>
       commits.submit(() => {
         const now = Date.now();
-        const rows = keysAfter.all(sweptTo[0], sweptTo[1], limit) as { owner: string; key: string; expires_at: number }[];
+        const rows = keysAfter.all(sweptTo[0], sweptTo[1], limit) as {
+          owner: string;
+          key: string;
+          expires_at: number;
+        }[];
         let forgotten = 0;
         for (const row of rows) if (row.expires_at <= now) forgotten += forgetKey.run(row.owner, row.key).changes;
         const last = rows[rows.length - 1];
@@ -216,11 +254,24 @@ export const createSqlitePlantStore = (
         return E.right({ forgotten, more });
       }),
     update: (id, patch, condition) => () => commits.submit((batch) => update(id, patch, condition, batch)),
-    delete: (id, condition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void> => () =>
-      commits.submit((batch) => removeAt(id, condition, batch)),
-    get: (id) => async () => whenDurable(wal, attempt(isClosed, () => current(id))),
-    list: ({ limit, after, tag }) => async () =>
-      whenDurable(wal, attempt(isClosed, () => plantsFromRows(tag === undefined ? page.all(after, limit) : tagPage.all(tag, after, limit)))),
+    delete:
+      (id, condition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void> =>
+      () =>
+        commits.submit((batch) => removeAt(id, condition, batch)),
+    get: (id) => async () =>
+      whenDurable(
+        wal,
+        attempt(isClosed, () => current(id)),
+      ),
+    list:
+      ({ limit, after, tag }) =>
+      async () =>
+        whenDurable(
+          wal,
+          attempt(isClosed, () =>
+            plantsFromRows(tag === undefined ? page.all(after, limit) : tagPage.all(tag, after, limit)),
+          ),
+        ),
     ping: () => async () =>
       attempt(isClosed, () => {
         if (wal?.failure !== undefined) return E.left(storeUnavailable(wal.failure));

@@ -39,11 +39,24 @@ describe('plantFromRow', () => {
   });
 
   it('fails a page on its first bad row', () => {
-    expect(plantsFromRows([{ id: 1, name: 'a', tag: null }, { id: 2, name: 'b', tag: 'x' }])).toEqual({
+    expect(
+      plantsFromRows([
+        { id: 1, name: 'a', tag: null },
+        { id: 2, name: 'b', tag: 'x' },
+      ]),
+    ).toEqual({
       _tag: 'Right',
-      right: [{ id: 1, name: 'a' }, { id: 2, name: 'b', tag: 'x' }],
+      right: [
+        { id: 1, name: 'a' },
+        { id: 2, name: 'b', tag: 'x' },
+      ],
     });
-    expect(plantsFromRows([{ id: 1, name: 'a', tag: null }, { id: 2, name: '', tag: null }])._tag).toBe('Left');
+    expect(
+      plantsFromRows([
+        { id: 1, name: 'a', tag: null },
+        { id: 2, name: '', tag: null },
+      ])._tag,
+    ).toBe('Left');
   });
 });
 

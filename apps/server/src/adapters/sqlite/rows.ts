@@ -3,7 +3,15 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../../ports/plant-store.js';
 import type { Scope } from '../../ports/token-store.js';
-import { decodeEach, rowProblem, savedCreateDecoder, ScopeCodec, tokenRowDecoders, VersionFromNumber, versionedPlantDecoder } from '../store-rows.js';
+import {
+  decodeEach,
+  rowProblem,
+  savedCreateDecoder,
+  ScopeCodec,
+  tokenRowDecoders,
+  VersionFromNumber,
+  versionedPlantDecoder,
+} from '../store-rows.js';
 
 /**
  * Codecs for what SQLite hands back. Every row goes through one of these before it leaves the
@@ -66,7 +74,9 @@ const ScopesFromColumn = new t.Type<readonly Scope[], string, unknown>(
   (u, c) => {
     if (typeof u !== 'string') return t.failure(u, c, 'expected space-separated scopes');
     const names = u === '' ? [] : u.split(' ');
-    return names.every((s) => ScopeCodec.is(s)) ? t.success(names as Scope[]) : t.failure(u, c, `unknown scope in "${u}"`);
+    return names.every((s) => ScopeCodec.is(s))
+      ? t.success(names as Scope[])
+      : t.failure(u, c, `unknown scope in "${u}"`);
   },
   (scopes) => scopes.join(' '),
 );
@@ -85,7 +95,10 @@ const Bytes = new t.Type<Uint8Array, Uint8Array, unknown>(
 const DateFromMillis = new t.Type<Date, number, unknown>(
   'DateFromMillis',
   (u): u is Date => u instanceof Date,
-  (u, c) => (typeof u === 'number' && Number.isSafeInteger(u) ? t.success(new Date(u)) : t.failure(u, c, 'expected epoch milliseconds')),
+  (u, c) =>
+    typeof u === 'number' && Number.isSafeInteger(u)
+      ? t.success(new Date(u))
+      : t.failure(u, c, 'expected epoch milliseconds'),
   (date) => date.getTime(),
 );
 const DateOrNull = t.union([DateFromMillis, t.null]);

@@ -21,15 +21,20 @@ let fileCounter = 0;
 const freshFile = (): string => join(dir, `case-${(fileCounter += 1)}`, 'plants.db');
 
 plantStoreContract('SQLite file, synchronous FULL', () => openSqliteStore({ file: join(dir, 'full', 'plants.db') }));
-plantStoreContract('SQLite file, synchronous NORMAL', () => openSqliteStore({ file: join(dir, 'normal.db'), synchronous: 'NORMAL' }));
-plantStoreContract('SQLite file, batches of at most 2 writes', () => openSqliteStore({ file: join(dir, 'small-batches.db'), maxBatchSize: 2 }));
+plantStoreContract('SQLite file, synchronous NORMAL', () =>
+  openSqliteStore({ file: join(dir, 'normal.db'), synchronous: 'NORMAL' }),
+);
+plantStoreContract('SQLite file, batches of at most 2 writes', () =>
+  openSqliteStore({ file: join(dir, 'small-batches.db'), maxBatchSize: 2 }),
+);
 plantStoreContract('SQLite :memory:', () => openSqliteStore({ file: ':memory:' }), { persistent: false });
 webhookStoreContract('SQLite file', () => openSqliteStore({ file: join(dir, 'webhooks.db') }));
 
 // Test values are cast, not decoded: these tests are about storage, the codecs have their own.
 const id = (n: number) => n as PlantId;
 const name = (s: string) => s as PlantName;
-const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string => (result._tag === 'Left' ? result.left._tag : 'Right');
+const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
+  result._tag === 'Left' ? result.left._tag : 'Right';
 /** The SQLite error code a StoreUnavailable carries (`SQLITE_BUSY`…). */
 const causeCode = (result: Either<unknown, unknown>): unknown =>
   result._tag === 'Left' ? ((result.left as { cause?: { code?: unknown } }).cause?.code ?? 'no code') : 'Right';
@@ -63,7 +68,16 @@ describe('openSqliteStore', () => {
       );
       expect(migrateSqlite(db)).toEqual([]);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-      expect(tables).toEqual(['idempotency_keys', 'plant_ids', 'plants', 'schema_migrations', 'tokens', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']);
+      expect(tables).toEqual([
+        'idempotency_keys',
+        'plant_ids',
+        'plants',
+        'schema_migrations',
+        'tokens',
+        'webhook_attempts',
+        'webhook_deliveries',
+        'webhook_endpoints',
+      ]);
     });
 
     // A store as the release before plant versions left it (migrations 1–3), with plants, a
@@ -73,14 +87,21 @@ describe('openSqliteStore', () => {
       mkdirSync(dirname(file), { recursive: true });
       const before = connect(file);
       before.pragma('journal_mode = WAL');
-      expect(migrateSqlite(before, SQLITE_MIGRATIONS.filter((m) => m.version <= 3))).toEqual([1, 2, 3]);
+      expect(
+        migrateSqlite(
+          before,
+          SQLITE_MIGRATIONS.filter((m) => m.version <= 3),
+        ),
+      ).toEqual([1, 2, 3]);
       before.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(1, 'Fern', 'green');
       before.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(2, 'Cactus', null);
       before.prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(3, 'Moss', 'green');
       before.prepare('UPDATE plant_ids SET high_water = 3').run();
       const request = canonicalRequest({ name: 'Moss' as PlantName, tag: 'green' as never });
       before
-        .prepare('INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at) VALUES (?, ?, ?, 201, 3, ?)')
+        .prepare(
+          'INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at) VALUES (?, ?, ?, 201, 3, ?)',
+        )
         .run('tok_old', 'old-key', request, Date.now() + 60_000);
       before.close();
 
@@ -90,10 +111,23 @@ describe('openSqliteStore', () => {
         { id: 2, name: 'Cactus' },
         { id: 3, name: 'Moss', tag: 'green' },
       ]);
-      expect(rightOf(await store.plants.get(1 as PlantId)())).toEqual({ plant: { id: 1, name: 'Fern', tag: 'green' }, version: 0 });
-      expect(rightOf(await store.plants.list({ limit: 10, after: 0, tag: 'green' } as never)()).map((p) => p.id)).toEqual([1, 3]);
-      const replay = rightOf(await store.plants.createOnce({ name: 'Moss' as PlantName, tag: 'green' as never }, { owner: 'tok_old', key: 'old-key' as IdempotencyKey, request })());
-      expect(replay).toEqual({ result: { _tag: 'Right', right: { plant: { id: 3, name: 'Moss', tag: 'green' }, version: 0 } }, replayed: true });
+      expect(rightOf(await store.plants.get(1 as PlantId)())).toEqual({
+        plant: { id: 1, name: 'Fern', tag: 'green' },
+        version: 0,
+      });
+      expect(
+        rightOf(await store.plants.list({ limit: 10, after: 0, tag: 'green' } as never)()).map((p) => p.id),
+      ).toEqual([1, 3]);
+      const replay = rightOf(
+        await store.plants.createOnce(
+          { name: 'Moss' as PlantName, tag: 'green' as never },
+          { owner: 'tok_old', key: 'old-key' as IdempotencyKey, request },
+        )(),
+      );
+      expect(replay).toEqual({
+        result: { _tag: 'Right', right: { plant: { id: 3, name: 'Moss', tag: 'green' }, version: 0 } },
+        replayed: true,
+      });
       const changed = rightOf(await store.plants.update(1 as PlantId, { tag: 'blue' as never }, { ifMatch: [0] })());
       expect(changed.version).toBeGreaterThan(0);
       const next = rightOf(await store.plants.create({ name: 'New' as PlantName })());
@@ -121,7 +155,13 @@ describe('openSqliteStore', () => {
     it('puts the file in WAL mode and creates missing parent folders', async () => {
       const file = join(dir, 'deep', 'er', 'plants.db');
       const store = await open({ file });
-      expect(tagOf(await store.plants.create({ name: name('x') })().then(plainPlant))).toBe('Right');
+      expect(
+        tagOf(
+          await store.plants
+            .create({ name: name('x') })()
+            .then(plainPlant),
+        ),
+      ).toBe('Right');
       expect(connect(file).pragma('journal_mode', { simple: true })).toBe('wal');
     });
 
@@ -138,22 +178,41 @@ describe('openSqliteStore', () => {
       const errors: { obj: object; msg: string }[] = [];
       const logger = { warn: () => undefined, error: (obj: object, msg: string) => errors.push({ obj, msg }) };
       const store = await open({ file, busyTimeoutMs: 20, logger });
-      await store.plants.create({ id: id(7), name: name('kept') })().then(plainPlant);
+      await store.plants
+        .create({ id: id(7), name: name('kept') })()
+        .then(plainPlant);
       const locker = connect(file, 0);
       locker.exec('BEGIN IMMEDIATE');
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('a') })().then(plainPlant),
-        store.plants.create({ name: name('b') })().then(plainPlant),
+        store.plants
+          .create({ id: id(1), name: name('a') })()
+          .then(plainPlant),
+        store.plants
+          .create({ name: name('b') })()
+          .then(plainPlant),
         store.plants.delete(id(7))(),
         store.tokens.revoke('nobody', new Date())(),
       ]);
-      expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
+      expect(results.map(tagOf)).toEqual([
+        'StoreUnavailable',
+        'StoreUnavailable',
+        'StoreUnavailable',
+        'StoreUnavailable',
+      ]);
       expect(results.map(causeCode)).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY', 'SQLITE_BUSY']);
-      expect(errors).toEqual([{ obj: expect.objectContaining({ writes: 4 }), msg: expect.stringMatching(/not applied/) }]);
+      expect(errors).toEqual([
+        { obj: expect.objectContaining({ writes: 4 }), msg: expect.stringMatching(/not applied/) },
+      ]);
       locker.exec('ROLLBACK');
       expect(tagOf(await store.plants.get(id(1))().then(plainPlant))).toBe('PlantNotFound');
       expect(tagOf(await store.plants.get(id(7))().then(plainPlant))).toBe('Right');
-      expect(tagOf(await store.plants.create({ id: id(1), name: name('a again') })().then(plainPlant))).toBe('Right');
+      expect(
+        tagOf(
+          await store.plants
+            .create({ id: id(1), name: name('a again') })()
+            .then(plainPlant),
+        ),
+      ).toBe('Right');
     });
 
     it('fails every write of a batch whose COMMIT fails, and applies none', async () => {
@@ -167,17 +226,34 @@ describe('openSqliteStore', () => {
         BEGIN INSERT INTO test_guard VALUES (-1); END;
       `);
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('good') })().then(plainPlant),
-        store.plants.create({ id: id(2), name: name('fails at commit') })().then(plainPlant),
-        store.plants.create({ name: name('good too') })().then(plainPlant),
+        store.plants
+          .create({ id: id(1), name: name('good') })()
+          .then(plainPlant),
+        store.plants
+          .create({ id: id(2), name: name('fails at commit') })()
+          .then(plainPlant),
+        store.plants
+          .create({ name: name('good too') })()
+          .then(plainPlant),
         store.tokens.insert({ id: 'tok_x', name: 'x', scopes: [], hash: new Uint8Array(32), expiresAt: null })(),
       ]);
-      expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
+      expect(results.map(tagOf)).toEqual([
+        'StoreUnavailable',
+        'StoreUnavailable',
+        'StoreUnavailable',
+        'StoreUnavailable',
+      ]);
       expect(new Set(results.map(causeCode))).toEqual(new Set(['SQLITE_CONSTRAINT_FOREIGNKEY']));
       expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
       expect(await store.tokens.count()()).toEqual({ _tag: 'Right', right: 0 });
       // The next batch commits normally.
-      expect(tagOf(await store.plants.create({ id: id(1), name: name('good') })().then(plainPlant))).toBe('Right');
+      expect(
+        tagOf(
+          await store.plants
+            .create({ id: id(1), name: name('good') })()
+            .then(plainPlant),
+        ),
+      ).toBe('Right');
     });
 
     it('fails every write of a batch that SQLite rolls back midway', async () => {
@@ -186,13 +262,25 @@ describe('openSqliteStore', () => {
       connect(file).exec(`CREATE TRIGGER test_rollback BEFORE INSERT ON plants WHEN NEW.name = 'rollback'
         BEGIN SELECT RAISE(ROLLBACK, 'rolled back by a test trigger'); END;`);
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('before') })().then(plainPlant),
-        store.plants.create({ id: id(2), name: name('rollback') })().then(plainPlant),
-        store.plants.create({ id: id(3), name: name('after') })().then(plainPlant),
+        store.plants
+          .create({ id: id(1), name: name('before') })()
+          .then(plainPlant),
+        store.plants
+          .create({ id: id(2), name: name('rollback') })()
+          .then(plainPlant),
+        store.plants
+          .create({ id: id(3), name: name('after') })()
+          .then(plainPlant),
       ]);
       expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
       expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
-      expect(tagOf(await store.plants.create({ id: id(3), name: name('after') })().then(plainPlant))).toBe('Right');
+      expect(
+        tagOf(
+          await store.plants
+            .create({ id: id(3), name: name('after') })()
+            .then(plainPlant),
+        ),
+      ).toBe('Right');
     });
 
     it('fails only the write whose statement fails, and commits its neighbours', async () => {
@@ -201,16 +289,22 @@ describe('openSqliteStore', () => {
       connect(file).exec(`CREATE TRIGGER test_abort BEFORE INSERT ON plants WHEN NEW.name = 'abort'
         BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;`);
       const results = await Promise.all([
-        store.plants.create({ id: id(1), name: name('before') })().then(plainPlant),
-        store.plants.create({ id: id(2), name: name('abort') })().then(plainPlant),
-        store.plants.create({ id: id(3), name: name('after') })().then(plainPlant),
+        store.plants
+          .create({ id: id(1), name: name('before') })()
+          .then(plainPlant),
+        store.plants
+          .create({ id: id(2), name: name('abort') })()
+          .then(plainPlant),
+        store.plants
+          .create({ id: id(3), name: name('after') })()
+          .then(plainPlant),
       ]);
       expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
       const listed = await store.plants.list({ limit: 10, after: 0 } as never)();
       expect(listed._tag === 'Right' && listed.right.map((p) => p.id)).toEqual([1, 3]);
     });
 
-    it('forgets the key of a keyed create whose statement fails, and keeps its neighbours\' keys', async () => {
+    it("forgets the key of a keyed create whose statement fails, and keeps its neighbours' keys", async () => {
       const file = freshFile();
       const store = await open({ file });
       const raw = connect(file);
@@ -218,7 +312,11 @@ describe('openSqliteStore', () => {
         BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;`);
       const keyed = (n: number, plantName: string) => {
         const plant = { id: id(n), name: name(plantName) };
-        return store.plants.createOnce(plant, { owner: 'token tok_test', key: `key-${n}` as IdempotencyKey, request: canonicalRequest(plant) })();
+        return store.plants.createOnce(plant, {
+          owner: 'token tok_test',
+          key: `key-${n}` as IdempotencyKey,
+          request: canonicalRequest(plant),
+        })();
       };
       const results = await Promise.all([keyed(1, 'before'), keyed(2, 'abort'), keyed(3, 'after')]);
       expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
@@ -234,31 +332,51 @@ describe('openSqliteStore', () => {
     it('keeps assigning fresh ids in range once a client took 2^53−1', async () => {
       const file = freshFile();
       const store = await open({ file });
-      expect(tagOf(await store.plants.create({ id: id(MAX_PLANT_ID), name: name('last') })().then(plainPlant))).toBe('Right');
-      expect(await store.plants.get(id(MAX_PLANT_ID))().then(plainPlant)).toEqual({ _tag: 'Right', right: { id: MAX_PLANT_ID, name: 'last' } });
-      await store.plants.create({ id: id(2), name: name('client') })().then(plainPlant);
+      expect(
+        tagOf(
+          await store.plants
+            .create({ id: id(MAX_PLANT_ID), name: name('last') })()
+            .then(plainPlant),
+        ),
+      ).toBe('Right');
+      expect(await store.plants.get(id(MAX_PLANT_ID))().then(plainPlant)).toEqual({
+        _tag: 'Right',
+        right: { id: MAX_PLANT_ID, name: 'last' },
+      });
+      await store.plants
+        .create({ id: id(2), name: name('client') })()
+        .then(plainPlant);
       const assigned: number[] = [];
       for (let i = 0; i < 4; i += 1) {
-        const result = await store.plants.create({ name: name(`assigned ${i}`) })().then(plainPlant);
+        const result = await store.plants
+          .create({ name: name(`assigned ${i}`) })()
+          .then(plainPlant);
         if (result._tag === 'Right') assigned.push(result.right.id);
       }
       expect(assigned).toEqual([1, 3, 4, 5]);
       await store.close();
       const reopened = await open({ file });
-      const next = await reopened.plants.create({ name: name('after reopen') })().then(plainPlant);
+      const next = await reopened.plants
+        .create({ name: name('after reopen') })()
+        .then(plainPlant);
       expect(next._tag === 'Right' && next.right.id).toBe(6);
     });
 
     // plant-ids.ts: the id and version state is kept between batches, and written to plant_ids
     // only when a block of versions is reserved or a delete must be remembered.
-    const idsRow = (file: string) => connect(file).prepare('SELECT high_water, revision FROM plant_ids').get() as { high_water: number; revision: number };
+    const idsRow = (file: string) =>
+      connect(file).prepare('SELECT high_water, revision FROM plant_ids').get() as {
+        high_water: number;
+        revision: number;
+      };
 
     it('reserves versions in blocks and never gives one twice, across restarts', async () => {
       const file = freshFile();
       const versions: number[] = [];
       for (let round = 0; round < 3; round += 1) {
         const store = await open({ file });
-        for (let i = 0; i < 5; i += 1) versions.push(rightOf(await store.plants.create({ name: name(`round ${round}`) })()).version);
+        for (let i = 0; i < 5; i += 1)
+          versions.push(rightOf(await store.plants.create({ name: name(`round ${round}`) })()).version);
         versions.push(rightOf(await store.plants.update(id(1), { name: name(`renamed ${round}`) }, {})()).version);
         // Written once, for the block, not once per write.
         expect(idsRow(file).revision).toBe(round * VERSION_BLOCK + VERSION_BLOCK);
@@ -293,7 +411,12 @@ describe('openSqliteStore', () => {
     it('assigns one more than the largest id ever stored, whatever creates, deletes and restarts came before (model)', async () => {
       type Op = { kind: 'create'; id?: number } | { kind: 'delete'; id: number } | { kind: 'restart' };
       const op: fc.Arbitrary<Op> = fc.oneof(
-        { weight: 4, arbitrary: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }).map((id): Op => (id === undefined ? { kind: 'create' } : { kind: 'create', id })) },
+        {
+          weight: 4,
+          arbitrary: fc
+            .option(fc.integer({ min: 1, max: 40 }), { nil: undefined })
+            .map((id): Op => (id === undefined ? { kind: 'create' } : { kind: 'create', id })),
+        },
         { weight: 4, arbitrary: fc.integer({ min: 1, max: 45 }).map((id): Op => ({ kind: 'delete', id })) },
         { weight: 1, arbitrary: fc.constant<Op>({ kind: 'restart' }) },
       );
@@ -309,9 +432,14 @@ describe('openSqliteStore', () => {
                 await store.close();
                 store = await openSqliteStore({ file });
               } else if (step.kind === 'delete') {
-                expect(tagOf(await store.plants.delete(id(step.id))())).toBe(stored.delete(step.id) ? 'Right' : 'PlantNotFound');
+                expect(tagOf(await store.plants.delete(id(step.id))())).toBe(
+                  stored.delete(step.id) ? 'Right' : 'PlantNotFound',
+                );
               } else {
-                const result = await store.plants.create({ ...(step.id === undefined ? {} : { id: id(step.id) }), name: name('model') })();
+                const result = await store.plants.create({
+                  ...(step.id === undefined ? {} : { id: id(step.id) }),
+                  name: name('model'),
+                })();
                 const expected = step.id ?? mark + 1;
                 if (stored.has(expected)) expect(tagOf(result)).toBe('IdTaken');
                 else {
@@ -335,12 +463,19 @@ describe('openSqliteStore', () => {
       const created: { id: number; version: number }[] = [];
       for (let i = 0; i < 40; i += 1) {
         const store = i % 3 === 0 ? b : a;
-        const batch = await Promise.all([store.plants.create({ name: name(`p${i}`) })(), store.plants.create({ name: name(`q${i}`) })()]);
+        const batch = await Promise.all([
+          store.plants.create({ name: name(`p${i}`) })(),
+          store.plants.create({ name: name(`q${i}`) })(),
+        ]);
         for (const result of batch) created.push({ id: rightOf(result).plant.id, version: rightOf(result).version });
         if (i % 5 === 4) rightOf(await (i % 2 === 0 ? a : b).plants.delete(id(created.at(-1)?.id ?? 0))());
       }
       // Ids 1…8 were never deleted (the deletes took the last id of every fifth round).
-      for (const plant of created.slice(0, 8)) created.push({ id: plant.id, version: rightOf(await b.plants.update(id(plant.id), { name: name('changed') }, {})()).version });
+      for (const plant of created.slice(0, 8))
+        created.push({
+          id: plant.id,
+          version: rightOf(await b.plants.update(id(plant.id), { name: name('changed') }, {})()).version,
+        });
       expect(new Set(created.slice(0, 80).map((p) => p.id)).size).toBe(80);
       expect(new Set(created.map((p) => p.version)).size).toBe(created.length);
     });
@@ -359,7 +494,11 @@ describe('openSqliteStore', () => {
       const file = freshFile();
       const store = await open({ file, maxBatchSize: 50 });
       const writes = Array.from({ length: 600 }, (_, i) =>
-        i % 3 === 2 ? store.plants.delete(id(i - 1))() : store.plants.create({ id: id(i + 1), name: name(`plant ${i}`) })().then(plainPlant),
+        i % 3 === 2
+          ? store.plants.delete(id(i - 1))()
+          : store.plants
+              .create({ id: id(i + 1), name: name(`plant ${i}`) })()
+              .then(plainPlant),
       );
       expect((await Promise.all(writes)).every((r) => r._tag === 'Right')).toBe(true);
       await store.close();

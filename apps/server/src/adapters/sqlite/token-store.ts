@@ -39,20 +39,22 @@ export const createSqliteTokenStore = (
   const cache = new TokenCache();
 
   return {
-    insert: (token: NewToken): TaskEither<StoreError, TokenRecord> => () =>
-      commits.submit(() => {
-        cache.clear();
-        return tokenRecordFromRow(
-          insert.get(
-            token.id,
-            token.name,
-            scopesToColumn(token.scopes),
-            Buffer.from(token.hash),
-            Date.now(),
-            token.expiresAt === null ? null : token.expiresAt.getTime(),
-          ),
-        );
-      }),
+    insert:
+      (token: NewToken): TaskEither<StoreError, TokenRecord> =>
+      () =>
+        commits.submit(() => {
+          cache.clear();
+          return tokenRecordFromRow(
+            insert.get(
+              token.id,
+              token.name,
+              scopesToColumn(token.scopes),
+              Buffer.from(token.hash),
+              Date.now(),
+              token.expiresAt === null ? null : token.expiresAt.getTime(),
+            ),
+          );
+        }),
     findByHash: (hash) => async () =>
       attempt(isClosed, (): E.Either<StoreError, FoundToken | undefined> => {
         // data_version first: a commit by another connection between the two reads then makes

@@ -159,7 +159,10 @@ export class WalSync {
   }
 
   private fail(error: Error): void {
-    this.failed = new Error('syncing the SQLite WAL to disk failed; writes are refused (check the disk, then reboot or remount before restarting)', { cause: error });
+    this.failed = new Error(
+      'syncing the SQLite WAL to disk failed; writes are refused (check the disk, then reboot or remount before restarting)',
+      { cause: error },
+    );
     const waiting = this.waiters;
     this.waiters = [];
     for (const waiter of waiting) waiter.reject(this.failed);

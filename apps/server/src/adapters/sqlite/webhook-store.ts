@@ -3,7 +3,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { StoreError } from '../../ports/plant-store.js';
 import type { AttemptRecord, ClaimedDelivery, ReplayOutcome, WebhookStore } from '../../ports/webhook-store.js';
 import { decodeEach } from '../store-rows.js';
-import { backlogFromRow, claimFromRow, deliveriesFromRows, endpointFromRow, endpointsFromRows } from '../webhook-rows.js';
+import {
+  backlogFromRow,
+  claimFromRow,
+  deliveriesFromRows,
+  endpointFromRow,
+  endpointsFromRows,
+} from '../webhook-rows.js';
 import { attempt } from './attempt.js';
 import type { SqliteBatch } from './batch.js';
 import type { GroupCommit } from './group-commit.js';
@@ -42,11 +48,15 @@ export const createSqliteWebhookStore = (
     'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)',
   );
   const removeDeliveriesOf = db.prepare<[string]>('DELETE FROM webhook_deliveries WHERE endpoint_id = ?');
-  const enableEndpoint = db.prepare<[string]>('UPDATE webhook_endpoints SET enabled = 1, disabled_reason = NULL WHERE id = ?');
+  const enableEndpoint = db.prepare<[string]>(
+    'UPDATE webhook_endpoints SET enabled = 1, disabled_reason = NULL WHERE id = ?',
+  );
   const rotate = db.prepare<[string, number, string]>(
     'UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, rotated_at = ? WHERE id = ?',
   );
-  const deliveries = db.prepare<[number | null, number | null, string | null, string | null, string | null, string | null, number]>(
+  const deliveries = db.prepare<
+    [number | null, number | null, string | null, string | null, string | null, string | null, number]
+  >(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
       WHERE (? IS NULL OR id = ?) AND (? IS NULL OR endpoint_id = ?) AND (? IS NULL OR status = ?)
       ORDER BY id DESC LIMIT ?`,
@@ -70,7 +80,9 @@ export const createSqliteWebhookStore = (
                     ORDER BY next_attempt_at, id LIMIT ?)
      RETURNING id, event_id, body, endpoint_id, attempts`,
   );
-  const endpointSecrets = db.prepare<[string]>('SELECT url, secret, previous_secret, rotated_at FROM webhook_endpoints WHERE id = ?');
+  const endpointSecrets = db.prepare<[string]>(
+    'SELECT url, secret, previous_secret, rotated_at FROM webhook_endpoints WHERE id = ?',
+  );
   const settle = db.prepare<[string, number, number | null, string | null, number | null, number, string]>(
     `UPDATE webhook_deliveries
         SET status = ?, attempts = attempts + 1, total_attempts = total_attempts + 1, next_attempt_at = ?,
@@ -81,7 +93,9 @@ export const createSqliteWebhookStore = (
   const insertAttempt = db.prepare<[number, number, number, number, number | null, string | null]>(
     'INSERT INTO webhook_attempts (delivery_id, n, started_at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const disable = db.prepare<[string, string]>('UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ? WHERE id = ?');
+  const disable = db.prepare<[string, string]>(
+    'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ? WHERE id = ?',
+  );
   const failPending = db.prepare<[string, number, string]>(
     `UPDATE webhook_deliveries SET status = 'failed', last_error = ?, ended_at = ?, held_by = NULL
       WHERE endpoint_id = ? AND status = 'pending'`,
@@ -92,7 +106,9 @@ export const createSqliteWebhookStore = (
   const backlog = db.prepare(
     `SELECT count(*) AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`,
   );
-  const deliveriesAfter = db.prepare<[number, number]>('SELECT id, ended_at FROM webhook_deliveries WHERE id > ? ORDER BY id LIMIT ?');
+  const deliveriesAfter = db.prepare<[number, number]>(
+    'SELECT id, ended_at FROM webhook_deliveries WHERE id > ? ORDER BY id LIMIT ?',
+  );
   const forgetDelivery = db.prepare<[number]>('DELETE FROM webhook_deliveries WHERE id = ?');
   const forgetAttempts = db.prepare<[number]>('DELETE FROM webhook_attempts WHERE delivery_id = ?');
   let sweptTo = 0;
@@ -104,7 +120,13 @@ export const createSqliteWebhookStore = (
       commits.submit(() => {
         outbox.invalidate();
         return endpointFromRow(
-          insertEndpoint.get(endpoint.id, endpoint.url, endpoint.events === null ? null : endpoint.events.join(' '), endpoint.secret, Date.now()),
+          insertEndpoint.get(
+            endpoint.id,
+            endpoint.url,
+            endpoint.events === null ? null : endpoint.events.join(' '),
+            endpoint.secret,
+            Date.now(),
+          ),
         );
       }),
     listEndpoints: () => async () => attempt(isClosed, () => endpointsFromRows(allEndpoints.all())),
@@ -121,20 +143,34 @@ export const createSqliteWebhookStore = (
         return E.right(enableEndpoint.run(id).changes > 0);
       }),
     rotateSecret: (id, secret) => () => commits.submit(() => E.right(rotate.run(secret, Date.now(), id).changes > 0)),
-    listDeliveries: ({ deliveryId, endpointId, status, limit }) => async () =>
-      attempt(isClosed, () =>
-        deliveriesFromRows(deliveries.all(deliveryId ?? null, deliveryId ?? null, endpointId ?? null, endpointId ?? null, status ?? null, status ?? null, limit)),
-      ),
+    listDeliveries:
+      ({ deliveryId, endpointId, status, limit }) =>
+      async () =>
+        attempt(isClosed, () =>
+          deliveriesFromRows(
+            deliveries.all(
+              deliveryId ?? null,
+              deliveryId ?? null,
+              endpointId ?? null,
+              endpointId ?? null,
+              status ?? null,
+              status ?? null,
+              limit,
+            ),
+          ),
+        ),
     replay: (deliveryId) => () =>
       commits.submit((): E.Either<StoreError, ReplayOutcome> => {
-        const state = deliveryState.get(deliveryId) as { status: string; endpoint_id: string; enabled: number } | undefined;
+        const state = deliveryState.get(deliveryId) as
+          { status: string; endpoint_id: string; enabled: number } | undefined;
         if (state === undefined) return E.right({ _tag: 'DeliveryNotFound' });
         if (state.status === 'pending') return E.right({ _tag: 'AlreadyPending' });
         if (state.enabled !== 1) return E.right({ _tag: 'EndpointDisabled', endpointId: state.endpoint_id });
         reschedule.run(Date.now(), deliveryId);
         return E.right({ _tag: 'Replayed' });
       }),
-    replayFailed: (endpointId) => () => commits.submit(() => E.right(rescheduleFailed.run(Date.now(), endpointId ?? null, endpointId ?? null).changes)),
+    replayFailed: (endpointId) => () =>
+      commits.submit(() => E.right(rescheduleFailed.run(Date.now(), endpointId ?? null, endpointId ?? null).changes)),
     claimDue: (holder, limit, leaseMs) => () =>
       commits.submit(() => {
         const now = Date.now();
@@ -146,7 +182,9 @@ export const createSqliteWebhookStore = (
           return { ...row, ...(endpoints.get(endpointId) as object) };
         });
         // RETURNING order is not the claim's order: oldest due first again.
-        return E.map((list: readonly ClaimedDelivery[]) => [...list].sort((a, b) => a.id - b.id))(decodeClaims(now)(rows));
+        return E.map((list: readonly ClaimedDelivery[]) => [...list].sort((a, b) => a.id - b.id))(
+          decodeClaims(now)(rows),
+        );
       }, QUIET),
     recordAttempts: (holder, attempts) => () =>
       commits.submit(() => {
@@ -185,11 +223,17 @@ export const createSqliteWebhookStore = (
     const newStatus = outcome === 'delivered' ? 'delivered' : outcome === 'retry' ? 'pending' : 'failed';
     const lastError = outcome === 'gone' ? `${error ?? 'HTTP 410'}: endpoint disabled` : (error ?? null);
     const row = settle.get(newStatus, next, status ?? null, lastError, ended, deliveryId, holder) as
-      | { total_attempts: number; endpoint_id: string }
-      | undefined;
+      { total_attempts: number; endpoint_id: string } | undefined;
     // Not held by us any more (its lease ran out and another took it over): theirs to record.
     if (row === undefined) return;
-    insertAttempt.run(deliveryId, row.total_attempts, startedAt.getTime(), Math.round(durationMs), status ?? null, error ?? null);
+    insertAttempt.run(
+      deliveryId,
+      row.total_attempts,
+      startedAt.getTime(),
+      Math.round(durationMs),
+      status ?? null,
+      error ?? null,
+    );
     if (outcome === 'gone') {
       const reason = `${status ?? 410} Gone at ${new Date(now).toISOString()}`;
       disable.run(reason, row.endpoint_id);

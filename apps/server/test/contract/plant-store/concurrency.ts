@@ -14,7 +14,9 @@ export const concurrencyContract = (suite: PlantStoreSuite): void => {
 
     it('lets exactly one of 50 concurrent creates of one id succeed', async () => {
       const id = plantId(freshBase() + 1);
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ id, name: plantName(`racer ${i}`) })));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => create({ id, name: plantName(`racer ${i}`) })),
+      );
       const winners = results.flatMap((r, i) => (r._tag === 'Right' ? [i] : []));
       expect(winners).toHaveLength(1);
       for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'IdTaken', id });
@@ -43,8 +45,20 @@ export const concurrencyContract = (suite: PlantStoreSuite): void => {
       ]);
       expect(results.map(tagOf)).toEqual(['Right', 'IdTaken', 'Right', 'Right', 'Right']);
       expect(rightOf(await store.plants.get(taken)().then(plainPlant)).name).toBe('original');
-      expect(rightOf(await store.plants.get(plantId(base + 2))().then(plainPlant)).name).toBe('good 2');
-      expect(rightOf(await store.plants.get(plantId(base + 3))().then(plainPlant)).name).toBe('good 3');
+      expect(
+        rightOf(
+          await store.plants
+            .get(plantId(base + 2))()
+            .then(plainPlant),
+        ).name,
+      ).toBe('good 2');
+      expect(
+        rightOf(
+          await store.plants
+            .get(plantId(base + 3))()
+            .then(plainPlant),
+        ).name,
+      ).toBe('good 3');
     });
 
     it('applies concurrent writes of one id in the order they were made', async () => {
@@ -67,10 +81,17 @@ export const concurrencyContract = (suite: PlantStoreSuite): void => {
       try {
         const id = plantId(freshBase() + 1);
         const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? store : other).plants.create({ id, name: plantName(`racer ${i}`) })()),
+          Array.from({ length: 50 }, (_, i) =>
+            (i % 2 === 0 ? store : other).plants.create({ id, name: plantName(`racer ${i}`) })(),
+          ),
         );
         expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
-        expect(results.map(tagOf).filter((tag) => tag !== 'Right').every((tag) => tag === 'IdTaken')).toBe(true);
+        expect(
+          results
+            .map(tagOf)
+            .filter((tag) => tag !== 'Right')
+            .every((tag) => tag === 'IdTaken'),
+        ).toBe(true);
         expect(tagOf(await other.plants.get(id)().then(plainPlant))).toBe('Right');
       } finally {
         await other.close();

@@ -23,7 +23,11 @@ export const createContract = (suite: PlantStoreSuite): void => {
     it('keeps a client-chosen id and stores the name exactly as sent', async () => {
       const id = plantId(freshBase() + 1);
       const name = plantName('  Ficus lyrata \u{1F331} ünïcödé  ');
-      expect(rightOf(await create({ id, name, tag: plantTag('tag with spaces') }))).toEqual({ id, name, tag: 'tag with spaces' });
+      expect(rightOf(await create({ id, name, tag: plantTag('tag with spaces') }))).toEqual({
+        id,
+        name,
+        tag: 'tag with spaces',
+      });
       expect(rightOf(await store.plants.get(id)().then(plainPlant))).toEqual({ id, name, tag: 'tag with spaces' });
     });
 
@@ -73,7 +77,10 @@ export const createContract = (suite: PlantStoreSuite): void => {
     it('does not move the high-water mark on a delete of an absent id', async () => {
       const before = rightOf(await create({ name: plantName('before the failed deletes') }));
       for (const absent of [MAX_PLANT_ID, before.id + 5].map(plantId)) {
-        expect(await store.plants.delete(absent)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id: absent } });
+        expect(await store.plants.delete(absent)()).toEqual({
+          _tag: 'Left',
+          left: { _tag: 'PlantNotFound', id: absent },
+        });
       }
       expect(rightOf(await create({ name: plantName('after the failed deletes') })).id).toBe(before.id + 1);
       // In the same batch as a create, too.
@@ -97,7 +104,8 @@ export const createContract = (suite: PlantStoreSuite): void => {
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ name: plantName(`bulk ${i}`) })));
       const ids = results.map((r) => rightOf(r).id);
       expect(new Set(ids).size).toBe(50);
-      for (const [i, id] of ids.entries()) expect(rightOf(await store.plants.get(id)().then(plainPlant)).name).toBe(`bulk ${i}`);
+      for (const [i, id] of ids.entries())
+        expect(rightOf(await store.plants.get(id)().then(plainPlant)).name).toBe(`bulk ${i}`);
     });
   });
 };

@@ -15,7 +15,10 @@ export const getAndDeleteContract = (suite: PlantStoreSuite): void => {
 
     it('returns PlantNotFound for an unknown id', async () => {
       const id = plantId(freshBase() + 1);
-      expect(await store.plants.get(id)().then(plainPlant)).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+      expect(await store.plants.get(id)().then(plainPlant)).toEqual({
+        _tag: 'Left',
+        left: { _tag: 'PlantNotFound', id },
+      });
     });
 
     it('deletes a plant once; afterwards get and delete return PlantNotFound', async () => {
@@ -60,14 +63,19 @@ export const listContract = (suite: PlantStoreSuite): void => {
       const last = rightOf(await store.plants.list(page(2, base + 4))());
       expect(last[0]).toEqual(expected(5));
       expect(last.every((p) => p.id > base + 4)).toBe(true);
-      expect(rightOf(await store.plants.list(page(3, base + 1))()).map((p) => p.id)).toEqual([base + 2, base + 3, base + 4]);
+      expect(rightOf(await store.plants.list(page(3, base + 1))()).map((p) => p.id)).toEqual([
+        base + 2,
+        base + 3,
+        base + 4,
+      ]);
     });
 
     it('returns every page in strictly ascending order from the start', async () => {
       const plants = rightOf(await store.plants.list(page(1000, 0))());
       expect(plants.length).toBeGreaterThan(0);
       expect(plants.length).toBeLessThanOrEqual(1000);
-      for (let i = 1; i < plants.length; i += 1) expect((plants[i] as Plant).id).toBeGreaterThan((plants[i - 1] as Plant).id);
+      for (let i = 1; i < plants.length; i += 1)
+        expect((plants[i] as Plant).id).toBeGreaterThan((plants[i - 1] as Plant).id);
     });
 
     it('returns an empty page after the last possible id', async () => {
@@ -93,7 +101,13 @@ export const listByTagContract = (suite: PlantStoreSuite): void => {
       for (let i = 1; i <= 9; i += 1) {
         const id = plantId(base + i);
         if (i % 3 === 0) {
-          rightOf(await store.plants.create({ id, name: plantName(`other ${i}`), tag: near[(i / 3 - 1) % near.length] ?? tag })());
+          rightOf(
+            await store.plants.create({
+              id,
+              name: plantName(`other ${i}`),
+              tag: near[(i / 3 - 1) % near.length] ?? tag,
+            })(),
+          );
         } else if (i === 4) {
           rightOf(await store.plants.create({ id, name: plantName('untagged') })());
         } else {
@@ -101,7 +115,8 @@ export const listByTagContract = (suite: PlantStoreSuite): void => {
           mine.push(base + i);
         }
       }
-      const list = async (limit: number, after: number) => rightOf(await store.plants.list({ ...page(limit, after), tag })());
+      const list = async (limit: number, after: number) =>
+        rightOf(await store.plants.list({ ...page(limit, after), tag })());
       expect((await list(1000, 0)).map((p) => p.id)).toEqual(mine);
       expect((await list(2, 0)).map((p) => p.id)).toEqual(mine.slice(0, 2));
       expect((await list(2, mine[1] ?? 0)).map((p) => p.id)).toEqual(mine.slice(2, 4));

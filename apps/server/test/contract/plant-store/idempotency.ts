@@ -60,9 +60,15 @@ export const idempotencyContract = (suite: PlantStoreSuite): void => {
       rightOf(await create({ id, name: plantName('holder') }));
       const late: NewPlant = { id, name: plantName('late') };
       const c = claim(late);
-      expect(rightOf(await createOnce(late, c))).toEqual({ result: { _tag: 'Left', left: { _tag: 'IdTaken', id } }, replayed: false });
+      expect(rightOf(await createOnce(late, c))).toEqual({
+        result: { _tag: 'Left', left: { _tag: 'IdTaken', id } },
+        replayed: false,
+      });
       rightOf(await store.plants.delete(id)());
-      expect(rightOf(await createOnce(late, c))).toEqual({ result: { _tag: 'Left', left: { _tag: 'IdTaken', id } }, replayed: true });
+      expect(rightOf(await createOnce(late, c))).toEqual({
+        result: { _tag: 'Left', left: { _tag: 'IdTaken', id } },
+        replayed: true,
+      });
       expect(tagOf(await store.plants.get(id)().then(plainPlant))).toBe('PlantNotFound');
     });
 
@@ -81,7 +87,11 @@ export const idempotencyContract = (suite: PlantStoreSuite): void => {
       rightOf(await create({ id: taken, name: plantName('taken') }));
       const writes = Array.from({ length: 30 }, (_, i) => {
         const plant: NewPlant =
-          i % 3 === 0 ? { id: taken, name: plantName(`conflict ${i}`) } : i % 3 === 1 ? { id: plantId(base + 10 + i), name: plantName(`chosen ${i}`) } : { name: plantName(`assigned ${i}`) };
+          i % 3 === 0
+            ? { id: taken, name: plantName(`conflict ${i}`) }
+            : i % 3 === 1
+              ? { id: plantId(base + 10 + i), name: plantName(`chosen ${i}`) }
+              : { name: plantName(`assigned ${i}`) };
         return { plant, c: claim(plant) };
       });
       const first = await Promise.all(writes.map(({ plant, c }) => createOnce(plant, c)));
@@ -109,11 +119,19 @@ export const idempotencyContract = (suite: PlantStoreSuite): void => {
       try {
         const plant: NewPlant = { name: plantName('across') };
         const c = claim(plant);
-        const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => createOnce(plant, c, i % 2 === 0 ? store : other)));
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => createOnce(plant, c, i % 2 === 0 ? store : other)),
+        );
         const plants = outcomes.map((o) => rightOf(rightOf(o).result).plant);
         expect(new Set(plants.map((p) => p.id)).size).toBe(1);
         expect(outcomes.filter((o) => !rightOf(o).replayed)).toHaveLength(1);
-        expect(rightOf(await other.plants.get(plants[0]?.id ?? plantId(1))().then(plainPlant)).name).toBe('across');
+        expect(
+          rightOf(
+            await other.plants
+              .get(plants[0]?.id ?? plantId(1))()
+              .then(plainPlant),
+          ).name,
+        ).toBe('across');
       } finally {
         await other.close();
       }

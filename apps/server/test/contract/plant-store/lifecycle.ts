@@ -22,7 +22,9 @@ export const lifecycleContract = (suite: PlantStoreSuite): void => {
       await other.close();
       const id = plantId(1);
       const outcomes = await Promise.all([
-        other.plants.create({ name: plantName('late') })().then(plainPlant),
+        other.plants
+          .create({ name: plantName('late') })()
+          .then(plainPlant),
         other.plants.get(id)().then(plainPlant),
         other.plants.delete(id)(),
         other.plants.list(page(1, 0))(),
@@ -36,7 +38,9 @@ export const lifecycleContract = (suite: PlantStoreSuite): void => {
     it('flushes writes still pending when close is called', async () => {
       const other = await open();
       const id = plantId(freshBase() + 1);
-      const pending = other.plants.create({ id, name: plantName('pending at close') })().then(plainPlant);
+      const pending = other.plants
+        .create({ id, name: plantName('pending at close') })()
+        .then(plainPlant);
       await other.close();
       expect(tagOf(await pending)).toBe('Right');
       if (persistent) expect(tagOf(await store.plants.get(id)().then(plainPlant))).toBe('Right');
@@ -46,9 +50,17 @@ export const lifecycleContract = (suite: PlantStoreSuite): void => {
       const first = await open();
       const id = plantId(freshBase() + 1);
       const token = newToken(['plants:write']);
-      rightOf(await first.plants.create({ id, name: plantName('durable'), tag: plantTag('kept') })().then(plainPlant));
+      rightOf(
+        await first.plants
+          .create({ id, name: plantName('durable'), tag: plantTag('kept') })()
+          .then(plainPlant),
+      );
       rightOf(await first.tokens.insert(token)());
-      const deleted = rightOf(await first.plants.create({ name: plantName('deleted before reopen') })().then(plainPlant));
+      const deleted = rightOf(
+        await first.plants
+          .create({ name: plantName('deleted before reopen') })()
+          .then(plainPlant),
+      );
       rightOf(await first.plants.delete(deleted.id)());
       await first.close();
 
@@ -56,7 +68,11 @@ export const lifecycleContract = (suite: PlantStoreSuite): void => {
       try {
         expect(rightOf(await second.plants.get(id)().then(plainPlant))).toEqual({ id, name: 'durable', tag: 'kept' });
         expect(rightOf(await second.tokens.findByHash(token.hash)())?.id).toBe(token.id);
-        const next = rightOf(await second.plants.create({ name: plantName('after reopen') })().then(plainPlant));
+        const next = rightOf(
+          await second.plants
+            .create({ name: plantName('after reopen') })()
+            .then(plainPlant),
+        );
         expect(next.id).not.toBe(deleted.id);
       } finally {
         await second.close();

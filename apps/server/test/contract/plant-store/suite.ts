@@ -40,7 +40,13 @@ export const plantStoreSuite = (open: () => Promise<Store>, persistent: boolean)
   let tokenCounter = 0;
   const newToken = (scopes: readonly Scope[] = ['plants:read'], expiresAt: Date | null = null): NewToken => {
     tokenCounter += 1;
-    return { id: `tok_${runId}_${tokenCounter}`, name: `contract-${runId}-${tokenCounter}`, scopes, hash: randomBytes(32), expiresAt };
+    return {
+      id: `tok_${runId}_${tokenCounter}`,
+      name: `contract-${runId}-${tokenCounter}`,
+      scopes,
+      hash: randomBytes(32),
+      expiresAt,
+    };
   };
   const current = (): Store => {
     if (store === undefined) throw new TypeError('plantStoreSuite: the store is read before the suite opened it');

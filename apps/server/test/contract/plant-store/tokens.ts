@@ -39,7 +39,11 @@ export const tokensContract = (suite: PlantStoreSuite): void => {
 
     it('keeps an empty scope list and no expiry', async () => {
       const token = newToken([]);
-      expect(rightOf(await store.tokens.insert(token)())).toMatchObject({ scopes: [], expiresAt: null, revokedAt: null });
+      expect(rightOf(await store.tokens.insert(token)())).toMatchObject({
+        scopes: [],
+        expiresAt: null,
+        revokedAt: null,
+      });
       expect(rightOf(await store.tokens.findByHash(token.hash)())).toMatchObject({ scopes: [], expiresAt: null });
     });
 

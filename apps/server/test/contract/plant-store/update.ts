@@ -15,7 +15,8 @@ export const updateContract = (suite: PlantStoreSuite): void => {
       store = suite.store();
     });
 
-    const update = (id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition = {}) => store.plants.update(id, patch, condition)();
+    const update = (id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition = {}) =>
+      store.plants.update(id, patch, condition)();
     const versionOf = async (id: PlantId): Promise<number> => rightOf(await store.plants.get(id)()).version;
 
     it('applies a merge patch: a name replaces, a tag replaces, null removes, absent keeps', async () => {
@@ -34,7 +35,12 @@ export const updateContract = (suite: PlantStoreSuite): void => {
     it('keeps the version when a patch changes nothing, and changes it when it does', async () => {
       const id = plantId(freshBase() + 1);
       const created = rightOf(await store.plants.create({ id, name: plantName('Same'), tag: plantTag('t') })());
-      for (const patch of [{}, { name: plantName('Same') }, { tag: plantTag('t') }, { name: plantName('Same'), tag: plantTag('t') }] as const) {
+      for (const patch of [
+        {},
+        { name: plantName('Same') },
+        { tag: plantTag('t') },
+        { name: plantName('Same'), tag: plantTag('t') },
+      ] as const) {
         expect(rightOf(await update(id, patch))).toEqual(created);
       }
       const changed = rightOf(await update(id, { tag: plantTag('u') }));
@@ -58,8 +64,14 @@ export const updateContract = (suite: PlantStoreSuite): void => {
     it('returns PlantNotFound for an absent plant, whatever the condition', async () => {
       const id = plantId(freshBase() + 1);
       for (const condition of [{}, { ifMatch: 'any' }, { ifMatch: [1] }, { ifNoneMatch: 'any' }] as const) {
-        expect(await update(id, { name: plantName('x') }, condition)).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
-        expect(await store.plants.delete(id, condition)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+        expect(await update(id, { name: plantName('x') }, condition)).toEqual({
+          _tag: 'Left',
+          left: { _tag: 'PlantNotFound', id },
+        });
+        expect(await store.plants.delete(id, condition)()).toEqual({
+          _tag: 'Left',
+          left: { _tag: 'PlantNotFound', id },
+        });
       }
     });
 
@@ -74,20 +86,32 @@ export const updateContract = (suite: PlantStoreSuite): void => {
       expect(await update(id, {}, { ifMatch: [version + 1000] })).toEqual(failed('If-Match'));
       expect(await store.plants.delete(id, { ifMatch: [version + 1000] })()).toEqual(failed('If-Match'));
       expect(rightOf(await store.plants.get(id)())).toEqual({ plant: { id, name: 'guarded' }, version });
-      const next = rightOf(await update(id, { name: plantName('yes') }, { ifMatch: [version + 1000, version], ifNoneMatch: [version + 1] }));
+      const next = rightOf(
+        await update(
+          id,
+          { name: plantName('yes') },
+          { ifMatch: [version + 1000, version], ifNoneMatch: [version + 1] },
+        ),
+      );
       expect(next.plant.name).toBe('yes');
       expect(rightOf(await update(id, { name: plantName('any') }, { ifMatch: 'any' })).plant.name).toBe('any');
       expect(await store.plants.delete(id, { ifMatch: [version] })()).toEqual(failed('If-Match'));
-      expect(await store.plants.delete(id, { ifMatch: [await versionOf(id)] })()).toEqual({ _tag: 'Right', right: undefined });
+      expect(await store.plants.delete(id, { ifMatch: [await versionOf(id)] })()).toEqual({
+        _tag: 'Right',
+        right: undefined,
+      });
     });
 
     it('lets exactly one of concurrent patches with the same If-Match win', async () => {
       const id = plantId(freshBase() + 1);
       const { version } = rightOf(await store.plants.create({ id, name: plantName('contested') })());
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => update(id, { name: plantName(`writer ${i}`) }, { ifMatch: [version] })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => update(id, { name: plantName(`writer ${i}`) }, { ifMatch: [version] })),
+      );
       const winners = results.flatMap((r, i) => (r._tag === 'Right' ? [i] : []));
       expect(winners).toHaveLength(1);
-      for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'PreconditionFailed', id, header: 'If-Match' });
+      for (const r of results)
+        if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'PreconditionFailed', id, header: 'If-Match' });
       expect(rightOf(await store.plants.get(id)()).plant.name).toBe(`writer ${winners[0]}`);
     });
 
@@ -98,7 +122,10 @@ export const updateContract = (suite: PlantStoreSuite): void => {
       const patches: UpdatePlantRequest[] = Array.from({ length: 20 }, (_, i) =>
         i % 2 === 0 ? { name: plantName(`name ${i}`) } : { tag: plantTag(`tag ${i}`) },
       );
-      const answers = (await Promise.all(patches.map((patch) => update(id, patch)))).map((r, i) => ({ i, ...rightOf(r) }));
+      const answers = (await Promise.all(patches.map((patch) => update(id, patch)))).map((r, i) => ({
+        i,
+        ...rightOf(r),
+      }));
       expect(new Set(answers.map((a) => a.version)).size).toBe(20);
       // Ordered by version, each answer is the one before it with its own patch applied.
       const ordered = [...answers].sort((a, b) => a.version - b.version);
@@ -131,10 +158,21 @@ export const updateContract = (suite: PlantStoreSuite): void => {
         const id = plantId(freshBase() + 1);
         const { version } = rightOf(await store.plants.create({ id, name: plantName('shared') })());
         const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : other).plants.update(id, { name: plantName(`writer ${i}`) }, { ifMatch: [version] })()),
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 === 0 ? store : other).plants.update(
+              id,
+              { name: plantName(`writer ${i}`) },
+              { ifMatch: [version] },
+            )(),
+          ),
         );
         expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
-        expect(results.map(tagOf).filter((tag) => tag !== 'Right').every((tag) => tag === 'PreconditionFailed')).toBe(true);
+        expect(
+          results
+            .map(tagOf)
+            .filter((tag) => tag !== 'Right')
+            .every((tag) => tag === 'PreconditionFailed'),
+        ).toBe(true);
       } finally {
         await other.close();
       }
