@@ -43,7 +43,10 @@ const docsTable = (): Map<string, string> => {
   if (start === -1) throw new TypeError(`${CONFIGURATION_DOC} has no "## Variables" section`);
   const next = page.indexOf('\n## ', start + 1);
   const section = page.slice(start, next === -1 ? undefined : next);
-  return new Map([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+  // Cells may be padded (Prettier aligns the columns).
+  return new Map(
+    [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` +\| ([^|]*?) *\|/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
+  );
 };
 
 /** `.env.example`: variable → value, in file order, from `# NAME=value` (or `NAME=value`) lines. */
