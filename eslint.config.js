@@ -89,6 +89,8 @@ export default tseslint.config(
     rules: restrict(noClient, noDrivers, noAdapters),
   },
   { files: [`${server}/adapters/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa) },
+  // The operator CLIs open a store through adapters/open-store.ts, never a driver of their own.
+  { files: [`${server}/cli/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa, noDrivers) },
   // Configuration is decoded before anything opens: it knows no adapter and no listener.
   {
     files: [`${server}/config.ts`, `${server}/config/**/*.ts`],
