@@ -2,15 +2,15 @@ import { postgresAvailable, pgTestUrl } from '@plant-store/testkit';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * Two projects (issue 5: every server test on both stores):
+ * Two projects (every server test on both stores):
  *
  * - `sqlite`: every test, the HTTP suites over a throwaway SQLite file each.
  * - `postgres`: the store-agnostic HTTP suites again, over a fresh PostgreSQL schema each
  *   (test/http/support.ts reads PLANT_STORE_TEST_STORE). Run one with `vitest run --project postgres`.
  *
- * The skip-or-fail rule of issue 5 item 7, for the whole `postgres` project: when no PostgreSQL
- * answers at PG_TEST_URL, outside CI the project is left out and one line says so; with CI=true it
- * stays in and its set-up file fails each of its test files with the reason.
+ * The skip-or-fail rule, for the whole `postgres` project: when no PostgreSQL answers at
+ * PG_TEST_URL, outside CI the project is left out and one line says so; with CI=true it stays in
+ * and its set-up file fails each of its test files with the reason.
  */
 const reachable = await postgresAvailable();
 const inCi = process.env['CI'] === 'true';

@@ -11,10 +11,10 @@ import {
 import { createBearerCheck } from './bearer-check.js';
 
 /**
- * The ceiling of issue 6: a plain node:http server doing the same per-request work as the Plant
- * Store (bearer check by SHA-256 + timingSafeEqual, src/bearer-check.ts; body decoded with
- * CreatePlantRequest or UpdatePlantRequest) over an in-memory Map, replying through setImmediate
- * so one event-loop turn reads every ready socket before writing. Our server's figures are shown as ratios to this one's.
+ * The ceiling: a plain node:http server doing the same per-request work as the Plant Store (bearer
+ * check by SHA-256 + timingSafeEqual, src/bearer-check.ts; body decoded with CreatePlantRequest or
+ * UpdatePlantRequest) over an in-memory Map, replying through setImmediate so one event-loop turn
+ * reads every ready socket before writing. Our server's figures are shown as ratios to this one's.
  * No ETags and no conditional requests: the bench sends none.
  */
 

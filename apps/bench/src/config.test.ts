@@ -76,7 +76,7 @@ describe('parseConfig', () => {
     });
   });
 
-  it('runs the tagged stores when named, at the sizes BENCH_TAG_SIZES gives (issue 18)', () => {
+  it('runs the tagged stores when named, at the sizes BENCH_TAG_SIZES gives', () => {
     const config = parseConfig({
       BENCH_STORES: 'postgres-tag-large,sqlite-tag-small,sqlite',
       BENCH_TAG_SIZES: '20_000, 2000000',
@@ -105,7 +105,7 @@ describe('parseConfig', () => {
     expect(parseConfig({ BENCH_TAG_SIZES: '2000,3000' })._tag).toBe('Right');
   });
 
-  it('runs the peers by name, each in its place in the table (issue 19)', () => {
+  it('runs the peers by name, each in its place in the table', () => {
     const config = parseConfig({
       BENCH_STORES: 'postgres,fastify-postgres,sqlite-normal,fastify-sqlite,koa-minimal,ceiling',
     });
@@ -120,7 +120,7 @@ describe('parseConfig', () => {
     expect(parseConfig({ BENCH_STORES: 'fastify' })._tag).toBe('Left');
   });
 
-  it('reads the 1-connection scenarios of issue 19 beside latency (create with one connection)', () => {
+  it('reads the 1-connection scenarios beside latency (create with one connection)', () => {
     const config = parseConfig({ BENCH_SCENARIOS: 'get-1,latency,create-delete-1,create' });
     expect(config._tag === 'Right' && config.right.scenarios).toEqual([
       'create',

@@ -25,13 +25,13 @@ export const STORES = [
 ] as const;
 export type StoreName = (typeof STORES)[number];
 /**
- * The peers of issue 19: other stacks serving the same requests under the same rules, started
- * like the ceiling (src/peers/). `koa-minimal` is the floor of our own stack.
+ * The peers: other stacks serving the same requests under the same rules, started like the ceiling
+ * (src/peers/). `koa-minimal` is the floor of our own stack.
  */
 export const PEER_STORES: readonly StoreName[] = ['koa-minimal', 'fastify-sqlite', 'fastify-postgres'];
 /**
- * The stores of the tag page (issue 18): a store of BENCH_TAG_SIZES[0] and one of
- * BENCH_TAG_SIZES[1] plants, written straight into the store before the server starts.
+ * The stores of the tag page: a store of BENCH_TAG_SIZES[0] and one of BENCH_TAG_SIZES[1] plants,
+ * written straight into the store before the server starts.
  */
 export const TAG_STORES: readonly StoreName[] = [
   'sqlite-tag-small',
@@ -41,8 +41,8 @@ export const TAG_STORES: readonly StoreName[] = [
 ];
 /**
  * What runs when BENCH_STORES is unset: every store but the baseline, which needs
- * BENCH_BASELINE_DIR, and the tagged stores (four more servers, two of a million plants, and
- * their side-by-side runs: about 2 minutes more), which are asked for by name.
+ * BENCH_BASELINE_DIR, and the tagged stores (four more servers, two of a million plants, and their
+ * side-by-side runs), which are asked for by name.
  */
 const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline' && !TAG_STORES.includes(s));
 
@@ -184,7 +184,7 @@ export interface BenchConfig {
   readonly preload: number;
   /** Plants created before the get-by-id and list runs. */
   readonly seed: number;
-  /** Plants in the smaller and the larger tagged store (the `list tag 100` rows, issue 18). */
+  /** Plants in the smaller and the larger tagged store (the `list tag 100` rows). */
   readonly tagSizes: readonly [number, number];
   /**
    * The `sqlite FULL keyed` row's Idempotency-Keys: `ordered` (ascending, as the client's UUIDv7

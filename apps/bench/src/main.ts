@@ -24,8 +24,8 @@ import { wrkAvailable } from './wrk.js';
 
 /**
  * The order scenarios run in. Create runs last so the empty store's create and the preloaded
- * store's create (issue 6's ≥ 0.9× comparison) are measured back to back, and patch right before
- * it, so that each store's patch and create (issue 18's ≥ 0.9× comparison) are close in time.
+ * store's create (compared by a target, src/targets.ts) are measured back to back, and patch right
+ * before it, so that each store's patch and create (compared by another target) are close in time.
  * Each 1-connection scenario follows its 50-connection one.
  */
 const SCENARIO_ORDER: readonly ScenarioKind[] = [
@@ -52,7 +52,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   const serverCore = pinned ? 0 : undefined;
   const driverCore = pinned ? 1 : undefined;
   // The webhook receiver gets a core of its own when there is one; on 2 cores it shares the load
-  // generator's (which wrk keeps about 20% busy at SQLite's rates), never the server's: the
+  // generator's (which wrk leaves mostly idle at SQLite's rates), never the server's: the
   // server's core is what the rows measure.
   const receiverCore = pinned ? (availableParallelism() >= 3 ? 2 : 1) : undefined;
   const hasWrk = wrkAvailable();
@@ -260,7 +260,7 @@ const main = async (config: BenchConfig): Promise<number> => {
   // A variant and its base (BASES: metrics on / off…) under load at the same time, both on the
   // server's core: the scheduler shares the core between them, so the ratio of their req/s is the
   // inverse of the ratio of their CPU cost per request, and whatever else the machine does slows
-  // both alike. Run after run, sequential ratios swing by ±20 % here; these by about ±2 %.
+  // both alike: these ratios hold far steadier from run to run than sequential ones.
   const sideBySide: SideBySide[] = [];
   for (const variant of live) {
     const baseName = BASES[variant.plan.name]?.store;

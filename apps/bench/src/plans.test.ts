@@ -32,7 +32,7 @@ describe('planStores', () => {
     );
   });
 
-  it('plans a tagged store of each size on each technology, running only the tag page (issue 18)', () => {
+  it('plans a tagged store of each size on each technology, running only the tag page', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large,postgres-tag-small,postgres-tag-large' }),
       ctx,
@@ -45,7 +45,7 @@ describe('planStores', () => {
     ]);
   });
 
-  it('plans the peers beside our rows, each running what the rows of its store run (issue 19)', () => {
+  it('plans the peers beside our rows, each running what the rows of its store run', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'ceiling,koa-minimal,fastify-sqlite,sqlite,sqlite-normal,fastify-postgres,postgres' }),
       ctx,

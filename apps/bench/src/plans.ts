@@ -19,10 +19,10 @@ import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
 
 /**
  * What the ceiling, `sqlite FULL`, `postgres` and `fastify postgres` run: every scenario but the
- * tag page, which has stores of its own, and the 1-connection get and create+delete of issue 19.
+ * tag page, which has stores of its own, and the 1-connection get and create+delete.
  */
 const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
-/** `sqlite NORMAL` (issue 19): create and create+delete with 50 connections and one, get with one. */
+/** `sqlite NORMAL`: create and create+delete with 50 connections and one, get with one. */
 const SQLITE_NORMAL: readonly ScenarioKind[] = ['create', 'create-delete', 'latency', 'create-delete-1', 'get-1'];
 /** The SQLite peers run what every SQLite row of ours runs, so each of those rows has its peer's and the floor's figure. */
 const SQLITE_PEER: readonly ScenarioKind[] = [...ALL, 'create-delete-1', 'get-1'];
@@ -219,7 +219,8 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
    * The SQLite FULL server with one webhook endpoint, subscribed to every event, at a receiver
    * answering 204 at once (its own process, on `receiverCore`): each create then also writes a
    * delivery in its transaction, and the dispatcher POSTs it. The server's metrics are on
-   * (METRICS_PORT): the outbox is read from them around each run (cost alone: 0.99× on create).
+   * (METRICS_PORT): the outbox is read from them around each run (metrics alone cost a create next
+   * to nothing).
    */
   const webhookPlan = (name: StoreName, label: string): Plan => {
     // The receiver stops by itself at the latest after every run could have happened (each
@@ -270,7 +271,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     };
   };
 
-  /** A peer (issue 19) on a SQLite file of its own: `fastify sqlite NORMAL`, `koa minimal NORMAL`. */
+  /** A peer on a SQLite file of its own: `fastify sqlite NORMAL`, `koa minimal NORMAL`. */
   const sqlitePeerPlan = (name: StoreName & PeerName, label: string): Plan => ({
     name,
     label,
@@ -350,8 +351,8 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         );
         break;
       case 'sqlite-keyed':
-        // The same server, loaded with creates that each carry an Idempotency-Key (issue 10: the
-        // key's cost, measured side by side with creates without one).
+        // The same server, loaded with creates that each carry an Idempotency-Key (the key's cost,
+        // measured side by side with creates without one).
         plans.push({
           ...sqlitePlan(store, `sqlite FULL keyed (${config.keys})`, 'FULL', ['create']),
           idempotencyKeys: config.keys,
@@ -362,8 +363,8 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         break;
       case 'sqlite-tag-small':
       case 'sqlite-tag-large': {
-        // Issue 18: the same tag page on a small and a large store (the large one measured as a
-        // variant of the small one, side by side).
+        // The same tag page on a small and a large store (the large one measured as a variant of
+        // the small one, side by side).
         const size = store === 'sqlite-tag-small' ? small : large;
         plans.push(
           sqlitePlan(store, `sqlite FULL ${compact(size)}`, 'FULL', ['list-tag'], { preload: size, tagged: true }),

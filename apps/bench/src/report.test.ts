@@ -67,7 +67,7 @@ describe('formatTable', () => {
 });
 
 describe('checkTargets', () => {
-  it('checks issue 6 targets on the SQLite FULL rows and leaves unmeasured ones open', () => {
+  it('checks the targets on the SQLite FULL rows and leaves unmeasured ones open', () => {
     const checks = checkTargets(
       rate([
         row({ scenario: 'create', store: 'ceiling', rps: 20000 }),
@@ -234,7 +234,7 @@ describe('rate with side-by-side runs', () => {
   });
 });
 
-describe('patch against create (issue 18)', () => {
+describe('patch against create', () => {
   it('divides each store’s patch by its create of the same round and shows it in the note', () => {
     const rated = rate([
       row({ scenario: 'create', store: 'sqlite', rps: 10_000, storeLabel: 'sqlite FULL' }),
@@ -285,7 +285,7 @@ describe('patch against create (issue 18)', () => {
   });
 });
 
-describe('tag page on the larger store against the smaller (issue 18)', () => {
+describe('tag page on the larger store against the smaller', () => {
   const tagRows = [
     row({
       scenario: 'list-tag',
@@ -327,7 +327,7 @@ describe('tag page on the larger store against the smaller (issue 18)', () => {
   });
 });
 
-describe('our rows against the peers and the floor (issue 19)', () => {
+describe('our rows against the peers and the floor', () => {
   const one = { connections: 1 };
   const runs = [
     row({ scenario: 'create', store: 'koa-minimal', rps: 10_000, storeLabel: 'koa minimal NORMAL' }),
@@ -397,7 +397,7 @@ describe('our rows against the peers and the floor (issue 19)', () => {
     expect(line('create', 'fastify postgres')).toMatch(/\| +– \| +1\.00× \| +– \|/);
   });
 
-  it('checks issue 19’s targets: met, MISS and n/a with their values', () => {
+  it('checks the targets against the peers, the floor and the disk: met, MISS and n/a with their values', () => {
     const disk = { syncs: 9000, p50Ms: 0.12, p99Ms: 0.3, maxMs: 5 };
     const checks = checkTargets(rated, disk).filter((c) => c.target.includes('issue 19'));
     expect(checks.map((c) => [c.target, c.value, c.met, c.noisy])).toEqual([

@@ -57,9 +57,9 @@ export interface RatedRow extends Row {
   /** How many side-by-side runs `vsBase` is the median of (undefined: taken from the rounds). */
   readonly sideBySide: number | undefined;
   /**
-   * For a row of ours (issue 19): rps / its store's peer's rps (PEER_OF: SQLite rows against
-   * `fastify sqlite NORMAL`, PostgreSQL rows against `fastify postgres`), same scenario and round
-   * (median over rounds).
+   * For a row of ours: rps / its store's peer's rps (PEER_OF: SQLite rows against `fastify sqlite
+   * NORMAL`, PostgreSQL rows against `fastify postgres`), same scenario and round (median over
+   * rounds).
    */
   readonly vsPeer: number | undefined;
   /** For a row of ours: rps / the floor's (`koa minimal NORMAL`), same scenario and round (median over rounds). */
@@ -81,18 +81,18 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'postgres-tag-large': { store: 'postgres-tag-small', note: 'smaller store' },
 };
 
-/** The floor of our own stack (issue 19): Koa, its router and body parser, SQLite at NORMAL, nothing else. */
+/** The floor of our own stack: Koa, its router and body parser, SQLite at NORMAL, nothing else. */
 export const FLOOR: StoreName = 'koa-minimal';
 
 /** Ours: every row but the ceiling and the peers. */
 export const isOurs = (store: StoreName): boolean => store !== 'ceiling' && !PEER_STORES.includes(store);
 
-/** Each row of ours and the peer of its store (issue 19): another stack on the same database. */
+/** Each row of ours and the peer of its store: another stack on the same database. */
 export const PEER_OF: Partial<Record<StoreName, StoreName>> = Object.fromEntries(
   STORES.filter(isOurs).map((store) => [store, store.startsWith('postgres') ? 'fastify-postgres' : 'fastify-sqlite']),
 );
 
-/** Scenarios measured against another scenario on the same store (issue 18: patch ≥ 0.9× create). */
+/** Scenarios measured against another scenario on the same store (patch against create). */
 export const SCENARIO_BASES: Partial<Record<ScenarioKind, { readonly scenario: ScenarioKind; readonly note: string }>> =
   {
     patch: { scenario: 'create', note: 'create' },

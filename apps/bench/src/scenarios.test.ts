@@ -21,13 +21,13 @@ describe('summarize', () => {
 });
 
 describe('SCENARIOS', () => {
-  it('expects a 200 for every patch and tag page (issue 18)', () => {
+  it('expects a 200 for every patch and tag page', () => {
     expect(SCENARIOS.patch).toMatchObject({ label: 'patch', expected: [200], creates: false });
     expect(SCENARIOS['list-tag']).toMatchObject({ label: 'list tag 100', expected: [200], creates: false });
   });
 });
 
-describe('the 1-connection scenarios (issue 19)', () => {
+describe('the 1-connection scenarios', () => {
   it('send the requests of their 50-connection scenario over one connection', () => {
     expect(
       Object.values(SCENARIOS)

@@ -1,9 +1,8 @@
 import * as t from 'io-ts';
 
 /**
- * The load scenarios of issue 6 (and `patch`, `list-tag` of issue 18, `get-1` and
- * `create-delete-1` of issue 19). Each names the statuses a healthy server answers; any other
- * status, socket error or timeout during a run (warm-up included) fails `pnpm bench`.
+ * The load scenarios. Each names the statuses a healthy server answers; any other status, socket
+ * error or timeout during a run (warm-up included) fails `pnpm bench`.
  */
 export const ScenarioKind = t.keyof(
   {

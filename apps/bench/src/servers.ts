@@ -67,8 +67,8 @@ export const startCeiling = (core: number | undefined): Promise<RunningServer> =
 export type PeerName = 'fastify-sqlite' | 'fastify-postgres' | 'koa-minimal';
 
 /**
- * A peer (issue 19) as its own process, like the ceiling: one fixed token, its store at `database`
- * (a SQLite file, or a PostgreSQL URL for fastify-postgres), which it creates its table in.
+ * A peer as its own process, like the ceiling: one fixed token, its store at `database` (a SQLite
+ * file, or a PostgreSQL URL for fastify-postgres), which it creates its table in.
  */
 export const startPeer = (
   peer: PeerName,

@@ -1,8 +1,8 @@
 /**
- * The tagged stores of the `list tag 100` scenario (issue 18: a tag-filtered page on a store of
- * 10 thousand vs 1 million plants). Plant `x` of a store of plants `1…size` carries the tag
- * `tag-<x mod TAG_EVERY>`: the one the scenario asks for, `tag-0`, is on one plant in
- * TAG_EVERY and the other tags on the rest, so the filter has to skip nine plants of ten.
+ * The tagged stores of the `list tag 100` scenario (a tag-filtered page on a smaller and a larger
+ * store). Plant `x` of a store of plants `1…size` carries the tag `tag-<x mod TAG_EVERY>`: the one
+ * the scenario asks for, `tag-0`, is on one plant in TAG_EVERY and the other tags on the rest, so
+ * the filter has to skip nine plants of ten.
  */
 
 /** One plant in this many carries PAGE_TAG. */

@@ -3,8 +3,7 @@ import type { DiskProbe } from './disk-probe.js';
 import { FLOOR, int, mb, ms, NOISY, times, type RatedRow, type Row } from './report.js';
 
 /**
- * The targets of the issues (6, 10, 11, 12, 18, 19) checked against one run's rated rows, and how
- * they are printed.
+ * The performance targets checked against one run's rated rows, and how they are printed.
  */
 
 const noisy = (...rows: readonly (Row | undefined)[]): boolean =>
@@ -20,11 +19,11 @@ export interface TargetCheck {
 }
 
 /**
- * Issue 6's targets for SQLite with synchronous=FULL, and those of the later issues each names
- * (issue 18's on SQLite and PostgreSQL, issue 19's against the peers), checked against this run's
- * rows; `disk` is the probe taken before the first server started (issue 19's 1-connection p50
- * target rests on its fsync p50). Printed and written to the JSON for the reader; they never
- * change the exit code (speed on a shared machine is not a pass/fail signal, wrong answers are).
+ * The targets for SQLite with synchronous=FULL, and those on the stores each names (on SQLite and
+ * PostgreSQL, against the peers), checked against this run's rows; `disk` is the probe taken before
+ * the first server started (the 1-connection p50 target rests on its fsync p50). Printed and
+ * written to the JSON for the reader; they never change the exit code (speed on a shared machine is
+ * not a pass/fail signal, wrong answers are).
  */
 export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): readonly TargetCheck[] => {
   const find = (scenario: Row['scenario'], store: StoreName): RatedRow | undefined =>
@@ -147,8 +146,8 @@ const ratioTarget = (
 });
 
 /**
- * Issue 19: our rows against the peers (src/peers/) and the floor, and the 1-connection create at
- * FULL against the disk's own fsync (what a durable write cannot beat).
+ * Our rows against the peers (src/peers/) and the floor, and the 1-connection create at FULL
+ * against the disk's own fsync (what a durable write cannot beat).
  */
 const issue19Targets = (find: Find, disk: DiskProbe | undefined): readonly TargetCheck[] => {
   const latency = find('latency', 'sqlite');
@@ -214,7 +213,7 @@ const issue19Targets = (find: Find, disk: DiskProbe | undefined): readonly Targe
   ];
 };
 
-/** Issue 18: PATCH at 50 connections ≥ 0.9× create's req/s, on the same store in the same run. */
+/** PATCH at 50 connections ≥ 0.9× create's req/s, on the same store in the same run. */
 const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, store: string): TargetCheck => ({
   target: `patch, 50 connections: ≥ 0.9× create on the same store (issue 18), ${store}`,
   value:
@@ -226,9 +225,9 @@ const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, 
 });
 
 /**
- * Issue 18: the tag page on the larger store within 20 % of the smaller one, read on req/s: the
- * larger store's req/s ≥ 0.8× the smaller's, side by side when those runs were made (else the
- * sequential rows); the sequential ratio and both p50s are shown beside it.
+ * The tag page on the larger store within 20 % of the smaller one, read on req/s: the larger
+ * store's req/s ≥ 0.8× the smaller's, side by side when those runs were made (else the sequential
+ * rows); the sequential ratio and both p50s are shown beside it.
  */
 const tagPageTarget = (large: RatedRow | undefined, small: RatedRow | undefined, store: string): TargetCheck => {
   const size = (row: RatedRow | undefined, fallback: string): string =>

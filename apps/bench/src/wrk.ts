@@ -9,9 +9,9 @@ import { tagPagePrefix } from './tag-pages.js';
 
 /**
  * wrk (C, LuaJIT) as the load generator where it is installed: on this 2-core machine one
- * autocannon process saturates its core near 20k req/s, below what the ceiling serves, which
- * would understate the ceiling and flatter every ratio. Requests are generated per request by the
- * Lua script below, and every status is counted in `response()`.
+ * autocannon process saturates its core below what the ceiling serves, which would understate the
+ * ceiling and flatter every ratio. Requests are generated per request by the Lua script below, and
+ * every status is counted in `response()`.
  */
 export const wrkAvailable = (): boolean => {
   const probe = spawnSync('wrk', ['--version'], { stdio: 'ignore' });

@@ -8,10 +8,10 @@ import { startServer, tempDir, type ServerProcess } from './support/processes.js
 import { createToken } from './support/token.js';
 
 /**
- * Auth (issue 7, item 6): tokens guessed at random get only 401s with identical bodies and
- * identical WWW-Authenticate; a wrong first byte and a wrong last byte of a real token take the
- * same time (medians over thousands of alternating tries); and the server's whole log output
- * (stdout + stderr, at LOG_LEVEL=trace) holds no token, no hash of one, no Authorization value.
+ * Auth: tokens guessed at random get only 401s with identical bodies and identical
+ * WWW-Authenticate; a wrong first byte and a wrong last byte of a real token take the same time
+ * (medians over thousands of alternating tries); and the server's whole log output (stdout +
+ * stderr, at LOG_LEVEL=trace) holds no token, no hash of one, no Authorization value.
  */
 
 const TIMING_TRIES = 2_000;

@@ -9,12 +9,12 @@ import { backendsGone, listAll, readPostgres, readSqlite, type StoredPlant } fro
 import { createToken } from './support/token.js';
 
 /**
- * Crash durability (issue 7, item 1): rounds of mixed load from many concurrent requests, SIGKILL
- * at a random moment, restart on the same store. After each round every acknowledged create (201)
- * is there with its exact name and tag, every acknowledged patch (200) too (issue 18: a stream of
- * patches under the kill), every acknowledged delete (204) is gone, nothing is there
- * that no request asked for (requests without an answer are "unknown": either outcome is allowed),
- * and on SQLite `PRAGMA integrity_check` says ok.
+ * Crash durability: rounds of mixed load from many concurrent requests, SIGKILL at a random moment,
+ * restart on the same store. After each round every acknowledged create (201) is there with its
+ * exact name and tag, every acknowledged patch (200) too (a stream of patches under the kill),
+ * every acknowledged delete (204) is gone, nothing is there that no request asked for (requests
+ * without an answer are "unknown": either outcome is allowed), and on SQLite `PRAGMA
+ * integrity_check` says ok.
  */
 
 const CONCURRENCY = 48;

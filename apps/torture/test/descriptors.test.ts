@@ -8,14 +8,14 @@ import { addEndpoint, loopbackWebhooks, until, WebhookReceiver } from './support
 import { createToken } from './support/token.js';
 
 /**
- * Descriptor exhaustion (issue 14, item 3): the server runs with `ulimit -n 256` (set on the
- * running process with `prlimit`), with a webhook endpoint registered (its deliveries need
- * descriptors too), and 1,000 TCP connections arrive at once and stay open, a third of them
- * sending the start of a request and nothing more. What must hold: the process never dies; the
- * keep-alive connections it accepted before the flood are still answered — reads and creates —
- * every time, while the flood lasts; EMFILE is logged at most once a second, not per connection
- * or per attempt; once the flood's sockets close, new connections are served again within a couple
- * of seconds, and the events of the creates (whose attempts failed meanwhile) are delivered.
+ * Descriptor exhaustion: the server runs with `ulimit -n 256` (set on the running process with
+ * `prlimit`), with a webhook endpoint registered (its deliveries need descriptors too), and 1,000
+ * TCP connections arrive at once and stay open, a third of them sending the start of a request and
+ * nothing more. What must hold: the process never dies; the keep-alive connections it accepted
+ * before the flood are still answered — reads and creates — every time, while the flood lasts;
+ * EMFILE is logged at most once a second, not per connection or per attempt; once the flood's
+ * sockets close, new connections are served again within a couple of seconds, and the events of the
+ * creates (whose attempts failed meanwhile) are delivered.
  *
  * What the flood meets: the server accepts at most the limit less a reserve (http/server.ts
  * limitConnections, re-read every second, so the `prlimit` applies) and closes the rest at once,

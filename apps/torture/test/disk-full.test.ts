@@ -17,15 +17,15 @@ import { readSqlite } from './support/store.js';
 import { createToken } from './support/token.js';
 
 /**
- * Disk full on SQLite (issue 14, item 2): the store lives on an 8 MiB tmpfs of its own, with a
- * webhook endpoint registered so that every write also goes through the outbox. Creates with long
- * names (and deletes) run from 16 clients; a filler file takes all but a little of the space, so
- * the store soon runs out. While it is full, writes must be refused with the contract's JSON 503
- * (never a 500, never a crash, never a connection dropped) and reads — a plant by id, a page of
- * the list — keep answering 200 with the plants as acknowledged. Then the filler goes: writes
- * resume. At the end, stopped, the file passes `PRAGMA integrity_check`, holds every acknowledged
- * create and delete and nothing else (a refused write changed nothing), and every acknowledged
- * write's event reached the receiver (held in the outbox while the disk was full, if need be).
+ * Disk full on SQLite: the store lives on an 8 MiB tmpfs of its own, with a webhook endpoint
+ * registered so that every write also goes through the outbox. Creates with long names (and
+ * deletes) run from 16 clients; a filler file takes all but a little of the space, so the store
+ * soon runs out. While it is full, writes must be refused with the contract's JSON 503 (never a
+ * 500, never a crash, never a connection dropped) and reads — a plant by id, a page of the list —
+ * keep answering 200 with the plants as acknowledged. Then the filler goes: writes resume. At the
+ * end, stopped, the file passes `PRAGMA integrity_check`, holds every acknowledged create and
+ * delete and nothing else (a refused write changed nothing), and every acknowledged write's event
+ * reached the receiver (held in the outbox while the disk was full, if need be).
  */
 
 /** 8, not 4: with the tag index and plant versions the 200 writes after the space came back (and their WAL) could fill 4 MiB again. */

@@ -14,7 +14,7 @@ import { createToken } from './support/token.js';
  * contract's JSON body, and hold exactly the plants of its 201 responses at the end.
  */
 
-/** Generous: the server idles at ~60–80 MB; a leak of the inflated bomb or of parsed bodies would blow past this. */
+/** Generous: several times the server's idle RSS; a leak of the inflated bomb or of parsed bodies would blow past this. */
 const RSS_BOUND = 300 * 1024 * 1024;
 /** A large body limit, so that deep nesting and huge numbers reach the JSON parser instead of stopping at 413. */
 const BODY_LIMIT = 1024 * 1024;

@@ -10,12 +10,12 @@ import { listAll } from './support/store.js';
 import { createToken } from './support/token.js';
 
 /**
- * Idempotent creates across a crash (issue 10, item 4): keyed creates with server-assigned ids
- * under concurrent load, SIGKILL at a random moment, restart on the same store, then every create
- * that got no answer is sent again with its key. A create the store committed before the kill
- * (its answer lost) must come back as the original 201, replayed; one it did not commit is made
- * now. Either way: exactly one plant per key, and every answer a client ever got for a key names
- * the same plant. Rounds continue (bounded) until the commit-then-kill case was hit at least once.
+ * Idempotent creates across a crash: keyed creates with server-assigned ids under concurrent load,
+ * SIGKILL at a random moment, restart on the same store, then every create that got no answer is
+ * sent again with its key. A create the store committed before the kill (its answer lost) must come
+ * back as the original 201, replayed; one it did not commit is made now. Either way: exactly one
+ * plant per key, and every answer a client ever got for a key names the same plant. Rounds continue
+ * (bounded) until the commit-then-kill case was hit at least once.
  */
 
 const CONCURRENCY = 48;

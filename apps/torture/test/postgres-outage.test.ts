@@ -19,12 +19,12 @@ import { outagePostgres, type OutagePostgres } from './support/throwaway-postgre
 import { createToken } from './support/token.js';
 
 /**
- * PostgreSQL outages under load (issue 14, item 1). One server over a PostgreSQL of the suite's
- * own (support/throwaway-postgres.ts), one webhook endpoint pointing at a healthy loopback
- * receiver, and a mixed load (creates with a chosen id, with a server-assigned one, with an
- * Idempotency-Key; deletes; gets; lists) from concurrent clients while the database
- * (a) restarts (`pg_ctl restart -m fast`), (b) loses every backend of the server's connections
- * (`pg_terminate_backend`), (c) is stopped (`-m immediate`) for 5 s and started again.
+ * PostgreSQL outages under load. One server over a PostgreSQL of the suite's own
+ * (support/throwaway-postgres.ts), one webhook endpoint pointing at a healthy loopback receiver,
+ * and a mixed load (creates with a chosen id, with a server-assigned one, with an Idempotency-Key;
+ * deletes; gets; lists) from concurrent clients while the database (a) restarts (`pg_ctl restart -m
+ * fast`), (b) loses every backend of the server's connections (`pg_terminate_backend`), (c) is
+ * stopped (`-m immediate`) for 5 s and started again.
  *
  * For each: every answer is a 2xx, an expected 4xx or the contract's JSON 503, none later than
  * PG_ACQUIRE_TIMEOUT_MS + 1 s (no 500, no hang); /readyz goes 503 while the database is down and
@@ -38,11 +38,11 @@ import { createToken } from './support/token.js';
 const ACQUIRE_TIMEOUT_MS = 1_500;
 const STATEMENT_TIMEOUT_MS = 2_000;
 /**
- * Issue 14's bounds: no answer later than the acquire timeout + 1 s, and writes back within 2 s
- * of the database accepting connections again. The server keeps the first through the gate's
- * outage mode (adapters/postgres/gate.ts): once an operation fails with an outage error, every
- * operation ends within the acquire timeout of its arrival, write batches counted from their
- * first write, until one succeeds again.
+ * The bounds: no answer later than the acquire timeout + 1 s, and writes back within 2 s of the
+ * database accepting connections again. The server keeps the first through the gate's outage mode
+ * (adapters/postgres/gate.ts): once an operation fails with an outage error, every operation ends
+ * within the acquire timeout of its arrival, write batches counted from their first write, until
+ * one succeeds again.
  */
 const BOUND_MS = ACQUIRE_TIMEOUT_MS + 1_000;
 const RECOVERY_MS = 2_000;

@@ -8,12 +8,12 @@ import { readSqlite } from './support/store.js';
 import { createToken } from './support/token.js';
 
 /**
- * Shutdown under load (issue 7, item 4): steady concurrent creates, then SIGTERM. Every response
- * that arrives is complete and well-formed (a 201 has its Location and its exact body; a 503 while
- * shutting down has the contract's body; no truncated body), every acknowledged create is in the
- * store afterwards, and the process exits 0 within the drain bound (SHUTDOWN_TIMEOUT_MS).
- * Requests that get no answer (the listener is closed, a keep-alive socket was closed under them)
- * are counted as "unknown": either outcome is allowed, and the store is checked for that too.
+ * Shutdown under load: steady concurrent creates, then SIGTERM. Every response that arrives is
+ * complete and well-formed (a 201 has its Location and its exact body; a 503 while shutting down
+ * has the contract's body; no truncated body), every acknowledged create is in the store
+ * afterwards, and the process exits 0 within the drain bound (SHUTDOWN_TIMEOUT_MS). Requests that
+ * get no answer (the listener is closed, a keep-alive socket was closed under them) are counted as
+ * "unknown": either outcome is allowed, and the store is checked for that too.
  */
 
 const SHUTDOWN_TIMEOUT_MS = 5_000;

@@ -6,9 +6,9 @@ import { startServer, tempDir, type ServerProcess } from './support/processes.js
 import { createToken } from './support/token.js';
 
 /**
- * Slow clients (issue 7, item 3): hundreds of sockets trickle their headers or their bodies a byte
- * at a time; the server's timeouts must cut every one of them (with the contract's 408), while a
- * well-behaved client's requests keep succeeding with a p99 no worse than twice the unloaded one.
+ * Slow clients: hundreds of sockets trickle their headers or their bodies a byte at a time; the
+ * server's timeouts must cut every one of them (with the contract's 408), while a well-behaved
+ * client's requests keep succeeding with a p99 no worse than twice the unloaded one.
  *
  * The server runs with short timeouts (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS; the defaults are
  * 10 s and 30 s, checked every 1 s), so the suite waits seconds, not the defaults' ~45 s. The
@@ -171,9 +171,9 @@ describe('slow clients are cut while others keep their latency', () => {
 
       const p99Unloaded = Math.max(percentile(unloaded, 99), percentile(unloadedAfter, 99));
       const p99Loaded = percentile(loaded, 99);
-      // The issue's bound is 2× the unloaded p99. On a noisy 2-core machine a sub-millisecond p99 can
-      // double from scheduler noise alone, so the bound has an absolute floor of +20 ms: a server that
-      // let slow sockets starve the event loop would be far beyond either.
+      // The bound asked for is 2× the unloaded p99. On a noisy 2-core machine a sub-millisecond p99
+      // can double from scheduler noise alone, so the bound has an absolute floor of +20 ms: a
+      // server that let slow sockets starve the event loop would be far beyond either.
       const allowed = Math.max(2 * p99Unloaded, p99Unloaded + 20);
       console.log(
         `slow-clients: ${SLOW_SOCKETS} trickling sockets (${[...statuses].map(([k, n]) => `${k}×${n}`).join(', ')}), all cut by the server; ` +

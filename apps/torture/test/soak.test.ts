@@ -12,14 +12,13 @@ import { judgeGrowth, openSeries, seriesSvg, type GrowthBounds, type SoakSample 
 import { createToken } from './support/token.js';
 
 /**
- * Soak (issue 14, item 4): TORTURE_SOAK_SECONDS (60 by default, ≥ 1800 documented) of mixed load
- * against one SQLite server — creates with and without Idempotency-Key (some keys replayed), gets,
- * lists, deletes, 1 % hostile requests — sampling the process every SAMPLE_MS: RSS, V8 heap used
- * (its own metrics endpoint), open descriptors (/proc/<pid>/fd) and the interval's p99. A leak
- * shows as growth from the first third of the samples after the warm-up to the last third; the
- * bounds are explained in the README (§ Soak). No 5xx but 503, every answer as the contract says,
- * and the process alive throughout and exiting 0 on SIGTERM. The series goes to results/ as CSV
- * and SVG next to a report.
+ * Soak: TORTURE_SOAK_SECONDS (60 by default, ≥ 1800 documented) of mixed load against one SQLite
+ * server — creates with and without Idempotency-Key (some keys replayed), gets, lists, deletes, 1 %
+ * hostile requests — sampling the process every SAMPLE_MS: RSS, V8 heap used (its own metrics
+ * endpoint), open descriptors (/proc/<pid>/fd) and the interval's p99. A leak shows as growth from
+ * the first third of the samples after the warm-up to the last third; the bounds are explained in
+ * the README (§ Soak). No 5xx but 503, every answer as the contract says, and the process alive
+ * throughout and exiting 0 on SIGTERM. The series goes to results/ as CSV and SVG next to a report.
  */
 
 const SAMPLE_MS = 2_000;

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL for tests: a throwaway schema per caller inside the shared `test` database, and the
- * skip-or-fail rule of issue 5 item 7.
+ * skip-or-fail rule of `describePostgres` below.
  *
  * Many test files and processes use one PostgreSQL server at once, so every caller gets its own
  * schema (`ps_test_<time>_<random>`; schemas left over by a run that died are dropped a day later). The URL it returns selects that schema through libpq's `options`

@@ -3,7 +3,7 @@ import type { PeerFactory } from './peer.js';
 import { openSqlitePlants } from './sqlite-plants.js';
 
 /**
- * Peer `fastify-sqlite` (issue 19): Fastify 5 over better-sqlite3 in the file `database` (WAL,
+ * Peer `fastify-sqlite`: Fastify 5 over better-sqlite3 in the file `database` (WAL,
  * `synchronous=NORMAL`, one transaction per request), the table created at start.
  */
 export const createFastifySqlitePeer: PeerFactory = async ({ token, database }) =>

@@ -23,11 +23,11 @@ import {
 import { openSqlitePlants } from './sqlite-plants.js';
 
 /**
- * Peer `koa-minimal` (issue 19), the floor of our own stack: Koa 3 + @koa/router +
- * koa-bodyparser over better-sqlite3 (WAL, `synchronous=NORMAL`, one transaction per request, the
- * store of `fastify-sqlite`), the bearer check as a middleware, validation written by hand (the
- * contract's text rule is the domain's `textProblem`; no io-ts), no logging, no extra headers.
- * What our server costs above this is what its own layers cost.
+ * Peer `koa-minimal`, the floor of our own stack: Koa 3 + @koa/router + koa-bodyparser over
+ * better-sqlite3 (WAL, `synchronous=NORMAL`, one transaction per request, the store of
+ * `fastify-sqlite`), the bearer check as a middleware, validation written by hand (the contract's
+ * text rule is the domain's `textProblem`; no io-ts), no logging, no extra headers. What our server
+ * costs above this is what its own layers cost.
  */
 
 /** Why a value is not a text of 1…max characters by the contract's rules, or undefined. */

@@ -5,10 +5,10 @@ import { toHttpError, type AppError } from './to-http-error.js';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Sets a response header on Node's response directly. Koa's `ctx.set` builds arrays and
- * normalises the value on every call (about 1.5 µs a header at one connection, `pnpm bench`
- * profile, issue 19); the names and values set here are ours, fixed and already valid. Only while
- * the handler runs: the headers are never sent before it returns.
+ * Sets a response header on Node's response directly. Koa's `ctx.set` builds arrays and normalises
+ * the value on every call (it shows in a `pnpm bench` profile at one connection); the names and
+ * values set here are ours, fixed and already valid. Only while the handler runs: the headers are
+ * never sent before it returns.
  */
 export const setHeader = (ctx: AppContext, name: string, value: string): void => {
   ctx.res.setHeader(name, value);

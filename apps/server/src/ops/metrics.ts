@@ -59,8 +59,8 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
   // The per-request series are counted on the request path in plain numbers (a request costs two
   // map lookups and a few additions) and handed to prom-client when it is scraped: counters and the
   // gauge through their `collect` hooks, the duration histogram as a registry metric of its own.
-  // prom-client's labelled calls hash the label values on every call, which cost about 8 % of a
-  // `GET /plants/{id}` at 50 connections (apps/bench, the side-by-side runs of `+metrics`).
+  // prom-client's labelled calls hash the label values on every call, which cost a measurable share
+  // of a `GET /plants/{id}` at 50 connections (apps/bench, the side-by-side runs of `+metrics`).
   const routes = new RouteTable(DURATION_BUCKETS);
   let active = 0;
   new client.Counter({

@@ -6,8 +6,8 @@ import { startTestServer, type TestServer } from '../http/support.js';
 import { launchChromium, runBrowserTests } from './chromium.js';
 
 /**
- * Issue 15 in a real browser: a page served from a second loopback origin calls the API with
- * `fetch` and a bearer token. It works only when CORS_ORIGINS names the page's origin.
+ * CORS in a real browser: a page served from a second loopback origin calls the API with `fetch`
+ * and a bearer token. It works only when CORS_ORIGINS names the page's origin.
  */
 
 interface Outcome {

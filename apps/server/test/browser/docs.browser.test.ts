@@ -7,8 +7,8 @@ import { startTestServer, type TestServer } from '../http/support.js';
 import { launchChromium, runBrowserTests } from './chromium.js';
 
 /**
- * Issue 12: `GET /docs` in a real browser renders every operation of the served document, with
- * no console error and no request leaving the server's origin. The screenshot goes to
+ * `GET /docs` in a real browser renders every operation of the served document, with no console
+ * error and no request leaving the server's origin. The screenshot goes to
  * apps/server/test-results/docs.png (not committed) for a person to look at.
  */
 

@@ -1,9 +1,9 @@
 /**
- * What a client generated from the served document looks like to its user (issue 17): the types
+ * What a client generated from the served document looks like to its user: the types
  * `openapi-typescript` makes of `GET /openapi.json`, used through `openapi-fetch` by a small
  * program that the TypeScript compiler must accept — `id` a number, `Location` a required string,
- * the error body typed — and calls that break the document, each marked `@ts-expect-error`, so
- * that one which compiles (an unused directive) fails the test.
+ * the error body typed — and calls that break the document, each marked `@ts-expect-error`, so that
+ * one which compiles (an unused directive) fails the test.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

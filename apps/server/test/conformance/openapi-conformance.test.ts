@@ -1,7 +1,7 @@
 /**
- * The served document, exact under generated testing (issue 17). Driven by `GET /openapi.json`
- * of a listening server (SQLite here, PostgreSQL in the `postgres` project), for every operation
- * the document lists:
+ * The served document, exact under generated testing. Driven by `GET /openapi.json` of a listening
+ * server (SQLite here, PostgreSQL in the `postgres` project), for every operation the document
+ * lists:
  *
  * - requests that conform to the document never get a 400/413/415, a 422 the operation does not
  *   document, or a 5xx;

@@ -5,8 +5,8 @@ import { family, parseScrape, runMetricsTests, sampleSum, type Family } from '..
 import { bearer, createPlant, request, startTestServer, testStoreKind, type TestServer } from './support.js';
 
 /**
- * Issue 12: GET /metrics on its own listener, scraped and read with a real Prometheus
- * text-format parser, after a known mix of requests through a listening app (both stores).
+ * GET /metrics on its own listener, scraped and read with a real Prometheus text-format parser,
+ * after a known mix of requests through a listening app (both stores).
  */
 
 let server: TestServer;

@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScrape, runMetricsTests, sampleSum } from '../support/prometheus.js';
 
 /**
- * Issue 12 as an operator meets it: the built server started with METRICS_PORT serves live
- * figures on its second listener — and with WORKERS=2 the figures of both workers together.
+ * Metrics as an operator meets them: the built server started with METRICS_PORT serves live figures
+ * on its second listener — and with WORKERS=2 the figures of both workers together.
  */
 
 const main = join(dirname(fileURLToPath(import.meta.url)), '../../dist/main.js');

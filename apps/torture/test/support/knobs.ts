@@ -1,6 +1,6 @@
 /**
  * The suite's size knobs. The defaults fit the CI bound (≤ 10 minutes for the whole suite on a
- * 2-core machine, ~6 minutes measured); raise them for longer runs:
+ * 2-core machine); raise them for longer runs:
  * - TORTURE_ROUNDS: crash rounds on SQLite (PostgreSQL and the cross-instance races scale from it);
  * - TORTURE_INPUTS: fast-check runs per hostile-input property and random tokens in the auth suite;
  * - TORTURE_SECONDS: seconds of steady load before the SIGTERM in the shutdown suite;

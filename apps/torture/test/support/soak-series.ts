@@ -2,10 +2,10 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * The soak's time series (issue 14, item 4): one sample every few seconds of the server process's
- * RSS, V8 heap used, open descriptors, the p99 latency of the requests answered in that interval,
- * and the server's CPU time and run-queue wait (to tell a slower server from a busy machine); the
- * leak verdict over them; and the series as CSV and as a small hand-written SVG.
+ * The soak's time series: one sample every few seconds of the server process's RSS, V8 heap used,
+ * open descriptors, the p99 latency of the requests answered in that interval, and the server's CPU
+ * time and run-queue wait (to tell a slower server from a busy machine); the leak verdict over
+ * them; and the series as CSV and as a small hand-written SVG.
  */
 
 export interface SoakSample {

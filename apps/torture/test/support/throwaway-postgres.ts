@@ -8,7 +8,7 @@ import { freshPostgresUrl, openAdminSql, postgresAvailable, type FreshPostgres }
 import { freePort } from './processes.js';
 
 /**
- * A PostgreSQL server the torture suite may stop, restart and cut off (issue 14, item 1).
+ * A PostgreSQL server the torture suite may stop, restart and cut off.
  *
  * By default a throwaway cluster of its own: `initdb -A trust -U postgres` in a temporary folder,
  * on a free port of 127.0.0.1 (its socket in that folder too), controlled with `pg_ctl`. The
