@@ -1,15 +1,15 @@
 import { execFile } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
-import { runNode, tempDir } from './support/processes.js';
+import { installPackedPackages, type PackedProject } from './support/packed-packages.js';
+import { runNode } from './support/processes.js';
 import { useLiveServer } from './support/store.js';
 
 const exec = promisify(execFile);
 const live = useLiveServer();
-let project: { path: string; remove(): Promise<void> };
+let project: PackedProject;
 
 const program = `
 import { ConflictError, createPlantStoreClient, NotFoundError } from '@plant-store/client';
@@ -37,19 +37,8 @@ console.log(JSON.stringify({
  */
 describe('the packed domain and client packages', () => {
   beforeAll(async () => {
-    project = await tempDir('pack');
-    for (const dir of [paths.domainDir, paths.clientDir]) {
-      await exec('pnpm', ['pack', '--pack-destination', project.path], { cwd: dir });
-    }
-    const tarballs = (await readdir(project.path)).filter((file) => file.endsWith('.tgz'));
-    expect(tarballs).toHaveLength(2);
-    await writeFile(
-      join(project.path, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
-    );
-    await writeFile(
-      join(project.path, 'tsconfig.json'),
-      JSON.stringify({
+    project = await installPackedPackages('pack', {
+      'tsconfig.json': JSON.stringify({
         compilerOptions: {
           target: 'ES2022',
           module: 'NodeNext',
@@ -61,22 +50,8 @@ describe('the packed domain and client packages', () => {
         },
         include: ['main.ts'],
       }),
-    );
-    await writeFile(join(project.path, 'main.ts'), program);
-    await exec(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        ...tarballs.map((t) => `./${t}`),
-        'io-ts@2',
-        'fp-ts@2',
-        '@types/node@20',
-      ],
-      { cwd: project.path, timeout: 240_000 },
-    );
+      'main.ts': program,
+    });
   }, 300_000);
 
   afterAll(async () => {
@@ -84,14 +59,7 @@ describe('the packed domain and client packages', () => {
   });
 
   it('contain only the build, its sources, the bin, the README, the LICENSE and package.json', async () => {
-    const { stdout } = await exec(
-      'tar',
-      ['-tzf', (await readdir(project.path)).find((f) => f.startsWith('plant-store-client'))!],
-      {
-        cwd: project.path,
-      },
-    );
-    const files = stdout.trim().split('\n');
+    const files = await project.list('client');
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/cli.js');

@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
-import { runNode, tempDir } from './support/processes.js';
+import { installPackedPackages, type PackedProject } from './support/packed-packages.js';
+import { runNode } from './support/processes.js';
 
-const exec = promisify(execFile);
-let project: { path: string; remove(): Promise<void> };
-const tarballs = new Map<string, string>();
+let project: PackedProject;
 
 /**
  * Uses values and types of both packages. The `@ts-expect-error` line fails the check if the
@@ -31,16 +27,6 @@ export const wrong: string = ({} as Plant).id;
 /** moduleResolution → the module setting a user pairs it with. */
 const resolutions = { node16: 'node16', bundler: 'esnext', node10: 'commonjs' } as const;
 
-/** The tarball's file list, as `package/…` paths. */
-const listTarball = async (name: string): Promise<string[]> => {
-  const { stdout } = await exec('tar', ['-tzf', tarballs.get(name)!], { cwd: project.path });
-  return stdout.trim().split('\n');
-};
-
-/** A file of the tarball, read from its unpacked copy. */
-const readFromTarball = (name: string, file: string): Promise<string> =>
-  readFile(join(project.path, 'unpacked', name, file), 'utf8');
-
 /**
  * What a user's TypeScript sees: both packages are packed as npm would receive them, installed
  * into a project outside the workspace, and a consumer is type-checked under each
@@ -48,48 +34,25 @@ const readFromTarball = (name: string, file: string): Promise<string> =>
  */
 describe('the packed domain and client packages, for TypeScript users', () => {
   beforeAll(async () => {
-    project = await tempDir('pack-types');
-    for (const [name, dir] of [
-      ['domain', paths.domainDir],
-      ['client', paths.clientDir],
-    ] as const) {
-      await exec('pnpm', ['pack', '--pack-destination', project.path], { cwd: dir });
-      const tarball = (await readdir(project.path)).find(
-        (file) => file.startsWith(`plant-store-${name}-`) && file.endsWith('.tgz'),
-      );
-      expect(tarball).toBeDefined();
-      tarballs.set(name, tarball!);
-      await mkdir(join(project.path, 'unpacked', name), { recursive: true });
-      await exec('tar', ['-xzf', tarball!, '-C', join('unpacked', name)], { cwd: project.path });
-    }
-    await writeFile(
-      join(project.path, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
-    );
-    await writeFile(join(project.path, 'consumer.ts'), consumer);
-    for (const [moduleResolution, module] of Object.entries(resolutions)) {
-      await writeFile(
-        join(project.path, `tsconfig.${moduleResolution}.json`),
-        JSON.stringify({
-          compilerOptions: { module, moduleResolution, target: 'ES2022', strict: true, noEmit: true, types: ['node'] },
-          files: ['consumer.ts'],
-        }),
-      );
-    }
-    await exec(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        ...[...tarballs.values()].map((t) => `./${t}`),
-        'io-ts@2',
-        'fp-ts@2',
-        '@types/node@20',
-      ],
-      { cwd: project.path, timeout: 240_000 },
-    );
+    project = await installPackedPackages('pack-types', {
+      'consumer.ts': consumer,
+      ...Object.fromEntries(
+        Object.entries(resolutions).map(([moduleResolution, module]) => [
+          `tsconfig.${moduleResolution}.json`,
+          JSON.stringify({
+            compilerOptions: {
+              module,
+              moduleResolution,
+              target: 'ES2022',
+              strict: true,
+              noEmit: true,
+              types: ['node'],
+            },
+            files: ['consumer.ts'],
+          }),
+        ]),
+      ),
+    });
   }, 300_000);
 
   afterAll(async () => {
@@ -102,12 +65,12 @@ describe('the packed domain and client packages, for TypeScript users', () => {
     expect(checked, checked.stdout).toMatchObject({ code: 0 });
   });
 
-  it.each(['domain', 'client'])('%s ships its LICENSE', async (name) => {
-    expect(await listTarball(name)).toContain('package/LICENSE');
+  it.each(['domain', 'client'] as const)('%s ships its LICENSE', async (name) => {
+    expect(await project.list(name)).toContain('package/LICENSE');
   });
 
-  it.each(['domain', 'client'])('%s has source maps that point only at files it ships', async (name) => {
-    const files = await listTarball(name);
+  it.each(['domain', 'client'] as const)('%s has source maps that point only at files it ships', async (name) => {
+    const files = await project.list(name);
     const maps = files.filter((file) => file.endsWith('.map'));
     expect(maps.length).toBeGreaterThan(0);
     const missing: string[] = [];
@@ -116,7 +79,7 @@ describe('the packed domain and client packages, for TypeScript users', () => {
         file,
         sourceRoot = '',
         sources,
-      } = JSON.parse(await readFromTarball(name, map)) as {
+      } = JSON.parse(await project.read(name, map)) as {
         file: string;
         sourceRoot?: string;
         sources: string[];
@@ -129,12 +92,12 @@ describe('the packed domain and client packages, for TypeScript users', () => {
     expect(missing).toEqual([]);
   });
 
-  it.each(['domain', 'client'])('%s declares each map it ships next to the file it maps', async (name) => {
-    const files = await listTarball(name);
+  it.each(['domain', 'client'] as const)('%s declares each map it ships next to the file it maps', async (name) => {
+    const files = await project.list(name);
     const mapped = files.filter((file) => /\.(js|d\.ts)$/.test(file) && files.includes(`${file}.map`));
     expect(mapped.length).toBeGreaterThan(0);
     for (const file of mapped) {
-      expect(await readFromTarball(name, file), file).toContain(`//# sourceMappingURL=${posix.basename(file)}.map`);
+      expect(await project.read(name, file), file).toContain(`//# sourceMappingURL=${posix.basename(file)}.map`);
     }
   });
 });
