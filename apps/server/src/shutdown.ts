@@ -10,11 +10,6 @@ export interface DrainDeps {
   readonly beginShutdown: () => void;
 }
 
-export interface ShutdownDeps extends DrainDeps {
-  /** Closes the store once no request can reach it any more. */
-  readonly closeStore: () => Promise<void>;
-}
-
 /** How a shutdown ended: every in-flight request finished, or the bound ran out and connections were cut. */
 export type ShutdownOutcome = 'drained' | 'cut';
 
@@ -47,12 +42,5 @@ export const drainServer = async ({
     clearInterval(sweep);
     clearTimeout(bound);
   }
-  return outcome;
-};
-
-/** Graceful shutdown of a server and its store: drainServer, then the store closes. */
-export const shutdownGracefully = async ({ closeStore, ...drain }: ShutdownDeps): Promise<ShutdownOutcome> => {
-  const outcome = await drainServer(drain);
-  await closeStore();
   return outcome;
 };

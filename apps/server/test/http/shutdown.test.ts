@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { shutdownGracefully } from '../../src/shutdown.js';
+import { createLifecycle } from '../../src/lifecycle.js';
+import { drainServer, type ShutdownOutcome } from '../../src/shutdown.js';
 import { startTestServer, type TestServer } from './support.js';
 
 /** A POST whose headers the server has parsed (it answered 100 Continue) and whose body waits for `send`. */
@@ -48,31 +49,38 @@ const pendingCreate = (server: TestServer, token: string) =>
     },
   );
 
-describe('shutdownGracefully', () => {
-  it('turns /readyz 503 at once, lets the in-flight request finish with Connection: close, then closes the store', async () => {
+describe('drainServer', () => {
+  it('turns /readyz 503 at once, lets the in-flight request finish with Connection: close, then the lifecycle closes the store', async () => {
     let shuttingDown = false;
     const server = await startTestServer({ isShuttingDown: () => shuttingDown });
     try {
       const pending = await pendingCreate(server, server.tokens.all);
       let storeClosed = false;
-      const done = shutdownGracefully({
-        server: server.server,
-        logger: server.logger,
-        timeoutMs: 30_000,
-        beginShutdown: () => {
-          shuttingDown = true;
-        },
-        closeStore: async () => {
-          storeClosed = true;
-          await server.store.close();
-        },
+      let outcome: ShutdownOutcome | undefined;
+      // As main.ts stacks them: the store first, the listener last, so the listener drains first.
+      const lifecycle = createLifecycle(server.logger);
+      lifecycle.add('store', async () => {
+        storeClosed = true;
+        await server.store.close();
       });
+      lifecycle.add('HTTP listener', async () => {
+        outcome = await drainServer({
+          server: server.server,
+          logger: server.logger,
+          timeoutMs: 30_000,
+          beginShutdown: () => {
+            shuttingDown = true;
+          },
+        });
+      });
+      const done = lifecycle.closeAll();
       expect(shuttingDown).toBe(true);
       expect(server.server.listening).toBe(false);
       expect(storeClosed).toBe(false);
       pending.send();
       expect(await pending.reply).toEqual({ status: 201, connection: 'close' });
-      expect(await done).toBe('drained');
+      expect(await done).toBe(true);
+      expect(outcome).toBe('drained');
       expect(storeClosed).toBe(true);
     } finally {
       await server.close();
@@ -83,12 +91,11 @@ describe('shutdownGracefully', () => {
     const server = await startTestServer();
     try {
       const pending = await pendingCreate(server, server.tokens.all);
-      const outcome = await shutdownGracefully({
+      const outcome = await drainServer({
         server: server.server,
         logger: server.logger,
         timeoutMs: 200,
         beginShutdown: () => undefined,
-        closeStore: () => server.store.close(),
       });
       expect(outcome).toBe('cut');
       await expect(pending.reply).rejects.toThrow();
