@@ -49,6 +49,21 @@ export {
   type PlantIdBrand,
 } from './plant-id.js';
 export { decodeWith, formatErrors } from './report.js';
+export {
+  compareCodePoints,
+  fold,
+  isNameSort,
+  MAX_PAGE_CURSOR_LENGTH,
+  MAX_SEARCH_LENGTH,
+  PAGE_CURSOR_PATTERN,
+  PageCursor,
+  PageCursorFromString,
+  PLANT_SORTS,
+  PlantSort,
+  SearchText,
+  type PageCursorBrand,
+  type SearchTextBrand,
+} from './search.js';
 export { textProblem } from './text.js';
 export {
   DEFAULT_PAGE_LIMIT,

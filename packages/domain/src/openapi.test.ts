@@ -127,7 +127,9 @@ describe('openApiDocument', () => {
     expect(decode({ limit: String(limit.schema.minimum - 1) })).toBe(false);
     expect(decode({ limit: String(limit.schema.maximum + 1) })).toBe(false);
     expect(decode({ after: String(after.schema.maximum + 1) })).toBe(false);
-    expect(ListQuery.decode({})).toEqual(E.right({ limit: limit.schema.default, after: after.schema.default }));
+    expect(ListQuery.decode({})).toEqual(
+      E.right({ limit: limit.schema.default, after: after.schema.default, sort: 'id' }),
+    );
   });
 
   it('types the path id as the integer PlantIdFromPath accepts, bounds included', () => {

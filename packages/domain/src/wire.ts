@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import { describeValue, MAX_NAMED_UNKNOWN } from './describe-value.js';
 import { PlantTag } from './plant.js';
 import { ListCursorFromString, type ListCursor } from './plant-id.js';
+import { isNameSort, PageCursorFromString, PlantSort, SearchText, type PageCursor } from './search.js';
 import { struct } from './struct.js';
 
 /** `{"error": <HTTP status>, "message": <text>}`: the body of every error response. */
@@ -42,19 +43,35 @@ export const PageLimitFromString = new t.Type<PageLimit, string, unknown>(
 
 export interface ListQuery {
   readonly limit: PageLimit;
+  /** Where an id-ordered page starts (0: the first plant of the order); always 0 with a name order. */
   readonly after: ListCursor;
   /** Only plants whose tag equals this exactly (code point for code point). */
   readonly tag?: PlantTag;
+  /** Only plants whose folded name contains the folded text. */
+  readonly q?: SearchText;
+  readonly sort: PlantSort;
+  /** Where a name-ordered page starts: the cursor of the previous page's Link (absent: the first). */
+  readonly cursor?: PageCursor;
 }
 export type ListQueryInput = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-const listParams = { limit: PageLimitFromString, after: ListCursorFromString, tag: PlantTag } as const;
+const listParams = {
+  limit: PageLimitFromString,
+  after: ListCursorFromString,
+  tag: PlantTag,
+  q: SearchText,
+  sort: PlantSort,
+  cursor: PageCursorFromString,
+} as const;
 const allowedParams = `allowed: ${Object.keys(listParams).join(', ')}`;
 
+type MutableListQuery = { -readonly [K in keyof ListQuery]: ListQuery[K] };
+
 /**
- * The query of `GET /plants` as a parsed query string (`{limit?: string, after?: string, tag?:
- * string}`, a repeated parameter arriving as an array). Absent `limit` and `after` take their
- * defaults, an absent `tag` filters nothing; a repeated or unknown parameter is rejected by name.
+ * The query of `GET /plants` as a parsed query string (each parameter a string, a repeated one
+ * arriving as an array). Absent `limit`, `after` and `sort` take their defaults, an absent `tag`
+ * or `q` filters nothing; a repeated or unknown parameter is rejected by name, and so are the
+ * pairs that do not go together (`after` with a name order, `cursor` with an id order).
  */
 export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
   'ListQuery',
@@ -62,15 +79,14 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
     typeof u === 'object' &&
     u !== null &&
     PageLimit.is((u as ListQuery).limit) &&
-    ListCursorFromString.is((u as ListQuery).after),
+    ListCursorFromString.is((u as ListQuery).after) &&
+    PlantSort.is((u as ListQuery).sort),
   (u, c) => {
     if (typeof u !== 'object' || u === null) return t.failure(u, c, `expected a query string, got ${describeValue(u)}`);
     const input = u as ListQueryInput;
     const errors: t.ValidationError[] = [];
-    const output: { limit: PageLimit; after: ListCursor; tag?: PlantTag } = {
-      limit: DEFAULT_PAGE_LIMIT as PageLimit,
-      after: 0 as ListCursor,
-    };
+    const output: MutableListQuery = { limit: DEFAULT_PAGE_LIMIT as PageLimit, after: 0 as ListCursor, sort: 'id' };
+    const given = new Set<string>();
     let strangers = 0;
     for (const [key, value] of Object.entries(input)) {
       if (value === undefined) continue;
@@ -83,7 +99,10 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
       } else {
         const result = listParams[key as keyof typeof listParams].validate(value, context);
         if (result._tag === 'Left') errors.push(...result.left);
-        else (output as Record<string, unknown>)[key] = result.right;
+        else {
+          (output as Record<string, unknown>)[key] = result.right;
+          given.add(key);
+        }
       }
     }
     if (strangers > MAX_NAMED_UNKNOWN) {
@@ -93,10 +112,32 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
         message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters`,
       });
     }
+    if (given.has('sort') || !Object.hasOwn(input, 'sort') || input['sort'] === undefined) {
+      const nameOrder = isNameSort(output.sort);
+      if (nameOrder && given.has('after')) {
+        errors.push({
+          value: input['after'],
+          context: t.appendContext(c, 'after', t.string, input['after']),
+          message: `not with sort=${output.sort} (a name order continues with the cursor of the previous page's Link)`,
+        });
+      }
+      if (!nameOrder && given.has('cursor')) {
+        errors.push({
+          value: input['cursor'],
+          context: t.appendContext(c, 'cursor', t.string, input['cursor']),
+          message: `not with sort=${output.sort} (an id order continues with after)`,
+        });
+      }
+    }
     return errors.length > 0 ? t.failures(errors) : t.success(output);
   },
-  ({ limit, after, tag }) =>
-    tag === undefined
-      ? { limit: String(limit), after: String(after) }
-      : { limit: String(limit), after: String(after), tag },
+  ({ limit, after, tag, q, sort, cursor }) => {
+    const encoded: Record<string, string> = { limit: String(limit) };
+    if (!isNameSort(sort)) encoded['after'] = String(after);
+    if (sort !== 'id') encoded['sort'] = sort;
+    if (tag !== undefined) encoded['tag'] = tag;
+    if (q !== undefined) encoded['q'] = q;
+    if (cursor !== undefined) encoded['cursor'] = cursor;
+    return encoded;
+  },
 );
