@@ -1,0 +1,375 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cursorOf,
+  expectedList,
+  expectSameList,
+  firstPath,
+  nextPath,
+  walk,
+  wirePlant,
+  type Search,
+  type Sort,
+  type WirePlant,
+} from './search-support.js';
+import { bearer, createPlant, expectError, request, startTestServer, type TestServer } from './support.js';
+
+/*
+ * docs/reference/api.md, searching, sorting and counting GET /plants: each rule through a
+ * listening server, with literal examples (the expected ids are written out, not computed), on
+ * both stores (the `postgres` project runs this file again).
+ */
+
+const FIXTURES: readonly WirePlant[] = [
+  wirePlant(1, 'Boston Fern', 'green'),
+  wirePlant(2, 'FERNLEAF', undefined),
+  wirePlant(3, 'Staff', 'green'),
+  wirePlant(4, 'Ｍｏｎｓｔｅｒａ', undefined),
+  wirePlant(5, '100% natural', undefined),
+  wirePlant(6, '100 natural', undefined),
+  // LIKE's wildcards and escape: each must match only itself.
+  wirePlant(7, 'a%b', 'like'),
+  wirePlant(8, 'axxb', 'like'),
+  wirePlant(9, 'a_b', 'like'),
+  wirePlant(10, 'acb', 'like'),
+  wirePlant(11, 'a\\b', 'like'),
+  wirePlant(12, 'ab', 'like'),
+  wirePlant(13, 'ΣΊΣΥΦΟΣ', undefined),
+  wirePlant(14, 'İstanbul lily', undefined),
+  wirePlant(15, 'Cafe\u0301 plant', undefined),
+  wirePlant(16, 'x①', undefined),
+  wirePlant(17, 'ﬁcus', undefined),
+  wirePlant(18, 'Ficus elastica', 'green'),
+  // Code-point order: U+E000 sorts below U+FFFD and both below U+1F33F, unlike UTF-16 order.
+  wirePlant(21, 'banana', 'order'),
+  wirePlant(22, 'Apple', 'order'),
+  wirePlant(23, 'apple', 'order'),
+  wirePlant(24, '\ue000 pua', 'order'),
+  wirePlant(25, '🌿 herb', 'order'),
+  wirePlant(26, '\ufffd', 'order'),
+  wirePlant(27, 'ｂａｎａｎａ', 'order'),
+  wirePlant(28, 'a+b & c=d', 'form'),
+  wirePlant(29, 'A+B & C=D too', 'form'),
+];
+
+let fixtures: TestServer;
+let scratch: TestServer;
+let withCors: TestServer;
+const ALLOWED = 'http://allowed.example:8080';
+
+beforeAll(async () => {
+  [fixtures, scratch, withCors] = await Promise.all([
+    startTestServer(),
+    startTestServer(),
+    startTestServer({ corsOrigins: [ALLOWED] }),
+  ]);
+  for (const plant of FIXTURES) {
+    const reply = await createPlant(fixtures, plant);
+    if (reply.status !== 201) throw new Error(`set-up: ${reply.status} ${reply.text}`);
+  }
+  for (const plant of FIXTURES.slice(0, 3)) await createPlant(withCors, plant);
+});
+afterAll(async () => {
+  await Promise.all([fixtures?.close(), scratch?.close(), withCors?.close()]);
+});
+
+const get = (server: TestServer, path: string, headers: Record<string, string> = {}) =>
+  request(server, path, { headers: { ...bearer(server.tokens.read), ...headers } });
+
+/** The ids every page of `search` shows, the Link followed to the end. */
+const idsOf = async (search: Search, server: TestServer = fixtures): Promise<number[]> =>
+  (await walk(server, search)).plants.map((p) => p.id);
+
+describe('GET /plants?q=', () => {
+  it.each<[string, number[]]>([
+    ['fern', [1, 2]],
+    ['FERN', [1, 2]],
+    ['ｆｅｒｎ', [1, 2]],
+    ['ﬀ', [3]],
+    ['ff', [3]],
+    ['monstera', [4]],
+    ['ＭＯＮＳ', [4]],
+    ['σίσυφος', [13]],
+    ['ς', [13]],
+    ['Σ', [13]],
+    ['İstanbul', [14]],
+    ['café', [15]],
+    ['1', [5, 6, 16]],
+    ['①', [5, 6, 16]],
+    ['fi', [17, 18]],
+    ['ﬁcus', [17, 18]],
+    ['FICUS E', [18]],
+  ])('q=%s finds the plants whose folded name contains the folded text: %j', async (q, ids) => {
+    expect(await idsOf({ q, limit: 100 })).toEqual(ids);
+  });
+
+  it('folds the name and q alike and nothing more: no dotless-i rule, no accent stripping', async () => {
+    // fold("İstanbul") is "i\u0307stanbul": the dot stays between the i and the s.
+    expect(await idsOf({ q: 'istanbul', limit: 100 })).toEqual([]);
+    expect(await idsOf({ q: 'cafe', limit: 100 })).toEqual([]);
+    expect(await idsOf({ q: 'staf', limit: 100 })).toEqual([3]);
+  });
+
+  it.each<[string, number[]]>([
+    ['%', [5, 7]],
+    ['a%b', [7]],
+    ['_', [9]],
+    ['a_b', [9]],
+    ['\\', [11]],
+    ['a\\b', [11]],
+    ['0%', [5]],
+    ['%_', []],
+  ])('treats %% _ and \\ as ordinary characters: q=%s finds %j', async (q, ids) => {
+    expect(await idsOf({ q, limit: 100 })).toEqual(ids);
+  });
+
+  it('answers q of one and two characters', async () => {
+    expect(await idsOf({ q: 'ﬀ', limit: 100 })).toEqual([3]);
+    expect(await idsOf({ q: 'ab', limit: 100 })).toEqual([12]);
+    expect(await idsOf({ q: 'B', limit: 100 })).toEqual([1, 7, 8, 9, 10, 11, 12, 14, 21, 25, 27, 28, 29]);
+    expect(await idsOf({ q: '🌿', limit: 100 })).toEqual([25]);
+  });
+
+  it('accepts q of 100 characters, and refuses 101', async () => {
+    expect((await get(fixtures, firstPath({ q: '🌿'.repeat(100), limit: 5 }))).json).toEqual([]);
+    expectError(await get(fixtures, firstPath({ q: 'x'.repeat(101), limit: 5 })), 400, /(^|; )q: /);
+  });
+
+  it('combines q with tag, sort and limit, and carries them (form-urlencoded) into the Link', async () => {
+    expect(await idsOf({ q: 'f', tag: 'green', limit: 1 })).toEqual([1, 3, 18]);
+    expect(await idsOf({ q: 'f', tag: 'green', sort: '-name', limit: 2 })).toEqual([3, 18, 1]);
+    expect(await idsOf({ q: 'f', tag: 'green', sort: '-id', limit: 2 })).toEqual([18, 3, 1]);
+    const form = await walk(fixtures, { q: '+b & c=', tag: 'form', sort: 'name', limit: 1 });
+    expect(form.plants.map((p) => p.id)).toEqual([28, 29]);
+  });
+
+  it('keeps every plant of the fixtures for a q in each of them, in every order (against the model)', async () => {
+    for (const sort of ['id', '-id', 'name', '-name'] as const) {
+      for (const q of ['a', 'fern', 'ﬁ', 'Σ', '\ue000', '\\']) {
+        const search = { q, sort, limit: 3 };
+        expectSameList((await walk(fixtures, search)).plants, expectedList(FIXTURES, search), JSON.stringify(search));
+      }
+    }
+  });
+});
+
+describe('GET /plants?sort=', () => {
+  it.each<[Sort | undefined, number[]]>([
+    [undefined, [21, 22, 23, 24, 25, 26, 27]],
+    ['id', [21, 22, 23, 24, 25, 26, 27]],
+    ['-id', [27, 26, 25, 24, 23, 22, 21]],
+    ['name', [22, 23, 21, 27, 24, 26, 25]],
+    ['-name', [25, 26, 24, 27, 21, 23, 22]],
+  ])('sort=%s orders by code point of the folded name, ties by id in the same direction', async (sort, ids) => {
+    for (const limit of [1, 2, 3, 7, 8])
+      expect(await idsOf({ tag: 'order', sort, limit }), `limit ${limit}`).toEqual(ids);
+  });
+
+  it('starts -id at the newest with after=0 or none, and continues below after=ID', async () => {
+    const first = await get(fixtures, '/plants?sort=-id&after=0&limit=2&tag=order');
+    expect((first.json as WirePlant[]).map((p) => p.id)).toEqual([27, 26]);
+    const below = await get(fixtures, '/plants?sort=-id&after=24&limit=10&tag=order');
+    expect((below.json as WirePlant[]).map((p) => p.id)).toEqual([23, 22, 21]);
+    expect(below.headers.link).toBeUndefined();
+    const whole = await get(fixtures, '/plants?sort=-id&limit=2');
+    expect((whole.json as WirePlant[]).map((p) => p.id)).toEqual([29, 28]);
+  });
+
+  it('writes no sort into the Link of the default order, even when asked for by name', async () => {
+    const reply = await get(fixtures, '/plants?sort=id&limit=2&tag=order');
+    expect(reply.headers.link).toBeDefined();
+    expect(new URLSearchParams(String(nextPath(reply)).split('?')[1]).get('sort')).toBeNull();
+  });
+
+  it('gives a Link on a full last page and none on the empty page after it', async () => {
+    const pages = await walk(fixtures, { tag: 'order', sort: 'name', limit: 7 });
+    expect(pages.replies.map((r) => (r.json as unknown[]).length)).toEqual([7, 0]);
+  });
+});
+
+describe('the 400s of GET /plants', () => {
+  const refusals: Array<[string, string, string]> = [
+    ['q repeated', '/plants?q=a&q=a', 'q'],
+    ['q empty', '/plants?q=', 'q'],
+    ['q without =', '/plants?q', 'q'],
+    ['q only whitespace', '/plants?q=+%E3%80%80', 'q'],
+    ['q with a control character', '/plants?q=a%00', 'q'],
+    ['q with DEL', '/plants?q=a%7F', 'q'],
+    ['q with invalid percent-encoding', '/plants?q=a%E', 'q'],
+    ['q not UTF-8', '/plants?q=%FF', 'q'],
+    ['q of 101 characters', `/plants?q=${encodeURIComponent('é'.repeat(101))}`, 'q'],
+    ['sort repeated', '/plants?sort=id&sort=id', 'sort'],
+    ['sort empty', '/plants?sort=', 'sort'],
+    ['cursor repeated', '/plants?sort=name&cursor=abc&cursor=abc', 'cursor'],
+    ['cursor empty', '/plants?sort=name&cursor=', 'cursor'],
+    ['cursor of other characters', '/plants?sort=name&cursor=a%2Fb', 'cursor'],
+    ['cursor too long', `/plants?sort=name&cursor=${'a'.repeat(2049)}`, 'cursor'],
+    ['cursor not made by the server', '/plants?sort=name&cursor=abc', 'cursor'],
+    ['cursor not made by the server (another)', '/plants?sort=-name&cursor=~~~~.____', 'cursor'],
+    ['cursor with the default order', '/plants?cursor=abc', 'cursor'],
+    ['cursor with sort=id', '/plants?sort=id&cursor=abc', 'cursor'],
+    ['cursor with sort=-id', '/plants?sort=-id&cursor=abc', 'cursor'],
+    ['after with sort=name', '/plants?sort=name&after=3', 'after'],
+    ['after with sort=-name', '/plants?sort=-name&after=3', 'after'],
+    ['tag empty', '/plants?q=a&tag=', 'tag'],
+  ];
+  it.each(refusals)('%s → 400 naming the parameter: %s', async (_what, path, parameter) => {
+    expectError(await get(fixtures, path), 400, new RegExp(`(^|; )${parameter}: `));
+  });
+
+  it.each(['Name', 'NAME', 'desc', 'asc', '+id', '%2Bname', 'name,id', 'id%20', '--id', 'tag'])(
+    'sort=%s → 400 naming the parameter and the four orders',
+    async (sort) => {
+      const reply = await get(fixtures, `/plants?sort=${sort}`);
+      expectError(reply, 400, /(^|; )sort: /);
+      const message = (reply.json as { message: string }).message;
+      for (const value of ['id', '-id', 'name', '-name']) expect(message).toContain(value);
+    },
+  );
+
+  it('refuses a cursor with another sort, q or tag than the one it was made with; another limit is fine', async () => {
+    const made = { q: 'f', tag: 'green', sort: 'name' as const, limit: 1 };
+    const cursor = cursorOf(await get(fixtures, firstPath(made)));
+    const reuse = (search: Search) => get(fixtures, firstPath(search, { cursor }));
+    expect((await reuse({ ...made, limit: 5 })).status).toBe(200);
+    for (const other of [
+      { ...made, sort: '-name' as const },
+      { ...made, q: 'fi' },
+      { ...made, q: undefined },
+      { ...made, tag: 'Green' },
+      { ...made, tag: undefined },
+      { ...made, q: undefined, tag: undefined },
+    ]) {
+      expectError(await reuse(other), 400, /(^|; )cursor: /);
+    }
+    expectError(await reuse({ ...made, sort: 'id' }), 400, /(^|; )cursor: /);
+    const descending = cursorOf(await get(fixtures, firstPath({ ...made, sort: '-name' })));
+    expectError(await get(fixtures, firstPath(made, { cursor: descending })), 400, /(^|; )cursor: /);
+  });
+
+  it('refuses a cursor with a character added that no cursor of the server has', async () => {
+    const cursor = cursorOf(await get(fixtures, firstPath({ sort: 'name', limit: 2 })));
+    for (const bad of [`${cursor}~`, `~${cursor}`]) {
+      expectError(await get(fixtures, firstPath({ sort: 'name', limit: 2 }, { cursor: bad })), 400, /(^|; )cursor: /);
+    }
+  });
+});
+
+describe('Prefer: count=exact', () => {
+  it('adds X-Total-Count (the matches in the whole store) and Preference-Applied to every page', async () => {
+    for (const [search, total] of [
+      [{ limit: 2 }, FIXTURES.length],
+      [{ limit: 2, sort: '-name' }, FIXTURES.length],
+      [{ limit: 1, tag: 'green' }, 3],
+      [{ limit: 1, q: 'fern' }, 2],
+      [{ limit: 1, q: 'f', tag: 'green', sort: 'name' }, 3],
+      [{ limit: 5, q: 'no such plant' }, 0],
+      [{ limit: 1, tag: 'none of these' }, 0],
+    ] as Array<[Search, number]>) {
+      await walk(fixtures, search, { count: total });
+    }
+  });
+
+  it('counts nothing without it, and ignores other preferences', async () => {
+    const plain = await get(fixtures, '/plants?limit=3&q=a');
+    expect(plain.headers['x-total-count']).toBeUndefined();
+    expect(plain.headers['preference-applied']).toBeUndefined();
+    for (const prefer of ['count=planned', 'count=estimated', 'return=minimal', 'respond-async', 'count', 'wait=5']) {
+      const reply = await get(fixtures, '/plants?limit=3&q=a', { prefer });
+      expect({ status: reply.status, text: reply.text }, prefer).toEqual({ status: 200, text: plain.text });
+      expect(reply.headers['x-total-count'], prefer).toBeUndefined();
+      expect(reply.headers['preference-applied'], prefer).toBeUndefined();
+    }
+  });
+
+  it('applies count=exact among other preferences', async () => {
+    const reply = await get(fixtures, '/plants?limit=3&tag=green', { prefer: 'return=minimal, count=exact' });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['x-total-count']).toBe('3');
+    expect(reply.headers['preference-applied']).toBe('count=exact');
+  });
+
+  it('is exposed to an allowed origin when CORS is on', async () => {
+    const reply = await get(withCors, '/plants?limit=1', { origin: ALLOWED, prefer: 'count=exact' });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(reply.headers['x-total-count']).toBe('3');
+    const exposed = String(reply.headers['access-control-expose-headers'])
+      .split(',')
+      .map((h) => h.trim().toLowerCase());
+    expect(exposed).toEqual(expect.arrayContaining(['x-total-count', 'preference-applied', 'link']));
+  });
+
+  it('may be sent by a script on an allowed origin: the preflight allows Prefer', async () => {
+    const preflight = await request(withCors, '/plants?limit=1', {
+      method: 'OPTIONS',
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization, prefer',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    const allowed = String(preflight.headers['access-control-allow-headers'])
+      .split(',')
+      .map((h) => h.trim().toLowerCase());
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'prefer']));
+  });
+});
+
+describe('keyset paging', () => {
+  let run = 0;
+  /** Plants of a tag of their own on the scratch server, named so that name order differs from id order. */
+  const seed = async (names: readonly string[]): Promise<{ tag: string; plants: WirePlant[] }> => {
+    const tag = `paging ${(run += 1)}`;
+    const plants: WirePlant[] = [];
+    for (const name of names) {
+      const reply = await createPlant(scratch, { name, tag });
+      expect(reply.status).toBe(201);
+      plants.push(wirePlant(Number(String(reply.headers.location).split('/').pop()), name, tag));
+    }
+    return { tag, plants };
+  };
+  const names = ['delta', 'Alpha', 'charlie', 'ECHO', 'bravo', 'alpha', 'Foxtrot', 'golf'];
+
+  it.each<Sort>(['id', '-id', 'name', '-name'])(
+    'sort=%s goes on correctly after the plant of the cursor is deleted',
+    async (sort) => {
+      const { tag, plants } = await seed(names);
+      const deleted = new Set<number>();
+      const search = { tag, sort, limit: 3 };
+      const seen = await walk(scratch, search, {
+        between: async (page) => {
+          const last = page[page.length - 1] as WirePlant;
+          const reply = await request(scratch, `/plants/${last.id}`, {
+            method: 'DELETE',
+            headers: bearer(scratch.tokens.all),
+          });
+          expect(reply.status).toBe(204);
+          deleted.add(last.id);
+        },
+      });
+      // Pages end at the 3rd and 6th plant of the order, each deleted after its page was read.
+      expectSameList(seen.plants, expectedList(plants, search), `${sort}, deleting each page's last plant`);
+      expect(deleted.size).toBe(2);
+      expectSameList(
+        (await walk(scratch, search)).plants,
+        expectedList(
+          plants.filter((p) => !deleted.has(p.id)),
+          search,
+        ),
+        `${sort} afterwards`,
+      );
+    },
+  );
+
+  it.each<Sort>(['name', '-name'])(
+    'sort=%s pages through plants of one folded name by id, across pages',
+    async (sort) => {
+      const { tag, plants } = await seed(['Same', 'same', 'ＳＡＭＥ', 'SAME', 'ſame', 'same']);
+      for (const limit of [1, 2, 4]) {
+        const search = { tag, sort, limit };
+        expectSameList((await walk(scratch, search)).plants, expectedList(plants, search), JSON.stringify(search));
+      }
+    },
+  );
+});
