@@ -128,7 +128,7 @@ describe('paging while another client creates and deletes', () => {
         await writer;
       }
 
-      const what = `sort=${sort} q=${String(q)}`;
+      const what = `sort=${sort} q=${String(q)} (SEARCH_PAGING_SEED=${SEED})`;
       const ids = walked.map((p) => p.id);
       expect(new Set(ids).size, `${what}: a plant appeared twice`).toBe(ids.length);
       const stayed = stable.filter((p) => matches(p, search));
