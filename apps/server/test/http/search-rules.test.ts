@@ -51,6 +51,8 @@ const FIXTURES: readonly WirePlant[] = [
   wirePlant(29, 'A+B & C=D too', 'form'),
 ];
 
+const fixturesOf = (...ids: number[]): WirePlant[] => FIXTURES.filter((p) => ids.includes(p.id));
+
 let fixtures: TestServer;
 let scratch: TestServer;
 let withCors: TestServer;
@@ -100,6 +102,14 @@ describe('GET /plants?q=', () => {
     ['FICUS E', [18]],
   ])('q=%s finds the plants whose folded name contains the folded text: %j', async (q, ids) => {
     expect(await idsOf({ q, limit: 100 })).toEqual(ids);
+  });
+
+  it('reads q form-urlencoded, + as a space, and combines it with after in id order', async () => {
+    expect((await get(fixtures, '/plants?q=boston+FERN')).json).toEqual(fixturesOf(1));
+    expect((await get(fixtures, '/plants?q=a%2Bb')).json).toEqual(fixturesOf(28, 29));
+    expect((await get(fixtures, '/plants?q=fern&after=1')).json).toEqual(fixturesOf(2));
+    expect((await get(fixtures, '/plants?q=fern&sort=-id&after=2')).json).toEqual(fixturesOf(1));
+    expect((await get(fixtures, '/plants?q=fern&sort=-id&after=1')).json).toEqual([]);
   });
 
   it('folds the name and q alike and nothing more: no dotless-i rule, no accent stripping', async () => {
@@ -188,31 +198,31 @@ describe('GET /plants?sort=', () => {
 
 describe('the 400s of GET /plants', () => {
   const refusals: Array<[string, string, string]> = [
-    ['q repeated', '/plants?q=a&q=a', 'q'],
-    ['q empty', '/plants?q=', 'q'],
-    ['q without =', '/plants?q', 'q'],
-    ['q only whitespace', '/plants?q=+%E3%80%80', 'q'],
-    ['q with a control character', '/plants?q=a%00', 'q'],
-    ['q with DEL', '/plants?q=a%7F', 'q'],
-    ['q with invalid percent-encoding', '/plants?q=a%E', 'q'],
-    ['q not UTF-8', '/plants?q=%FF', 'q'],
-    ['q of 101 characters', `/plants?q=${encodeURIComponent('é'.repeat(101))}`, 'q'],
-    ['sort repeated', '/plants?sort=id&sort=id', 'sort'],
-    ['sort empty', '/plants?sort=', 'sort'],
-    ['cursor repeated', '/plants?sort=name&cursor=abc&cursor=abc', 'cursor'],
-    ['cursor empty', '/plants?sort=name&cursor=', 'cursor'],
-    ['cursor of other characters', '/plants?sort=name&cursor=a%2Fb', 'cursor'],
-    ['cursor too long', `/plants?sort=name&cursor=${'a'.repeat(2049)}`, 'cursor'],
-    ['cursor not made by the server', '/plants?sort=name&cursor=abc', 'cursor'],
-    ['cursor not made by the server (another)', '/plants?sort=-name&cursor=~~~~.____', 'cursor'],
-    ['cursor with the default order', '/plants?cursor=abc', 'cursor'],
-    ['cursor with sort=id', '/plants?sort=id&cursor=abc', 'cursor'],
-    ['cursor with sort=-id', '/plants?sort=-id&cursor=abc', 'cursor'],
-    ['after with sort=name', '/plants?sort=name&after=3', 'after'],
-    ['after with sort=-name', '/plants?sort=-name&after=3', 'after'],
-    ['tag empty', '/plants?q=a&tag=', 'tag'],
+    ['q repeated', 'q', '/plants?q=a&q=a'],
+    ['q empty', 'q', '/plants?q='],
+    ['q without =', 'q', '/plants?q'],
+    ['q only whitespace', 'q', '/plants?q=+%E3%80%80'],
+    ['q with a control character', 'q', '/plants?q=a%00'],
+    ['q with DEL', 'q', '/plants?q=a%7F'],
+    ['q with invalid percent-encoding', 'q', '/plants?q=a%E'],
+    ['q not UTF-8', 'q', '/plants?q=%FF'],
+    ['q of 101 characters', 'q', `/plants?q=${encodeURIComponent('é'.repeat(101))}`],
+    ['sort repeated', 'sort', '/plants?sort=id&sort=id'],
+    ['sort empty', 'sort', '/plants?sort='],
+    ['cursor repeated', 'cursor', '/plants?sort=name&cursor=abc&cursor=abc'],
+    ['cursor empty', 'cursor', '/plants?sort=name&cursor='],
+    ['cursor of other characters', 'cursor', '/plants?sort=name&cursor=a%2Fb'],
+    ['cursor too long', 'cursor', `/plants?sort=name&cursor=${'a'.repeat(2049)}`],
+    ['cursor not made by the server', 'cursor', '/plants?sort=name&cursor=abc'],
+    ['cursor not made by the server (another)', 'cursor', '/plants?sort=-name&cursor=~~~~.____'],
+    ['cursor with the default order', 'cursor', '/plants?cursor=abc'],
+    ['cursor with sort=id', 'cursor', '/plants?sort=id&cursor=abc'],
+    ['cursor with sort=-id', 'cursor', '/plants?sort=-id&cursor=abc'],
+    ['after with sort=name', 'after', '/plants?sort=name&after=3'],
+    ['after with sort=-name', 'after', '/plants?sort=-name&after=3'],
+    ['tag empty', 'tag', '/plants?q=a&tag='],
   ];
-  it.each(refusals)('%s → 400 naming the parameter: %s', async (_what, path, parameter) => {
+  it.each(refusals)('%s → 400 naming %s', async (_what, parameter, path) => {
     expectError(await get(fixtures, path), 400, new RegExp(`(^|; )${parameter}: `));
   });
 

@@ -102,6 +102,8 @@ export const linkProblems = (next: string, search: Search, last: WirePlant): str
   const params = new URLSearchParams(next.slice('/plants?'.length));
   const sort = search.sort ?? 'id';
   const problems: string[] = [];
+  // A URI reference: printable ASCII only, everything else percent-encoded.
+  if (!/^[\x21-\x7e]+$/.test(next)) problems.push('characters a URI does not hold unencoded');
   const keys = [...params.keys()].sort();
   const wanted = [
     'limit',
