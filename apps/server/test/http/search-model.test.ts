@@ -32,7 +32,7 @@ import { bearer, jsonHeaders, request, startTestServer, type Reply, type TestSer
 
 const seedSetting = process.env['SEARCH_MODEL_SEED'] ?? '20261126';
 const SEED = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(seedSetting);
-const RUNS = Number(process.env['SEARCH_MODEL_RUNS'] ?? 12);
+const RUNS = Number(process.env['SEARCH_MODEL_RUNS'] ?? 25);
 
 interface Model {
   readonly plants: Map<number, WirePlant>;
@@ -184,9 +184,9 @@ afterAll(() => server?.close());
 describe('search, sort, paging and counting against a model', () => {
   it('answer random stores and random queries exactly as the model does', async () => {
     let commandsRun = 0;
-    const initial = fc.array(fc.tuple(plantName, plantTag, explicitId), { minLength: 0, maxLength: 25 });
+    const initial = fc.array(fc.tuple(plantName, plantTag, explicitId), { minLength: 0, maxLength: 30, size: 'max' });
     await fc.assert(
-      fc.asyncProperty(initial, fc.commands(commands, { maxCommands: 40 }), async (start, cmds) => {
+      fc.asyncProperty(initial, fc.commands(commands, { maxCommands: 60, size: 'max' }), async (start, cmds) => {
         await wipe(server);
         const model: Model = { plants: new Map(), ids: [] };
         for (const [n, t, i] of start) await new Create(n, t, i).run(model, { server });

@@ -144,6 +144,8 @@ describe('paging while another client creates and deletes', () => {
         const [a, b] = [walked[i - 1] as WirePlant, walked[i] as WirePlant];
         expect(order(a, b) < 0, `${what}: ${JSON.stringify(a)} before ${JSON.stringify(b)}`).toBe(true);
       }
+      // The writer did write while the reader paged.
+      expect(volatile.size, what).toBeGreaterThan(STABLE / 8);
       // Enough plants stayed to page through several times over.
       expect(stayed.length).toBeGreaterThan(q === undefined ? STABLE - 1 : 2);
     },
