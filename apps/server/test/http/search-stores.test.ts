@@ -61,10 +61,10 @@ describePostgres('the same store on SQLite and PostgreSQL', () => {
         fc.uniqueArray(fc.integer({ min: 1, max: 50_000 }), { minLength: PLANTS, maxLength: PLANTS }),
         fc.array(fc.tuple(plantName, plantTag), { minLength: PLANTS, maxLength: PLANTS }),
         fc.array(fc.tuple(fc.nat(), fc.option(plantName, { nil: undefined }), fc.oneof(plantTag, fc.constant(null))), {
-          minLength: PLANTS / 3,
-          maxLength: PLANTS / 3,
+          minLength: Math.floor(PLANTS / 3),
+          maxLength: Math.floor(PLANTS / 3),
         }),
-        fc.array(fc.nat(), { minLength: PLANTS / 6, maxLength: PLANTS / 6 }),
+        fc.array(fc.nat(), { minLength: Math.floor(PLANTS / 6), maxLength: Math.floor(PLANTS / 6) }),
       ),
       { seed: SEED, numRuns: 1 },
     )[0];

@@ -58,7 +58,7 @@ const history = (): { old: Old; plants: Map<number, WirePlant> } => {
           fc.oneof(plantTag, fc.constant(null)),
           fc.boolean(),
         ),
-        { minLength: PLANTS / 5, maxLength: PLANTS / 5 },
+        { minLength: Math.floor(PLANTS / 5), maxLength: Math.floor(PLANTS / 5) },
       ),
     ),
     { seed: SEED, numRuns: 1 },
