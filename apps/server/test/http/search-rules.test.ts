@@ -47,6 +47,9 @@ const FIXTURES: readonly WirePlant[] = [
   wirePlant(25, '🌿 herb', 'order'),
   wirePlant(26, '\ufffd', 'order'),
   wirePlant(27, 'ｂａｎａｎａ', 'order'),
+  // Full-text query syntax, which must be text like any other.
+  wirePlant(19, 'say "hi" NEAR(x y) a* OR b', undefined),
+  wirePlant(20, 'col:umn ^start -not', undefined),
   wirePlant(28, 'a+b & c=d', 'form'),
   wirePlant(29, 'A+B & C=D too', 'form'),
 ];
@@ -132,10 +135,28 @@ describe('GET /plants?q=', () => {
     expect(await idsOf({ q, limit: 100 })).toEqual(ids);
   });
 
+  it.each<[string, number[]]>([
+    ['"hi"', [19]],
+    ['"', [19]],
+    ['hi" near', [19]],
+    ['near(x', [19]],
+    ['a* or', [19]],
+    [' or ', [19]],
+    ['col:umn', [20]],
+    ['^start', [20]],
+    [' -not', [20]],
+    ['*', [19]],
+    ['"hi', [19]],
+    ['near', [19]],
+  ])('treats full-text query syntax as text: q=%s finds %j', async (q, ids) => {
+    for (const sort of ['id', 'name'] as const) expect(await idsOf({ q, sort, limit: 100 }), sort).toEqual(ids);
+    await walk(fixtures, { q, limit: 1 }, { count: ids.length });
+  });
+
   it('answers q of one and two characters', async () => {
     expect(await idsOf({ q: 'ﬀ', limit: 100 })).toEqual([3]);
     expect(await idsOf({ q: 'ab', limit: 100 })).toEqual([12]);
-    expect(await idsOf({ q: 'B', limit: 100 })).toEqual([1, 7, 8, 9, 10, 11, 12, 14, 21, 25, 27, 28, 29]);
+    expect(await idsOf({ q: 'B', limit: 100 })).toEqual([1, 7, 8, 9, 10, 11, 12, 14, 19, 21, 25, 27, 28, 29]);
     expect(await idsOf({ q: '🌿', limit: 100 })).toEqual([25]);
   });
 
@@ -371,6 +392,36 @@ describe('keyset paging', () => {
       );
     },
   );
+
+  it('stores, orders, finds and pages past the longest names, those NFKC makes longest included', async () => {
+    // Compatibility characters that NFKC turns into many: the folded name is many times the name.
+    const expanding = ['\ufdfa', '\ufdfb', '\u3300', '\u3316', '\u33ff', '\u{1d160}', '\u2474', '\u2493', '\u32c0'];
+    let state = 7;
+    const mixed = Array.from({ length: 200 }, () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return expanding[state % expanding.length];
+    }).join('');
+    const { tag, plants } = await seed([
+      mixed,
+      '\ufdfa'.repeat(200),
+      '🌿'.repeat(200),
+      '"'.repeat(200),
+      '\\'.repeat(200),
+      '\u{10fffd}'.repeat(200),
+      `${'z'.repeat(199)}\u{1f33f}`,
+      `${'z'.repeat(199)}\ue000`,
+    ]);
+    for (const sort of ['name', '-name'] as const) {
+      const search = { tag, sort, limit: 1 };
+      expectSameList((await walk(scratch, search)).plants, expectedList(plants, search), JSON.stringify(search));
+    }
+    for (const q of ['\ufdfa', [...mixed].slice(50, 150).join(''), '"'.repeat(3), 'z\ue000', 'z\u{1f33f}']) {
+      const search = { tag, q, sort: 'name' as const, limit: 1 };
+      const expected = expectedList(plants, search);
+      expect(expected.length, q).toBeGreaterThan(0);
+      expectSameList((await walk(scratch, search, { count: expected.length })).plants, expected, `q ${q}`);
+    }
+  });
 
   it.each<Sort>(['name', '-name'])(
     'sort=%s pages through plants of one folded name by id, across pages',

@@ -219,7 +219,7 @@ export const isValidText = (s: string, max: number): boolean =>
  * circled and superscript digits, mathematical letters, the Kelvin and Ohm signs, squared era
  * names), combining accents, scripts beyond Latin, astral code points and the private-use area
  * (below the astral planes in code-point order, above them in UTF-16 order), and characters that
- * mean something to LIKE, to a URL or to a form.
+ * mean something to LIKE, to a full-text query, to a URL or to a form.
  */
 export const NAME_PIECES: readonly string[] = [
   'fern',
@@ -290,6 +290,16 @@ export const NAME_PIECES: readonly string[] = [
   '?',
   '/',
   "'",
+  '"',
+  '""',
+  '*',
+  ':',
+  '^',
+  '(',
+  ')',
+  'NEAR',
+  ' OR ',
+  'AND',
   '0',
   '7',
 ];

@@ -311,3 +311,75 @@ describe(`a ${testStoreKind} store of the release before search, opened by this 
     }
   });
 });
+
+// A rolling upgrade on PostgreSQL: instances of this release and of the previous one serve one
+// schema for a while. The previous release's writes know nothing of the folded name; the plants
+// they write or rename must still be found and ordered by name by this release, without waiting
+// for another instance to start.
+if (testStoreKind === 'postgres') {
+  describe('a PostgreSQL store an instance of the previous release writes to after this one started', () => {
+    let fresh: FreshPostgres;
+    let server: TestServer;
+    let previous: postgres.Sql;
+    const model = new Map<number, WirePlant>();
+
+    beforeAll(async () => {
+      fresh = await freshPostgresUrl();
+      server = await startTestServer({ open: () => openPostgresStore({ url: fresh.url, poolSize: 2 }) });
+      previous = postgres(fresh.url, { onnotice: () => undefined, max: 1 });
+    }, 60_000);
+    afterAll(async () => {
+      await previous?.end();
+      await server?.close();
+      await fresh?.drop();
+    });
+
+    it('finds and orders by name the plants that instance creates and renames', async () => {
+      for (const [id, name] of [
+        [1, 'Alpha fern'],
+        [2, 'Zulu moss'],
+        [3, 'Mike ivy'],
+      ] as const) {
+        const reply = await request(server, '/plants', {
+          method: 'POST',
+          headers: { ...bearer(server.tokens.all), 'content-type': 'application/json' },
+          body: JSON.stringify({ id, name }),
+        });
+        expect(reply.status).toBe(201);
+        model.set(id, wirePlant(id, name, undefined));
+      }
+      // The previous release's lone create (its statement, reduced to what touches plants) and
+      // its rename, through the write function it calls, with the writes it sends.
+      await previous`
+        WITH counter AS (UPDATE plant_id_counter SET next_id = GREATEST(next_id, 11) RETURNING next_id)
+        INSERT INTO plants (id, name, tag) SELECT 10, 'Rolling Ｆｅｒｎ', NULL FROM counter`;
+      model.set(10, wirePlant(10, 'Rolling Ｆｅｒｎ', undefined));
+      await previous`SELECT * FROM plant_store_write_v2(${previous.json([
+        { i: 0, op: 'create', id: 11, name: 'ROLLING bracken', tag: null },
+      ])}, 11::int8, 0::int8, 3600::int4)`;
+      model.set(11, wirePlant(11, 'ROLLING bracken', undefined));
+      await previous`SELECT * FROM plant_store_write_v2(${previous.json([
+        { i: 0, op: 'update', id: 2, name: 'rolling Zulu', tag: null, set_tag: false },
+      ])}, 0::int8, 0::int8, 3600::int4)`;
+      model.set(2, wirePlant(2, 'rolling Zulu', undefined));
+
+      const failures: string[] = [];
+      for (const search of [
+        { sort: 'name' as const, limit: 2 },
+        { sort: '-name' as const, limit: 10 },
+        { q: 'rolling', limit: 10 },
+        { q: 'fern', sort: 'name' as const, limit: 1 },
+        { q: 'zulu', limit: 10 },
+      ]) {
+        const expected = expectedList(model.values(), search);
+        try {
+          expectSameList((await walk(server, search)).plants, expected, describeSearch(search));
+          await walk(server, { ...search, limit: 1000 }, { count: expected.length });
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+      expect(failures).toEqual([]);
+    });
+  });
+}
