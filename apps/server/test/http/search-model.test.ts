@@ -44,6 +44,8 @@ interface Real {
   readonly server: TestServer;
 }
 
+let keys = 0;
+
 const fail = (what: string, reply: Reply, expected: number): never => {
   throw new Error(`${what}: expected ${expected}, got ${reply.status} ${reply.text}`);
 };
@@ -56,13 +58,16 @@ class Create implements fc.AsyncCommand<Model, Real> {
     readonly tag: string | undefined,
     /** A client-chosen id (taken ones get 409), or the server assigns one. */
     readonly id: number | undefined,
+    /** With an Idempotency-Key (a path of its own through the stores). */
+    readonly keyed: boolean = false,
   ) {}
   check = () => true;
   async run(model: Model, { server }: Real): Promise<void> {
     const body = { ...(this.id === undefined ? {} : { id: this.id }), name: this.name, tag: this.tag };
+    const key = this.keyed ? { 'idempotency-key': `search-model-${process.pid}-${(keys += 1)}` } : {};
     const reply = await request(server, '/plants', {
       method: 'POST',
-      headers: jsonHeaders(server.tokens.all),
+      headers: { ...jsonHeaders(server.tokens.all), ...key },
       body: JSON.stringify(body),
     });
     if (this.id !== undefined && model.plants.has(this.id)) {
@@ -75,7 +80,8 @@ class Create implements fc.AsyncCommand<Model, Real> {
     model.plants.set(id, wirePlant(id, this.name, this.tag));
     if (!model.ids.includes(id)) model.ids.push(id);
   }
-  toString = () => `create(${JSON.stringify(this.name)}, ${JSON.stringify(this.tag)}, id ${String(this.id)})`;
+  toString = () =>
+    `create(${JSON.stringify(this.name)}, ${JSON.stringify(this.tag)}, id ${String(this.id)}${this.keyed ? ', keyed' : ''})`;
 }
 
 class Patch implements fc.AsyncCommand<Model, Real> {
@@ -84,13 +90,19 @@ class Patch implements fc.AsyncCommand<Model, Real> {
     readonly name: string | undefined,
     /** A new tag, null to remove it, undefined to keep it. */
     readonly tag: string | null | undefined,
+    /** With `If-Match: *` (a conditional write, a path of its own through the stores). */
+    readonly conditional: boolean = false,
   ) {}
   check = (model: Readonly<Model>) => model.ids.length > 0;
   async run(model: Model, { server }: Real): Promise<void> {
     const id = idOf(model, this.pick) as number;
     const reply = await request(server, `/plants/${id}`, {
       method: 'PATCH',
-      headers: { ...bearer(server.tokens.all), 'content-type': 'application/merge-patch+json' },
+      headers: {
+        ...bearer(server.tokens.all),
+        'content-type': 'application/merge-patch+json',
+        ...(this.conditional ? { 'if-match': '*' } : {}),
+      },
       body: JSON.stringify({ name: this.name, tag: this.tag }),
     });
     const plant = model.plants.get(id);
@@ -102,7 +114,8 @@ class Patch implements fc.AsyncCommand<Model, Real> {
     const tag = this.tag === undefined ? plant.tag : (this.tag ?? undefined);
     model.plants.set(id, wirePlant(id, this.name ?? plant.name, tag));
   }
-  toString = () => `patch(#${this.pick}, ${JSON.stringify(this.name)}, ${JSON.stringify(this.tag)})`;
+  toString = () =>
+    `patch(#${this.pick}, ${JSON.stringify(this.name)}, ${JSON.stringify(this.tag)}${this.conditional ? ', If-Match *' : ''})`;
 }
 
 class Delete implements fc.AsyncCommand<Model, Real> {
@@ -142,10 +155,10 @@ const explicitId = fc.option(fc.integer({ min: 1, max: 2 ** 40 }), { nil: undefi
 const pick = fc.nat({ max: 1000 });
 
 const commands = [
-  fc.tuple(plantName, plantTag, explicitId).map(([n, t, i]) => new Create(n, t, i)),
+  fc.tuple(plantName, plantTag, explicitId, fc.boolean()).map(([n, t, i, k]) => new Create(n, t, i, k)),
   fc
-    .tuple(pick, fc.option(plantName, { nil: undefined, freq: 5 }), fc.oneof(plantTag, fc.constant(null)))
-    .map(([p, n, t]) => new Patch(p, n, t)),
+    .tuple(pick, fc.option(plantName, { nil: undefined, freq: 5 }), fc.oneof(plantTag, fc.constant(null)), fc.boolean())
+    .map(([p, n, t, c]) => new Patch(p, n, t, c)),
   fc.nat({ max: 1000 }).map((p) => new Delete(p)),
   fc
     .tuple(
