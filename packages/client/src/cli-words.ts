@@ -14,7 +14,7 @@ const optionWords = (name: string, value: string): string =>
 export const nextCommand = (next: NextPageQuery<PlantSort>): string => {
   const words = ['plant-store list', `--limit ${next.limit}`];
   if (next.sort !== undefined) words.push(`--sort ${next.sort}`);
-  words.push('cursor' in next ? `--cursor ${next.cursor}` : `--after ${next.after}`);
+  words.push('cursor' in next ? optionWords('cursor', next.cursor) : `--after ${next.after}`);
   if (next.q !== undefined) words.push(optionWords('q', next.q));
   if (next.tag !== undefined) words.push(optionWords('tag', next.tag));
   return words.join(' ');
