@@ -320,14 +320,14 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       const last = page[page.length - 1];
       const headers: Record<string, string> = {};
       if (page.length === limit && last !== undefined) {
+        // In the real server's order: limit, after, sort, tag, q, cursor.
         const next = new URLSearchParams({
           limit: String(limit),
+          ...(isNameSort(sort) ? {} : { after: String(last.id) }),
           ...(sort === 'id' ? {} : { sort }),
-          ...(q === undefined ? {} : { q }),
           ...(tag === undefined ? {} : { tag }),
-          ...(isNameSort(sort)
-            ? { cursor: writeCursor({ ...made, name: fold(last.name), id: last.id }) }
-            : { after: String(last.id) }),
+          ...(q === undefined ? {} : { q }),
+          ...(isNameSort(sort) ? { cursor: writeCursor({ ...made, name: fold(last.name), id: last.id }) } : {}),
         });
         headers['link'] = `<${prefix}/plants?${next}>; rel="next"`;
       }
