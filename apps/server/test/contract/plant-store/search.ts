@@ -135,6 +135,20 @@ export const searchContract = (suite: PlantStoreSuite): void => {
       const byName = await walk({ tag, limit: 4 }, 'name', false);
       expect(byName.map((p) => p.id)).not.toContain(second.id);
       expect(byName.find((p) => p.id === first.id)?.name).toBe('Maidenhair');
+      // A tag moved, removed, and a plant created and deleted: each tag's count follows.
+      const other = plantTag(`renames-other-${runId}`);
+      const [, , third, fourth] = plants;
+      if (third === undefined || fourth === undefined) throw new Error('seeded too few');
+      rightOf(await suite.store().plants.update(third.id, { tag: other }, {})());
+      rightOf(await suite.store().plants.update(fourth.id, { tag: null }, {})());
+      const extra = plantId(freshBase() + 1);
+      rightOf(await suite.store().plants.create({ id: extra, name: plantName('extra'), tag: other })());
+      const counted = (t: typeof tag) => suite.store().plants.count({ tag: t })().then(rightOf);
+      expect(await counted(tag)).toBe(plants.length - 3);
+      expect(await counted(other)).toBe(2);
+      rightOf(await suite.store().plants.delete(extra)());
+      expect(await counted(other)).toBe(1);
+      expect(await counted(plantTag(`never-${runId}`))).toBe(0);
     });
   });
 };
