@@ -383,3 +383,110 @@ if (testStoreKind === 'postgres') {
     });
   });
 }
+
+// A rollback: this release upgraded the store, the previous release served it again for a while
+// (its statements know nothing of the folded name), then this release opened it once more. What
+// the previous release wrote meanwhile must be found and ordered by name like everything else.
+describe(`a ${testStoreKind} store this release upgraded, written by the previous release again, then reopened`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-search-rollback-'));
+  const file = join(dir, 'plants.db');
+  let fresh: FreshPostgres | undefined;
+  let opened = 0;
+  const open = async (): Promise<TestServer> => {
+    // Each opening issues its test tokens anew, under names of its own.
+    opened += 1;
+    if (testStoreKind === 'sqlite')
+      return startTestServer({ open: () => openSqliteStore({ file }), tokenPrefix: `open${opened}-` });
+    fresh ??= await freshPostgresUrl();
+    const { url } = fresh;
+    return startTestServer({ open: () => openPostgresStore({ url, poolSize: 2 }), tokenPrefix: `open${opened}-` });
+  };
+  afterAll(async () => {
+    await fresh?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The previous release's own statements: a create, and a rename. */
+  const writeAsPreviousRelease = async (): Promise<void> => {
+    if (testStoreKind === 'sqlite') {
+      const db = new Database(file);
+      try {
+        const revision = Number(db.prepare('SELECT revision FROM plant_ids').pluck().get());
+        db.prepare('INSERT INTO plants (id, name, tag, version) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING').run(
+          10,
+          'Rollback Ｆｅｒｎ',
+          null,
+          revision + 1,
+        );
+        db.prepare(
+          `UPDATE plants SET name = coalesce(@name, name), tag = CASE WHEN @setTag THEN @tag ELSE tag END, version = @version
+            WHERE id = @id`,
+        ).run({ name: 'rollback Zulu', setTag: 0, tag: null, version: revision + 2, id: 2 });
+        db.prepare('UPDATE plant_ids SET revision = ?, high_water = max(high_water, 10)').run(revision + 2);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    const sql = postgres((fresh as FreshPostgres).url, { onnotice: () => undefined, max: 1 });
+    try {
+      await sql`
+        WITH counter AS (UPDATE plant_id_counter SET next_id = GREATEST(next_id, 11) RETURNING next_id)
+        INSERT INTO plants (id, name, tag) SELECT 10, 'Rollback Ｆｅｒｎ', NULL FROM counter`;
+      await sql`SELECT * FROM plant_store_write_v2(${sql.json([
+        { i: 0, op: 'update', id: 2, name: 'rollback Zulu', tag: null, set_tag: false },
+      ])}, 0::int8, 0::int8, 3600::int4)`;
+    } finally {
+      await sql.end();
+    }
+  };
+
+  it('folds the plants the previous release created and renamed: found by q, in name order', async () => {
+    const model = new Map<number, WirePlant>();
+    const first = await open();
+    try {
+      for (const [id, name] of [
+        [1, 'Alpha fern'],
+        [2, 'Zulu moss'],
+        [3, 'Mike ivy'],
+      ] as const) {
+        const reply = await request(first, '/plants', {
+          method: 'POST',
+          headers: { ...bearer(first.tokens.all), 'content-type': 'application/json' },
+          body: JSON.stringify({ id, name }),
+        });
+        expect(reply.status).toBe(201);
+        model.set(id, wirePlant(id, name, undefined));
+      }
+    } finally {
+      await first.close();
+    }
+    await writeAsPreviousRelease();
+    model.set(10, wirePlant(10, 'Rollback Ｆｅｒｎ', undefined));
+    model.set(2, wirePlant(2, 'rollback Zulu', undefined));
+
+    const server = await open();
+    const failures: string[] = [];
+    try {
+      for (const search of [
+        { sort: 'name' as const, limit: 2 },
+        { sort: '-name' as const, limit: 10 },
+        { q: 'rollback', limit: 10 },
+        { q: 'fern', sort: 'name' as const, limit: 1 },
+        { q: 'zulu', limit: 10 },
+        { q: 'moss', limit: 10 },
+      ]) {
+        const expected = expectedList(model.values(), search);
+        try {
+          expectSameList((await walk(server, search)).plants, expected, describeSearch(search));
+          await walk(server, { ...search, limit: 1000 }, { count: expected.length });
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+    } finally {
+      await server.close();
+    }
+    expect(failures).toEqual([]);
+  });
+});
