@@ -319,6 +319,21 @@ describe('Prefer: count=exact', () => {
     expect(reply.headers['preference-applied']).toBe('count=exact');
   });
 
+  it.each<[string, string | string[]]>([
+    ['a name in capitals', 'COUNT=exact'],
+    ['a quoted value', 'count="exact"'],
+    ['spaces around =', 'count = exact'],
+    ['a parameter', 'count=exact; x=y'],
+    ['a second Prefer field', ['return=minimal', 'count=exact']],
+  ])('reads the RFC 7240 syntax: %s', async (_what, prefer) => {
+    const reply = await request(fixtures, '/plants?limit=1&tag=green', {
+      headers: { ...bearer(fixtures.tokens.read), prefer },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['x-total-count']).toBe('3');
+    expect(reply.headers['preference-applied']).toBe('count=exact');
+  });
+
   it('is exposed to an allowed origin when CORS is on', async () => {
     const reply = await get(withCors, '/plants?limit=1', { origin: ALLOWED, prefer: 'count=exact' });
     expect(reply.status).toBe(200);
@@ -415,7 +430,14 @@ describe('keyset paging', () => {
       const search = { tag, sort, limit: 1 };
       expectSameList((await walk(scratch, search)).plants, expectedList(plants, search), JSON.stringify(search));
     }
-    for (const q of ['\ufdfa', [...mixed].slice(50, 150).join(''), '"'.repeat(3), 'z\ue000', 'z\u{1f33f}']) {
+    for (const q of [
+      '\ufdfa',
+      '\ufdfa'.repeat(100),
+      [...mixed].slice(50, 150).join(''),
+      '"'.repeat(3),
+      'z\ue000',
+      'z\u{1f33f}',
+    ]) {
       const search = { tag, q, sort: 'name' as const, limit: 1 };
       const expected = expectedList(plants, search);
       expect(expected.length, q).toBeGreaterThan(0);
