@@ -9,6 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratePostgres, POSTGRES_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { openPostgresStore } from '../../src/adapters/postgres/open.js';
+import { REFOLD_INTERVAL_MS } from '../../src/adapters/postgres/plant-pages.js';
 import { migrateSqlite, SQLITE_MIGRATIONS } from '../../src/adapters/sqlite/migrations.js';
 import { openSqliteStore } from '../../src/adapters/sqlite/open.js';
 import {
@@ -314,8 +315,9 @@ describe(`a ${testStoreKind} store of the release before search, opened by this 
 
 // A rolling upgrade on PostgreSQL: instances of this release and of the previous one serve one
 // schema for a while. The previous release's writes know nothing of the folded name; the plants
-// they write or rename must still be found and ordered by name by this release, without waiting
-// for another instance to start.
+// they write or rename must still be found and ordered by name by this release, within a few
+// seconds (an open store folds them every REFOLD_INTERVAL_MS), without waiting for another
+// instance to start.
 if (testStoreKind === 'postgres') {
   describe('a PostgreSQL store an instance of the previous release writes to after this one started', () => {
     let fresh: FreshPostgres;
@@ -362,6 +364,12 @@ if (testStoreKind === 'postgres') {
         { i: 0, op: 'update', id: 2, name: 'rolling Zulu', tag: null, set_tag: false },
       ])}, 0::int8, 0::int8, 3600::int4)`;
       model.set(2, wirePlant(2, 'rolling Zulu', undefined));
+      const unfolded = async () =>
+        Number((await previous`SELECT count(*)::int4 AS n FROM plants WHERE name_folded IS NULL`)[0]?.['n']);
+      expect(await unfolded()).toBe(3);
+      const deadline = Date.now() + 5 * REFOLD_INTERVAL_MS;
+      while ((await unfolded()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(await unfolded()).toBe(0);
 
       const failures: string[] = [];
       for (const search of [
