@@ -1,6 +1,7 @@
 import { fold } from '@plant-store/domain';
 import type postgres from 'postgres';
 import type { PageQuery, PlantFilter } from '../../ports/plant-store.js';
+import { directScanRows } from '../direct-scan.js';
 
 /** `q` as a LIKE pattern for "contains": `%`, `_` and `\` escaped, so each stands for itself. */
 export const containsPattern = (q: string): string => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -17,16 +18,6 @@ const filterTerms = (sql: postgres.Sql, filter: PlantFilter): Fragment[] => [
   ...(filter.tag === undefined ? [] : [sql`tag = ${filter.tag}::text`]),
   ...(filter.q === undefined ? [] : [sql`name_folded LIKE ${containsPattern(filter.q)}::text`]),
 ];
-
-/**
- * How many plants, in the page's order, a `q` page examines directly before it turns to the
- * plants that match (matchesStatement). The planner alone would choose between walking the
- * order's index and reading the pg_trgm index from its estimate of how many plants match; where
- * the matches cluster (a `q` whose plants all sort before the page, or all carry another tag),
- * that estimate makes it walk the whole index for nothing. A bounded walk, then the matches,
- * costs at most this many rows or what the matches cost.
- */
-export const DIRECT_SCAN_ROWS = 1000;
 
 const orderBy = (sql: postgres.Sql, query: PageQuery): Fragment => {
   const { by, descending } = query.order;
@@ -54,7 +45,7 @@ const placeTerms = (sql: postgres.Sql, query: PageQuery): Fragment[] => {
  * One keyset page. Id order seeks the primary key (or plants_tag with a tag); name order seeks
  * plants_name (or plants_tag_name) by the row value (name_folded, id), which compares in
  * code-point order (the column is COLLATE "C"). Plants not yet folded (NULL) stay out of name
- * order until folded. With `q`, this is the bounded walk (DIRECT_SCAN_ROWS); a page it leaves
+ * order until folded. With `q`, this is the bounded walk (directScanRows); a page it leaves
  * short is then asked of matchesStatement.
  */
 export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => {
@@ -65,7 +56,7 @@ export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => 
   }
   return sql`
     SELECT id, name, tag FROM (
-      SELECT id, name, tag, name_folded FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${DIRECT_SCAN_ROWS}::int4
+      SELECT id, name, tag, name_folded FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${directScanRows(query.limit)}::int4
     ) walked
      WHERE name_folded LIKE ${containsPattern(query.q)}::text
      ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;

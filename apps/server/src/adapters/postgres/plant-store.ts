@@ -61,7 +61,7 @@ export const createPostgresPlantStore = (
   list: (query) => async () => {
     const { q } = query;
     let rows = await gate.run('list plants', () => pageStatement(sql, query));
-    // A `q` page the bounded walk left short: from the matches (see DIRECT_SCAN_ROWS).
+    // A `q` page the bounded walk left short: from the matches (see directScanRows).
     if (q !== undefined && E.isRight(rows) && rows.right.length < query.limit)
       rows = await gate.run('list plants', () => matchesStatement(sql, { ...query, q }));
     return pipe(

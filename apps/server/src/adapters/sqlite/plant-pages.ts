@@ -1,14 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { PageQuery, PlantFilter } from '../../ports/plant-store.js';
-
-/**
- * How many plants, in the page's order, a `q` page examines directly before it turns to the
- * search index. A `q` that many plants match fills its page within them, at a cost that does
- * not depend on the store's size; the index serves the rest (a rarer `q`), where it reads only
- * the matches. The index alone would not do: FTS5 walks a term's list of plants from its start
- * to reach a page's starting place, and a name order would have to sort every match.
- */
-export const DIRECT_SCAN_ROWS = 1000;
+import { directScanRows } from '../direct-scan.js';
 
 /** The trigram index finds only texts of at least three characters. */
 const INDEXED_LENGTH = 3;
@@ -153,7 +145,7 @@ export const createPlantPages = (db: Database.Database) => {
       const { q } = query;
       if (q === undefined) return run(plainPage(query), 'all') as unknown[];
       if (codePoints(q) < INDEXED_LENGTH) return run(scannedPage(query, q, undefined), 'all') as unknown[];
-      const direct = run(scannedPage(query, q, DIRECT_SCAN_ROWS), 'all') as unknown[];
+      const direct = run(scannedPage(query, q, directScanRows(query.limit)), 'all') as unknown[];
       return direct.length === query.limit ? direct : (run(indexedPage(query, q), 'all') as unknown[]);
     },
     count: (filter: PlantFilter): number => run(countOf(filter), 'count') as number,
