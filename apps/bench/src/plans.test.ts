@@ -45,6 +45,19 @@ describe('planStores', () => {
     ]);
   });
 
+  it('plans another build beside ours on each store only with BENCH_BASELINE_DIR', () => {
+    const stores = 'sqlite,sqlite-baseline,postgres,postgres-baseline';
+    const all = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
+    expect(planStores(configOf({ BENCH_STORES: stores }), ctx).map((p) => p.name)).toEqual(['sqlite', 'postgres']);
+    const plans = planStores(configOf({ BENCH_STORES: stores, BENCH_BASELINE_DIR: '/tmp/before/apps/server' }), ctx);
+    expect(plans.map((p) => [p.name, p.label, p.scenarios])).toEqual([
+      ['sqlite', 'sqlite FULL', all],
+      ['sqlite-baseline', 'sqlite FULL baseline', all],
+      ['postgres', 'postgres', all],
+      ['postgres-baseline', 'postgres baseline', all],
+    ]);
+  });
+
   it('plans the peers beside our rows, each running what the rows of its store run', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'ceiling,koa-minimal,fastify-sqlite,sqlite,sqlite-normal,fastify-postgres,postgres' }),

@@ -139,7 +139,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       mkdirSync(dir, { recursive: true });
       const env = serverEnv(`sqlite:${file}`, { SQLITE_SYNCHRONOUS: synchronous, ...extraEnv });
       // The CLI also creates the schema, which the preload fills.
-      const token = await createToken(env, warn);
+      const token = await createToken(env, warn, serverDir);
       if (preload > 0) {
         log(`${label}: preloading ${preload.toLocaleString('en-US')} plants into the SQLite file…`);
         notePreload(label, preload, preloadSqlite(file, preload, tagged ? tagSql : undefined));
@@ -191,8 +191,17 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     }
   };
 
-  /** Our server on a fresh database, with plants `1…tagged` preloaded by SQL when `tagged` is set. */
-  const postgresPlan = (name: StoreName, label: string, scenarios: readonly ScenarioKind[], tagged?: number): Plan => ({
+  /**
+   * Our server (or another build's, `serverDir`) on a fresh database, with plants `1…tagged`
+   * preloaded by SQL when `tagged` is set.
+   */
+  const postgresPlan = (
+    name: StoreName,
+    label: string,
+    scenarios: readonly ScenarioKind[],
+    tagged?: number,
+    serverDir?: string,
+  ): Plan => ({
     name,
     label,
     scenarios,
@@ -201,12 +210,18 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       onFreshDatabase(label, async (url) => {
         const env = serverEnv(url);
         // The CLI also creates the schema, which the preload fills.
-        const token = await createToken(env, warn);
+        const token = await createToken(env, warn, serverDir);
         if (tagged !== undefined) {
           log(`${label}: preloading ${tagged.toLocaleString('en-US')} plants into ${new URL(url).pathname.slice(1)}…`);
           notePreload(label, tagged, await preloadPostgres(url, tagged, tagSql));
         }
-        const server = await startPlantServer({ core: serverCore, env, token, ...profile });
+        const server = await startPlantServer({
+          core: serverCore,
+          env,
+          token,
+          ...profile,
+          ...(serverDir === undefined ? {} : { serverDir }),
+        });
         return {
           server,
           firstFreeId: (tagged ?? 0) + 1,
@@ -373,6 +388,11 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       }
       case 'postgres':
         plans.push(postgresPlan(store, 'postgres', ALL));
+        break;
+      case 'postgres-baseline':
+        if (config.baselineDir === undefined)
+          ctx.skipped.push('postgres-baseline: skipped, BENCH_BASELINE_DIR is not set');
+        else plans.push(postgresPlan(store, 'postgres baseline', ALL, undefined, config.baselineDir));
         break;
       case 'postgres-tag-small':
       case 'postgres-tag-large': {
