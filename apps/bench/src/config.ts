@@ -100,6 +100,12 @@ const SCENARIO_NAMES = [
   'latency',
   'create-delete-1',
   'get-1',
+  'list-name',
+  'list-name-desc',
+  'list-id-desc',
+  'list-q',
+  'count',
+  'count-tag',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

@@ -32,16 +32,17 @@ describe('planStores', () => {
     );
   });
 
-  it('plans a tagged store of each size on each technology, running only the tag page', () => {
+  it('plans a tagged store of each size on each technology, running the tag, search, sort and count pages', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large,postgres-tag-small,postgres-tag-large' }),
       ctx,
     );
+    const tagged = ['list-tag', 'list-name', 'list-name-desc', 'list-id-desc', 'list-q', 'count', 'count-tag'];
     expect(plans.map((p) => [p.name, p.label, p.scenarios, p.tagged])).toEqual([
-      ['sqlite-tag-small', 'sqlite FULL 10k', ['list-tag'], { size: 10_000 }],
-      ['sqlite-tag-large', 'sqlite FULL 1M', ['list-tag'], { size: 1_000_000 }],
-      ['postgres-tag-small', 'postgres 10k', ['list-tag'], { size: 10_000 }],
-      ['postgres-tag-large', 'postgres 1M', ['list-tag'], { size: 1_000_000 }],
+      ['sqlite-tag-small', 'sqlite FULL 10k', tagged, { size: 10_000 }],
+      ['sqlite-tag-large', 'sqlite FULL 1M', tagged, { size: 1_000_000 }],
+      ['postgres-tag-small', 'postgres 10k', tagged, { size: 10_000 }],
+      ['postgres-tag-large', 'postgres 1M', tagged, { size: 1_000_000 }],
     ]);
   });
 
