@@ -13,6 +13,7 @@ import {
   nameOf,
   SEARCH_PAGE_LIMIT,
   SEARCH_SPAN,
+  SEARCH_TEXT,
   searchPath,
   taggedCount,
 } from './search-pages.js';
@@ -47,7 +48,16 @@ const get = async (base: string, token: string, path: string, prefer?: string): 
   const res = await fetch(`${base}${path}`, {
     headers: { authorization: `Bearer ${token}`, ...(prefer === undefined ? {} : { prefer }) },
   });
-  const page = PlantPage.decode(await res.json());
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(
+      `smoke check: GET ${path} answered ${res.status} with a body that is not JSON: ${text.slice(0, 300)}`,
+    );
+  }
+  const page = PlantPage.decode(body);
   // Every plant must be the one the preload wrote under its id: its name and tag too.
   const whole = (p: Plant): boolean => p.name === nameOf(p.id) && (p.tag ?? null) === tagOf(p.id);
   return {
@@ -132,9 +142,7 @@ const searchPool = async (base: string, token: string, size: number): Promise<re
     token,
     pool,
     (after) => expectedSearchPage(size, after),
-    (_, last) => ({
-      after: String(last),
-    }),
+    (_, last) => ({ q: SEARCH_TEXT, after: String(last) }),
   );
   return pool;
 };
