@@ -1,4 +1,5 @@
 /** The `components` of the OpenAPI document: the security scheme, the shared headers and the schemas. */
+import { MAX_SEARCH_LENGTH } from './search.js';
 import { prose, proseString } from './openapi-parts.js';
 import { webhookParameters, webhookSchemas } from './openapi-webhooks.js';
 import { MAX_NAME_LENGTH, MAX_TAG_LENGTH } from './plant.js';
@@ -88,6 +89,7 @@ export const components = {
     },
     PlantName: text(MAX_NAME_LENGTH, "The plant's name:"),
     PlantTag: text(MAX_TAG_LENGTH, 'A free-text label:'),
+    SearchText: text(MAX_SEARCH_LENGTH, 'Text to find in plant names (the tag rules):'),
     CreatePlantRequest: {
       type: 'object',
       required: ['name'],

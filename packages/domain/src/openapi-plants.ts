@@ -13,6 +13,7 @@ import {
   wwwAuthenticate,
 } from './openapi-parts.js';
 import { MAX_PLANT_ID } from './plant-id.js';
+import { MAX_PAGE_CURSOR_LENGTH, PAGE_CURSOR_PATTERN, PLANT_SORTS } from './search.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './wire.js';
 
 /** A key as sent bare: 1 to MAX_IDEMPOTENCY_KEY_LENGTH characters of the allowed set. */
@@ -147,14 +148,18 @@ const listPlants = {
   operationId: 'listPlants',
   summary: 'List plants, one page at a time',
   description: prose(
-    'Needs scope `plants:read`. Plants in ascending id order, starting after `after`,',
-    'only those whose tag is `tag` when it is given.',
-    'When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page (with',
-    '`&tag=…` when filtered); a shorter page has none.',
+    'Needs scope `plants:read`. Plants in the order `sort` names (ascending id by default), only those whose tag',
+    'is `tag` and whose name contains `q` when they are given, one keyset page at a time.',
+    'An id order continues after `after`; a name order continues at the `cursor` the previous page’s `Link` carries.',
+    'When the page is full a `Link: <…>; rel="next"` header names the next page with every parameter it needs;',
+    'a shorter page has none.',
     'The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space,',
     'as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`,',
-    'an unknown or repeated parameter → 400. The cost of a page does not depend on how many plants the store holds,',
-    'nor on how many carry other tags.',
+    'an unknown or repeated parameter, `after` with a name order, `cursor` with an id order → 400.',
+    'A page sorted by id or by name, with or without a tag, or filtered by a `q` of at least 3 characters, costs the same',
+    'whatever the store holds (an index serves it); a `q` of 1–2 characters may read the plants in order until the page',
+    'is full. With `Prefer: count=exact` the response also says how many plants match in the whole store',
+    '(`X-Total-Count`), which costs what the matches cost; without it no count is made.',
   ),
   security: [{ bearer: ['plants:read'] }],
   parameters: [
@@ -167,8 +172,43 @@ const listPlants = {
     {
       name: 'after',
       in: 'query',
-      description: `Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … ${MAX_PLANT_ID}.`,
+      description: proseString(
+        `With \`sort=id\` (the default), start after this id; with \`sort=-id\`, before it (smaller ids).`,
+        `0 (or absent) starts at the first plant of the order (with \`-id\`, the newest). Decimal digits 0 … ${MAX_PLANT_ID}.`,
+        'Not allowed with a name order (400).',
+      ),
       schema: { type: 'integer', minimum: 0, maximum: MAX_PLANT_ID, default: 0 },
+    },
+    {
+      name: 'sort',
+      in: 'query',
+      description: proseString(
+        '`id` (ascending, the default), `-id` (newest first), `name` or `-name`. Name order compares the folded',
+        "names (`fold(s)`: Unicode NFKC, then ECMAScript's locale-independent lower case) code point by code point",
+        '(UTF-8 byte order), ties broken by id in the same direction. Anything else → 400.',
+      ),
+      schema: { type: 'string', enum: [...PLANT_SORTS], default: 'id' },
+    },
+    {
+      name: 'q',
+      in: 'query',
+      description: proseString(
+        'Only plants whose folded name contains the folded text: `q=fern` finds "Boston Fern" and "FERNLEAF",',
+        '`q=ﬀ` finds "Staff". `%`, `_` and `\\` are ordinary characters. No collation, locale or database case rule',
+        'takes part. Percent-encoded UTF-8; the tag rules apply (so an empty `q` → 400).',
+      ),
+      schema: { $ref: '#/components/schemas/SearchText' },
+      example: 'fern',
+    },
+    {
+      name: 'cursor',
+      in: 'query',
+      description: proseString(
+        'With `sort=name` or `-name`: where the page starts, as the previous page’s `Link` gives it. Opaque;',
+        'valid only with the `sort`, `q` and `tag` it was made with. A malformed cursor, one made for another',
+        'query, or `cursor` with an id order → 400. Absent: the first page.',
+      ),
+      schema: { type: 'string', minLength: 1, maxLength: MAX_PAGE_CURSOR_LENGTH, pattern: PAGE_CURSOR_PATTERN },
     },
     {
       name: 'tag',
@@ -180,6 +220,16 @@ const listPlants = {
       schema: { $ref: '#/components/schemas/PlantTag' },
       example: 'indoor',
     },
+    {
+      name: 'Prefer',
+      in: 'header',
+      description: proseString(
+        'RFC 7240. `count=exact` (alone or among other preferences) asks for `X-Total-Count`;',
+        'every other preference, and any other value, is ignored.',
+      ),
+      schema: { type: 'string' },
+      example: 'count=exact',
+    },
   ],
   responses: {
     '200': ok('One page of plants.', {
@@ -188,9 +238,21 @@ const listPlants = {
         Link: {
           description: proseString(
             'RFC 8288 link to the next page, present only when this page is full.',
-            'It carries `limit` always and `tag` when the page is filtered, encoded as `URLSearchParams` writes it.',
+            'It carries `limit` always; `after` (id orders) or `cursor` (name orders); `sort` unless `id`;',
+            'and `tag` and `q` when given, encoded as `URLSearchParams` writes it.',
           ),
           schema: { type: 'string', example: '</plants?limit=100&after=100&tag=living+room>; rel="next"' },
+        },
+        'X-Total-Count': {
+          description: proseString(
+            'Only with `Prefer: count=exact`: how many plants match `q` and `tag` in the whole store,',
+            'whatever the page.',
+          ),
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'Preference-Applied': {
+          description: 'Only with `Prefer: count=exact`: `count=exact` (RFC 7240).',
+          schema: { type: 'string', enum: ['count=exact'] },
         },
       },
       content: {
@@ -206,8 +268,9 @@ const listPlants = {
     '400': error(
       400,
       prose(
-        'Invalid `limit`, `after` or `tag`, a parameter without `=`, invalid percent-encoding or UTF-8,',
-        'an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`).',
+        'Invalid `limit`, `after`, `sort`, `q`, `cursor` or `tag`, `after` with a name order, `cursor` with an id order,',
+        'a cursor made for another query, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or',
+        'repeated parameter, or a malformed bearer credential (`error="invalid_request"`).',
       ),
       'limit: expected an integer from 1 to 1000, got a string "0"',
       wwwAuthenticate,

@@ -10,6 +10,7 @@ export const CORS_ALLOW_HEADERS = [
   'Idempotency-Key',
   'If-Match',
   'If-None-Match',
+  'Prefer',
 ] as const;
 /** The response headers a script on an allowed origin may read (besides the CORS-safelisted ones). */
 export const CORS_EXPOSE_HEADERS = [
@@ -21,6 +22,8 @@ export const CORS_EXPOSE_HEADERS = [
   'Idempotent-Replayed',
   'RateLimit-Policy',
   'RateLimit',
+  'X-Total-Count',
+  'Preference-Applied',
 ] as const;
 
 /**

@@ -14,7 +14,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import { canonicalRequest } from '../idempotency/canonical-request.js';
 import { KeysInFlight } from '../idempotency/keys-in-flight.js';
-import type { PlantService } from '../plants/plant-service.js';
+import type { NextPage, PlantService } from '../plants/plant-service.js';
 import {
   failedPrecondition,
   type IdempotencyKeyReused,
@@ -28,6 +28,7 @@ import { requireScope } from './auth.js';
 import type { AppContext, AppState } from './context.js';
 import { etagOf, readConditions } from './conditional.js';
 import { parseFormQuery } from './form-query.js';
+import { prefersExactCount } from './prefer.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
@@ -64,10 +65,17 @@ const answerPlant = (ctx: AppContext, { plant, version }: VersionedPlant): void 
   sendJson(ctx, plant satisfies Plant);
 };
 
-/** The `Link` of the page after one ending at `next`, with the query's limit and tag. */
-const nextLink = (query: ListQuery, next: number): string => {
-  const params = new URLSearchParams({ limit: String(query.limit), after: String(next) });
+/**
+ * The `Link` of the next page: every parameter it needs (limit; after for an id order; sort
+ * unless id; tag; q; cursor for a name order), form-urlencoded as URLSearchParams writes it.
+ */
+const nextLink = (query: ListQuery, next: NextPage): string => {
+  const params = new URLSearchParams({ limit: String(query.limit) });
+  if ('after' in next) params.set('after', String(next.after));
+  if (query.sort !== 'id') params.set('sort', query.sort);
   if (query.tag !== undefined) params.set('tag', query.tag);
+  if (query.q !== undefined) params.set('q', query.q);
+  if ('cursor' in next) params.set('cursor', next.cursor);
   return `</plants?${params.toString()}>; rel="next"`;
 };
 
@@ -127,10 +135,15 @@ export const addPlantRoutes = (
   router.get('/plants', canRead, async (ctx) => {
     const query = E.chain(decodeListQuery)(parseFormQuery(ctx.querystring));
     if (E.isLeft(query)) return sendError(ctx, query.left);
-    const page = await service.list(query.right)();
+    const count = prefersExactCount(ctx.req.headers.prefer);
+    const page = await service.list(query.right, { count })();
     if (E.isLeft(page)) return sendError(ctx, page.left);
-    const { plants, next } = page.right;
+    const { plants, next, total } = page.right;
     if (next !== undefined) setHeader(ctx, 'Link', nextLink(query.right, next));
+    if (total !== undefined) {
+      setHeader(ctx, 'X-Total-Count', String(total));
+      setHeader(ctx, 'Preference-Applied', 'count=exact');
+    }
     sendJson(ctx, plants);
   });
 

@@ -7,7 +7,8 @@ import { createPlantService, type PlantService } from './plant-service.js';
 
 const id = (n: number) => n as PlantId;
 const name = (s: string) => s as PlantName;
-const query = (limit: number, after = 0) => ({ limit, after }) as ListQuery;
+const query = (limit: number, after = 0, more: Partial<ListQuery> = {}) =>
+  ({ limit, after, sort: 'id', ...more }) as ListQuery;
 
 let store: Store;
 let service: PlantService;
@@ -44,11 +45,50 @@ describe('createPlantService', () => {
           { id: 1, name: 'p1' },
           { id: 2, name: 'p2' },
         ],
-        next: 2,
+        next: { after: 2 },
       }),
     );
     expect(await service.list(query(2, 2))()).toEqual(E.right({ plants: [{ id: 3, name: 'p3' }], next: undefined }));
-    expect(await service.list(query(3))()).toMatchObject({ right: { next: 3 } });
+    expect(await service.list(query(3))()).toMatchObject({ right: { next: { after: 3 } } });
     expect(await service.list(query(5, 3))()).toEqual(E.right({ plants: [], next: undefined }));
+  });
+
+  it('pages a name order by cursor, counts when asked, and refuses a cursor of another query', async () => {
+    for (const [n, s] of [
+      [1, 'b'],
+      [2, 'A'],
+      [3, 'c'],
+      [4, 'a'],
+    ] as const)
+      await service.create({ id: id(n), name: name(s) })();
+    const first = await service.list(query(2, 0, { sort: 'name' }), { count: true })();
+    if (E.isLeft(first)) throw new Error('expected a page');
+    expect(first.right.plants.map((p) => p.id)).toEqual([2, 4]); // "a" twice: ties by id
+    expect(first.right.total).toBe(4);
+    const next = first.right.next;
+    if (next === undefined || !('cursor' in next)) throw new Error('expected a cursor');
+    const second = await service.list(query(2, 0, { sort: 'name', cursor: next.cursor as never }))();
+    expect(E.isRight(second) && second.right.plants.map((p) => p.id)).toEqual([1, 3]);
+    expect(E.isRight(second) && second.right.total).toBeUndefined();
+    expect(await service.list(query(2, 0, { sort: '-name', cursor: next.cursor as never }))()).toMatchObject({
+      left: { _tag: 'InvalidPlant' },
+    });
+    expect(
+      await service.list(query(2, 0, { sort: 'name', q: 'a' as never, cursor: next.cursor as never }))(),
+    ).toMatchObject({
+      left: { _tag: 'InvalidPlant' },
+    });
+    expect(await service.list(query(2, 0, { sort: 'name', cursor: 'bm90LWEtY3Vyc29y' as never }))()).toMatchObject({
+      left: { _tag: 'InvalidPlant' },
+    });
+    const newest = await service.list(query(3, 0, { sort: '-id', q: 'A' as never }), { count: true })();
+    expect(E.isRight(newest) && newest.right).toEqual({
+      plants: [
+        { id: 4, name: 'a' },
+        { id: 2, name: 'A' },
+      ],
+      next: undefined,
+      total: 2,
+    });
   });
 });

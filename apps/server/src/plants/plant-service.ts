@@ -1,30 +1,46 @@
-import type {
-  CreatePlantRequest,
-  IdTaken,
-  ListQuery,
-  Plant,
-  PlantId,
-  PlantNotFound,
-  PreconditionFailed,
-  UpdatePlantRequest,
+import {
+  fold,
+  isNameSort,
+  type CreatePlantRequest,
+  type IdTaken,
+  type InvalidPlant,
+  type ListQuery,
+  type Plant,
+  type PlantId,
+  type PlantNotFound,
+  type PreconditionFailed,
+  type UpdatePlantRequest,
 } from '@plant-store/domain';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { pipe } from 'fp-ts/lib/function.js';
+import { decodePageCursor, encodePageCursor } from './page-cursor.js';
 import type {
   IdempotencyClaim,
   IdempotencyKeyReused,
   KeyedCreate,
+  PageQuery,
+  PlantFilter,
   PlantStore,
   StoreError,
   VersionedPlant,
   WriteCondition,
 } from '../ports/plant-store.js';
 
-/** One page of plants and, when the page is full, the cursor of the next one. */
+/** Where the next page starts: after an id (id orders) or at a cursor (name orders). */
+export type NextPage = { readonly after: PlantId } | { readonly cursor: string };
+
+/** One page of plants and, when the page is full, where the next one starts. */
 export interface PlantListPage {
   readonly plants: readonly Plant[];
-  /** The last id of this page when it is full (there may be more); undefined on a shorter page. */
-  readonly next: PlantId | undefined;
+  /** Set when this page is full (there may be more); undefined on a shorter page. */
+  readonly next: NextPage | undefined;
+  /** How many plants match q and tag in the whole store, when asked for. */
+  readonly total?: number;
+}
+
+export interface ListOptions {
+  /** Count the matches in the whole store too (costs what the matches cost). */
+  readonly count: boolean;
 }
 
 /** The plant use cases. They see only the storage port; HTTP and SQL stay outside. */
@@ -43,7 +59,8 @@ export interface PlantService {
     condition: WriteCondition,
   ): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
   remove(id: PlantId, condition?: WriteCondition): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, void>;
-  list(query: ListQuery): TE.TaskEither<StoreError, PlantListPage>;
+  /** A keyset page of the query; a cursor this server did not write for this query is InvalidPlant (400). */
+  list(query: ListQuery, options?: ListOptions): TE.TaskEither<InvalidPlant | StoreError, PlantListPage>;
 }
 
 export const createPlantService = (store: PlantStore): PlantService => ({
@@ -52,12 +69,44 @@ export const createPlantService = (store: PlantStore): PlantService => ({
   get: (id) => store.get(id),
   update: (id, patch, condition) => store.update(id, patch, condition),
   remove: (id, condition) => store.delete(id, condition),
-  list: (query) =>
+  list: (query, options) =>
     pipe(
-      store.list(query),
-      TE.map((plants) => ({
-        plants,
-        next: plants.length === query.limit ? plants[plants.length - 1]?.id : undefined,
-      })),
+      TE.fromEither(decodePageCursor(query)),
+      TE.chainW((place) => {
+        const filter: PlantFilter = {
+          ...(query.tag === undefined ? {} : { tag: query.tag }),
+          ...(query.q === undefined ? {} : { q: fold(query.q) }),
+        };
+        const descending = query.sort.startsWith('-');
+        const page: PageQuery = {
+          ...filter,
+          limit: query.limit,
+          order: isNameSort(query.sort)
+            ? { by: 'name', descending, ...(place === undefined ? {} : { after: place }) }
+            : { by: 'id', descending, ...(query.after === 0 ? {} : { after: query.after as number as PlantId }) },
+        };
+        return pipe(
+          store.list(page),
+          TE.chain((plants) =>
+            options?.count === true
+              ? pipe(
+                  store.count(filter),
+                  TE.map((total) => ({ plants, total })),
+                )
+              : TE.right({ plants }),
+          ),
+        );
+      }),
+      TE.map(({ plants, ...counted }): PlantListPage => {
+        const last = plants.length === query.limit ? plants[plants.length - 1] : undefined;
+        const { sort } = query;
+        const next: NextPage | undefined =
+          last === undefined
+            ? undefined
+            : isNameSort(sort)
+              ? { cursor: encodePageCursor({ sort, q: query.q, tag: query.tag }, last) }
+              : { after: last.id };
+        return { plants, next, ...counted };
+      }),
     ),
 });

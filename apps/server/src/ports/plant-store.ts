@@ -1,7 +1,6 @@
 import type {
   IdempotencyKey,
   IdTaken,
-  ListQuery,
   Plant,
   PlantId,
   PlantName,
@@ -21,6 +20,31 @@ export interface StoreUnavailable {
 export const storeUnavailable = (cause: unknown): StoreUnavailable => ({ _tag: 'StoreUnavailable', cause });
 
 export type StoreError = StoreUnavailable;
+
+/** Which plants a list or a count keeps: all, or those with the tag and/or whose folded name contains `q`. */
+export interface PlantFilter {
+  /** The tag, compared exactly. */
+  readonly tag?: PlantTag;
+  /** Already folded (the domain's `fold`): kept are plants whose folded name contains it. */
+  readonly q?: string;
+}
+
+/** Where a page of a name order starts: after this plant's place (its folded name, then its id). */
+export interface NamePlace {
+  readonly folded: string;
+  readonly id: PlantId;
+}
+
+/** An order and where its page starts (absent `after`: at the first plant of the order). */
+export type PlantOrder =
+  | { readonly by: 'id'; readonly descending: boolean; readonly after?: PlantId }
+  | { readonly by: 'name'; readonly descending: boolean; readonly after?: NamePlace };
+
+/** One keyset page: the filter, the order with its starting place, and at most `limit` plants. */
+export interface PageQuery extends PlantFilter {
+  readonly limit: number;
+  readonly order: PlantOrder;
+}
 
 /** What a create asks the store to keep; `id` absent means the store assigns one. */
 export interface NewPlant {
@@ -144,10 +168,14 @@ export interface PlantStore {
    */
   delete(id: PlantId, condition?: WriteCondition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void>;
   /**
-   * Plants with id > query.after (and the tag query.tag, when given), ascending, at most
-   * query.limit; cost independent of store size and of how many plants carry other tags.
+   * The plants the filter keeps, in the query's order after its starting place, at most
+   * query.limit. Name order is code-point order of the folded name, ties by id in the same
+   * direction. An id or name page (tag or not), and a page filtered by a `q` of at least three
+   * characters, is served by an index: its cost does not grow with the store.
    */
-  list(query: ListQuery): TaskEither<StoreError, readonly Plant[]>;
+  list(query: PageQuery): TaskEither<StoreError, readonly Plant[]>;
+  /** How many plants the filter keeps in the whole store (exact). */
+  count(filter: PlantFilter): TaskEither<StoreError, number>;
   /** Succeeds when the store answers (for /readyz). */
   ping(): TaskEither<StoreError, void>;
 }

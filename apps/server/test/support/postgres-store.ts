@@ -17,7 +17,10 @@ export const name = (s: string): PlantName => {
   if (decoded._tag === 'Left') throw new TypeError(`bad test name ${s}`);
   return decoded.right;
 };
-export const page = (limit: number, after: number) => ({ limit, after }) as Parameters<PlantStore['list']>[0];
+export const page = (limit: number, after: number): Parameters<PlantStore['list']>[0] => ({
+  limit,
+  order: after === 0 ? { by: 'id', descending: false } : { by: 'id', descending: false, after: id(after) },
+});
 
 export const rightOf = <E, A>(result: Either<E, A>): A => {
   if (result._tag === 'Left') expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}`);

@@ -10,6 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import postgres from 'postgres';
 import type { Store } from '../../ports/store.js';
 import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
+import { backfillFoldedNames } from './plant-pages.js';
 import { migratePostgres } from './migrations.js';
 import { PostgresWriteQueue } from './write-queue.js';
 import { createPostgresPlantStore } from './plant-store.js';
@@ -149,6 +150,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   try {
     const applied = await migratePostgres(sql, schema);
     if (applied.length > 0) logger?.info?.({ versions: applied }, 'applied PostgreSQL migrations');
+    const folded = await backfillFoldedNames(sql);
+    if (folded > 0) logger?.info?.({ plants: folded }, 'folded the names of plants stored without a folded name');
+    const [search] = await sql`SELECT to_regclass('plants_name_trgm') IS NOT NULL AS indexed`;
+    if (search?.['indexed'] !== true) {
+      logger?.warn?.(
+        { index: 'plants_name_trgm' },
+        'no pg_trgm index on plant names (the extension could not be created: see docs/guides/operations.md); searches with q read the whole table',
+      );
+    }
   } catch (error) {
     await sql.end({ timeout: 0 }).catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);

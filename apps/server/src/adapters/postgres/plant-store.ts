@@ -5,6 +5,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type postgres from 'postgres';
 import { storeUnavailable, type PlantStore, type StoreError, type VersionedPlant } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate, type PostgresStoreLogger } from './gate.js';
+import { countStatement, pageStatement } from './plant-pages.js';
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
 
@@ -57,19 +58,21 @@ export const createPostgresPlantStore = (
             : logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(rows[0])),
         ),
       ),
-  // `id > $1 ORDER BY id LIMIT $2` is one seek into the primary key, whatever the table size;
-  // with a tag, one seek into the partial index plants_tag (tag, id).
-  list:
-    ({ limit, after, tag }) =>
-    async () =>
-      pipe(
-        await gate.run('list plants', () =>
-          tag === undefined
-            ? sql`SELECT id, name, tag FROM plants WHERE id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`
-            : sql`SELECT id, name, tag FROM plants WHERE tag = ${tag} AND id > ${after}::int8 ORDER BY id LIMIT ${limit}::int4`,
-        ),
-        E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
-      ),
+  list: (query) => async () =>
+    pipe(
+      await gate.run('list plants', () => pageStatement(sql, query)),
+      E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
+    ),
+  count: (filter) => async () =>
+    pipe(
+      await gate.run('count plants', () => countStatement(sql, filter)),
+      E.chain((rows) => {
+        const n = Number((rows[0] as { n?: unknown } | undefined)?.n);
+        return Number.isSafeInteger(n) && n >= 0
+          ? E.right(n)
+          : E.left(storeUnavailable(new PostgresStoreError('count(*) did not answer a count', undefined)));
+      }),
+    ),
   // Not ready either when connections dropped while the ping ran: during a short restart a ping
   // can wait for the reconnect and succeed, and /readyz would never show the outage.
   ping: () => async () => {

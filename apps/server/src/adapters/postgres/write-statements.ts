@@ -1,4 +1,4 @@
-import { MAX_PLANT_ID } from '@plant-store/domain';
+import { fold, MAX_PLANT_ID } from '@plant-store/domain';
 import type postgres from 'postgres';
 import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
 import type { Write } from './write.js';
@@ -48,8 +48,9 @@ export const createsStatement = (
            SET next_id = CASE WHEN ${chosen}::int8 IS NULL THEN next_id + 1 ELSE GREATEST(next_id, ${chosen}::int8 + 1) END
         RETURNING COALESCE(${chosen}::int8, next_id - 1) AS id, clock_timestamp() AS at
       ), stored AS (
-        INSERT INTO plants (id, name, tag)
-        SELECT c.id, ${only.name}::text, ${only.tag ?? null}::text FROM counter c WHERE c.id <= 9007199254740991
+        INSERT INTO plants (id, name, tag, name_folded)
+        SELECT c.id, ${only.name}::text, ${only.tag ?? null}::text, ${fold(only.name)}::text
+          FROM counter c WHERE c.id <= 9007199254740991
         ON CONFLICT (id) DO NOTHING
         RETURNING plants.id, plants.name, plants.tag, plants.version
       ), ${outbox(sql)}
@@ -61,7 +62,7 @@ export const createsStatement = (
   let maxExplicit = 0;
   const input = creates.map(({ id, name, tag }, i) => {
     if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
-    return { i, id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null };
+    return { i, id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null, folded: fold(name) };
   });
   // `LIMIT 1` on the one counter row: a table without statistics (a new store, autovacuum not
   // yet run) is estimated at far more than one row, and that estimate multiplied into every CTE
@@ -73,12 +74,12 @@ export const createsStatement = (
          SET next_id = GREATEST(next_id, ${maxExplicit}::int8 + 1) + ${autos}::int8
       RETURNING next_id - ${autos}::int8 AS base, clock_timestamp() AS at
     ), input AS (
-      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, x.name, x.tag
+      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, x.name, x.tag, x.folded
         FROM (SELECT * FROM counter LIMIT 1) c,
-             jsonb_to_recordset(${sql.json(input)}::jsonb) AS x(i int4, id int8, auto int8, name text, tag text)
+             jsonb_to_recordset(${sql.json(input)}::jsonb) AS x(i int4, id int8, auto int8, name text, tag text, folded text)
     ), stored AS (
-      INSERT INTO plants (id, name, tag)
-      SELECT n.id, n.name, n.tag FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
+      INSERT INTO plants (id, name, tag, name_folded)
+      SELECT n.id, n.name, n.tag, n.folded FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
       ON CONFLICT (id) DO NOTHING
       RETURNING plants.id, plants.name, plants.tag, plants.version
     ), ${outbox(sql)}
@@ -126,6 +127,7 @@ export const functionStatement = (
         op: 'update',
         id: write.id,
         name: name ?? null,
+        name_folded: name === undefined ? null : fold(name),
         tag: tag ?? null,
         set_tag: tag !== undefined,
         ...conditionColumns(write.condition),
@@ -140,6 +142,7 @@ export const functionStatement = (
       id: id ?? null,
       auto: id === undefined ? autos++ : null,
       name,
+      name_folded: fold(name),
       tag: tag ?? null,
       ...(claim === undefined ? {} : { owner: claim.owner, key: claim.key, request: claim.request }),
     };
@@ -188,7 +191,7 @@ export const gapStatement = (
   ), moved AS (
     UPDATE plant_id_counter SET gap_cursor = found.id FROM found WHERE found.id IS NOT NULL RETURNING found.id
   ), inserted AS (
-    INSERT INTO plants (id, name, tag) SELECT id, ${plant.name}, ${plant.tag ?? null} FROM moved
+    INSERT INTO plants (id, name, tag, name_folded) SELECT id, ${plant.name}, ${plant.tag ?? null}, ${fold(plant.name)} FROM moved
     ON CONFLICT (id) DO NOTHING
     RETURNING id, version
   ), keyed AS (

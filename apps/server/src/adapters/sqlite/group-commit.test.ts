@@ -1,8 +1,12 @@
 import type { PlantId, PlantName } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { PageQuery } from '../../ports/plant-store.js';
 import { openSqliteStore } from './open.js';
 import { plainPlant } from '../../../test/contract/values.js';
+
+/** The first page of `limit` plants in id order. */
+const firstPage = (limit: number): PageQuery => ({ limit, order: { by: 'id', descending: false } });
 
 type Op =
   { readonly kind: 'create'; readonly id: number | undefined } | { readonly kind: 'delete'; readonly id: number };
@@ -51,7 +55,7 @@ describe('group commit', () => {
           );
           const model = sequentially(ops);
           expect(outcomes).toEqual(model.outcomes);
-          const listed = await store.plants.list({ limit: 100, after: 0 } as never)();
+          const listed = await store.plants.list(firstPage(100))();
           expect(listed._tag === 'Right' && listed.right.map((p) => p.id)).toEqual(model.ids);
         } finally {
           await store.close();

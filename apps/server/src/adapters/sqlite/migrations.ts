@@ -1,3 +1,4 @@
+import { fold } from '@plant-store/domain';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /** One schema change. Versions only grow; an applied migration is never edited, only followed. */
@@ -135,6 +136,37 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX plants_tag ON plants (tag, id) WHERE tag IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    name: 'folded names, the name order and the search index',
+    // `name_folded` is the domain's fold of the name (NFKC, then lower case), written by the
+    // server in the statement that writes the name; here the existing rows get it through
+    // plant_store_fold, the same function registered for the migration. Name order pages
+    // through (name_folded, id), forwards and backwards. Substring search goes through an FTS5
+    // index of the folded names with the trigram tokenizer (case_sensitive 1: the text is folded
+    // already, and no other rule of SQLite's may take part), external content so the names are
+    // not stored twice, kept by triggers so every writer keeps it, whatever statement it uses.
+    sql: `
+      ALTER TABLE plants ADD COLUMN name_folded TEXT NOT NULL DEFAULT '';
+      UPDATE plants SET name_folded = plant_store_fold(name);
+      CREATE INDEX plants_name ON plants (name_folded, id);
+      CREATE VIRTUAL TABLE plants_search USING fts5(
+        name_folded, content = 'plants', content_rowid = 'id', tokenize = 'trigram case_sensitive 1'
+      );
+      INSERT INTO plants_search (plants_search) VALUES ('rebuild');
+      CREATE TRIGGER plants_search_insert AFTER INSERT ON plants BEGIN
+        INSERT INTO plants_search (rowid, name_folded) VALUES (new.id, new.name_folded);
+      END;
+      CREATE TRIGGER plants_search_delete AFTER DELETE ON plants BEGIN
+        INSERT INTO plants_search (plants_search, rowid, name_folded) VALUES ('delete', old.id, old.name_folded);
+      END;
+      CREATE TRIGGER plants_search_update AFTER UPDATE OF name_folded ON plants
+        WHEN old.name_folded IS NOT new.name_folded BEGIN
+        INSERT INTO plants_search (plants_search, rowid, name_folded) VALUES ('delete', old.id, old.name_folded);
+        INSERT INTO plants_search (rowid, name_folded) VALUES (new.id, new.name_folded);
+      END;
+    `,
+  },
 ];
 
 /**
@@ -157,6 +189,8 @@ export const migrateSqlite = (
   const record = db.prepare<[number, string, number]>(
     'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
   );
+  // For migrations that fold names already stored (the server folds the ones it writes).
+  db.function('plant_store_fold', { deterministic: true }, (name: unknown) => fold(String(name)));
   const applied: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     // Checked once without a lock (an up-to-date file takes no write lock at open), and again

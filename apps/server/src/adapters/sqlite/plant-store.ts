@@ -1,4 +1,5 @@
 import {
+  fold,
   idTaken,
   plantNotFound,
   preconditionFailed,
@@ -29,6 +30,7 @@ import type { GroupCommit } from './group-commit.js';
 import type { WalSync } from './wal-sync.js';
 import type { PlantIdAllocator } from './plant-ids.js';
 import { attempt } from './attempt.js';
+import { createPlantPages } from './plant-pages.js';
 import type { SqliteBatch } from './batch.js';
 import { plantsFromRows, savedCreateFromRow, versionedPlantFromRow } from './rows.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
@@ -62,26 +64,24 @@ export const createSqlitePlantStore = (
   wal: WalSync | undefined,
   ttlMs: number,
 ): PlantStore => {
-  const insert = db.prepare<[number, string, string | null, number]>(
-    'INSERT INTO plants (id, name, tag, version) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+  // The folded name is written with the name, in the same statement (docs/explanation/storage.md).
+  const insert = db.prepare<[number, string, string | null, number, string]>(
+    'INSERT INTO plants (id, name, tag, version, name_folded) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
   );
   // A patch in one statement: applied in SQL, and only where it changes the plant (IS NOT:
   // NULL-safe, code unit for code unit), the plant after it RETURNed.
   const changeWhereDifferent = db.prepare<
-    [{ id: number; name: string | null; setTag: number; tag: string | null; version: number }]
+    [{ id: number; name: string | null; folded: string | null; setTag: number; tag: string | null; version: number }]
   >(
-    `UPDATE plants SET name = coalesce(@name, name), tag = CASE WHEN @setTag THEN @tag ELSE tag END, version = @version
+    `UPDATE plants SET name = coalesce(@name, name), name_folded = coalesce(@folded, name_folded),
+            tag = CASE WHEN @setTag THEN @tag ELSE tag END, version = @version
       WHERE id = @id AND (name IS NOT coalesce(@name, name) OR tag IS NOT CASE WHEN @setTag THEN @tag ELSE tag END)
       RETURNING id, name, tag, version`,
   );
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
   const versionOf = db.prepare<[number]>('SELECT version FROM plants WHERE id = ?').pluck();
   const byId = db.prepare<[number]>('SELECT id, name, tag, version FROM plants WHERE id = ?');
-  const page = db.prepare<[number, number]>('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?');
-  // Served by the partial index plants_tag (tag, id): one seek, whatever the store holds.
-  const tagPage = db.prepare<[string, number, number]>(
-    'SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?',
-  );
+  const pages = createPlantPages(db);
   const ping = db.prepare('SELECT 1').pluck();
   const savedKey = db.prepare<[string, string]>(
     'SELECT request, status, plant_id, version FROM idempotency_keys WHERE owner = ? AND key = ?',
@@ -120,7 +120,7 @@ export const createSqlitePlantStore = (
     plant: NewPlant,
     batch: SqliteBatch,
   ): E.Either<IdTaken | StoreError, VersionedPlant> => {
-    if (insert.run(id, plant.name, plant.tag ?? null, version).changes === 0) {
+    if (insert.run(id, plant.name, plant.tag ?? null, version, fold(plant.name)).changes === 0) {
       // A server-assigned id cannot be taken while the high-water mark holds; refuse rather than guess.
       return E.left(
         plant.id !== undefined ? idTaken(id) : storeUnavailable(new Error(`assigned plant id ${id} is already taken`)),
@@ -166,6 +166,7 @@ export const createSqlitePlantStore = (
     const row = changeWhereDifferent.get({
       id,
       name: patch.name ?? null,
+      folded: patch.name === undefined ? null : fold(patch.name),
       setTag: patch.tag === undefined ? 0 : 1,
       tag: patch.tag ?? null,
       version: batch.ids.nextVersion(),
@@ -263,15 +264,16 @@ export const createSqlitePlantStore = (
         wal,
         attempt(isClosed, () => current(id)),
       ),
-    list:
-      ({ limit, after, tag }) =>
-      async () =>
-        whenDurable(
-          wal,
-          attempt(isClosed, () =>
-            plantsFromRows(tag === undefined ? page.all(after, limit) : tagPage.all(tag, after, limit)),
-          ),
-        ),
+    list: (query) => async () =>
+      whenDurable(
+        wal,
+        attempt(isClosed, () => plantsFromRows(pages.list(query))),
+      ),
+    count: (filter) => async () =>
+      whenDurable(
+        wal,
+        attempt(isClosed, () => E.right(pages.count(filter))),
+      ),
     ping: () => async () =>
       attempt(isClosed, () => {
         if (wal?.failure !== undefined) return E.left(storeUnavailable(wal.failure));

@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { MAX_PLANT_ID, type IdempotencyKey, type PlantId, type PlantName } from '@plant-store/domain';
+import { MAX_PLANT_ID, type IdempotencyKey, type PlantId, type PlantName, type PlantTag } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../idempotency/canonical-request.js';
+import type { PageQuery } from '../../ports/plant-store.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
 import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
@@ -14,6 +15,9 @@ import { plainPlant, rightOf } from '../../../test/contract/values.js';
 import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
 import { VERSION_BLOCK } from './plant-ids.js';
 import { openSqliteStore, type SqliteStoreOptions } from './open.js';
+
+/** The first page of `limit` plants in id order. */
+const firstPage = (limit: number): PageQuery => ({ limit, order: { by: 'id', descending: false } });
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -72,6 +76,11 @@ describe('openSqliteStore', () => {
         'idempotency_keys',
         'plant_ids',
         'plants',
+        'plants_search',
+        'plants_search_config',
+        'plants_search_data',
+        'plants_search_docsize',
+        'plants_search_idx',
         'schema_migrations',
         'tokens',
         'webhook_attempts',
@@ -106,7 +115,7 @@ describe('openSqliteStore', () => {
       before.close();
 
       const store = await open({ file });
-      expect(rightOf(await store.plants.list({ limit: 10, after: 0 } as never)())).toEqual([
+      expect(rightOf(await store.plants.list(firstPage(10))())).toEqual([
         { id: 1, name: 'Fern', tag: 'green' },
         { id: 2, name: 'Cactus' },
         { id: 3, name: 'Moss', tag: 'green' },
@@ -116,7 +125,7 @@ describe('openSqliteStore', () => {
         version: 0,
       });
       expect(
-        rightOf(await store.plants.list({ limit: 10, after: 0, tag: 'green' } as never)()).map((p) => p.id),
+        rightOf(await store.plants.list({ ...firstPage(10), tag: 'green' as PlantTag })()).map((p) => p.id),
       ).toEqual([1, 3]);
       const replay = rightOf(
         await store.plants.createOnce(
@@ -244,7 +253,7 @@ describe('openSqliteStore', () => {
         'StoreUnavailable',
       ]);
       expect(new Set(results.map(causeCode))).toEqual(new Set(['SQLITE_CONSTRAINT_FOREIGNKEY']));
-      expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
+      expect(await store.plants.list(firstPage(10))()).toEqual({ _tag: 'Right', right: [] });
       expect(await store.tokens.count()()).toEqual({ _tag: 'Right', right: 0 });
       // The next batch commits normally.
       expect(
@@ -273,7 +282,7 @@ describe('openSqliteStore', () => {
           .then(plainPlant),
       ]);
       expect(results.map(tagOf)).toEqual(['StoreUnavailable', 'StoreUnavailable', 'StoreUnavailable']);
-      expect(await store.plants.list({ limit: 10, after: 0 } as never)()).toEqual({ _tag: 'Right', right: [] });
+      expect(await store.plants.list(firstPage(10))()).toEqual({ _tag: 'Right', right: [] });
       expect(
         tagOf(
           await store.plants
@@ -300,7 +309,7 @@ describe('openSqliteStore', () => {
           .then(plainPlant),
       ]);
       expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
-      const listed = await store.plants.list({ limit: 10, after: 0 } as never)();
+      const listed = await store.plants.list(firstPage(10))();
       expect(listed._tag === 'Right' && listed.right.map((p) => p.id)).toEqual([1, 3]);
     });
 
@@ -485,7 +494,7 @@ describe('openSqliteStore', () => {
       const store = await open({ file });
       connect(file).prepare('INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)').run(5, 'bad\u0001name', null);
       expect(tagOf(await store.plants.get(id(5))().then(plainPlant))).toBe('StoreUnavailable');
-      expect(tagOf(await store.plants.list({ limit: 10, after: 0 } as never)())).toBe('StoreUnavailable');
+      expect(tagOf(await store.plants.list(firstPage(10))())).toBe('StoreUnavailable');
     });
   });
 

@@ -1,19 +1,26 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { ListCursor, PageLimit, type Plant, type UpdatePlantRequest } from '@plant-store/domain';
+import { ListCursor, PageLimit, type Plant, type PlantId, type UpdatePlantRequest } from '@plant-store/domain';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { afterAll, beforeAll } from 'vitest';
-import type { NewPlant } from '../../../src/ports/plant-store.js';
+import type { NewPlant, PageQuery } from '../../../src/ports/plant-store.js';
 import type { Store } from '../../../src/ports/store.js';
 import type { NewToken, Scope } from '../../../src/ports/token-store.js';
 import { decodeOrThrow, plainPlant } from '../values.js';
 
 // What every part of the PlantStore contract suite shares (see plant-store-contract.ts).
 
-export const page = (limit: number, after: number) => ({
-  limit: decodeOrThrow(PageLimit as t.Type<PageLimit, unknown, unknown>)(limit),
-  after: decodeOrThrow(ListCursor as t.Type<ListCursor, unknown, unknown>)(after),
-});
+/** An ascending id page of `limit` plants after `after` (0: from the first). */
+export const page = (limit: number, after: number): PageQuery => {
+  const start = decodeOrThrow(ListCursor as t.Type<ListCursor, unknown, unknown>)(after);
+  return {
+    limit: decodeOrThrow(PageLimit as t.Type<PageLimit, unknown, unknown>)(limit),
+    order:
+      start === 0
+        ? { by: 'id', descending: false }
+        : { by: 'id', descending: false, after: start as number as PlantId },
+  };
+};
 
 /** The model of a merge patch (RFC 7396): absent keeps, `tag: null` removes. */
 export const patched = (plant: Plant, patch: UpdatePlantRequest): Plant => {

@@ -1,0 +1,159 @@
+import type Database from 'better-sqlite3';
+import type { PageQuery, PlantFilter } from '../../ports/plant-store.js';
+
+/**
+ * How many plants, in the page's order, a `q` page examines directly before it turns to the
+ * search index. A `q` that many plants match fills its page within them, at a cost that does
+ * not depend on the store's size; the index serves the rest (a rarer `q`), where it reads only
+ * the matches. The index alone would not do: FTS5 walks a term's list of plants from its start
+ * to reach a page's starting place, and a name order would have to sort every match.
+ */
+export const DIRECT_SCAN_ROWS = 1000;
+
+/** The trigram index finds only texts of at least three characters. */
+const INDEXED_LENGTH = 3;
+
+const codePoints = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/** `q` as an FTS5 phrase: one quoted string (its quotes doubled), so no character is query syntax. */
+const phraseOf = (q: string): string => `"${q.replaceAll('"', '""')}"`;
+
+type Params = Record<string, string | number>;
+
+interface Statement {
+  readonly sql: string;
+  readonly params: Params;
+}
+
+/** The WHERE terms of the page's filter and starting place, on `plants p` (ids on `idColumn`). */
+const placeAndFilter = (query: PageQuery, idColumn: string): { terms: string[]; params: Params } => {
+  const terms: string[] = [];
+  const params: Params = { limit: query.limit };
+  if (query.tag !== undefined) {
+    terms.push('p.tag = @tag');
+    params['tag'] = query.tag;
+  }
+  const { order } = query;
+  const cmp = order.descending ? '<' : '>';
+  if (order.by === 'id' && order.after !== undefined) {
+    terms.push(`${idColumn} ${cmp} @afterId`);
+    params['afterId'] = order.after;
+  } else if (order.by === 'name' && order.after !== undefined) {
+    terms.push(`(p.name_folded, p.id) ${cmp} (@afterFolded, @afterId)`);
+    params['afterFolded'] = order.after.folded;
+    params['afterId'] = order.after.id;
+  }
+  return { terms, params };
+};
+
+const orderBy = (query: PageQuery, idColumn: string): string => {
+  const { by, descending } = query.order;
+  const dir = descending ? ' DESC' : '';
+  return by === 'id' ? `${idColumn}${dir}` : `p.name_folded${dir}, p.id${dir}`;
+};
+
+const where = (terms: readonly string[]): string => (terms.length === 0 ? '' : `WHERE ${terms.join(' AND ')}`);
+
+/** A page without `q`: one seek into the primary key, plants_tag or plants_name, and a short walk. */
+const plainPage = (query: PageQuery): Statement => {
+  const { terms, params } = placeAndFilter(query, 'p.id');
+  return {
+    sql: `SELECT p.id, p.name, p.tag FROM plants p ${where(terms)} ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
+    params,
+  };
+};
+
+/** A `q` page that examines the plants in order, at most `examined` of them (undefined: all). */
+const scannedPage = (query: PageQuery, q: string, examined: number | undefined): Statement => {
+  const { terms, params } = placeAndFilter(query, 'p.id');
+  params['q'] = q;
+  if (examined === undefined) {
+    return {
+      sql: `SELECT p.id, p.name, p.tag FROM plants p ${where([...terms, 'instr(p.name_folded, @q) > 0'])}
+            ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
+      params,
+    };
+  }
+  params['examined'] = examined;
+  return {
+    sql: `SELECT p.id, p.name, p.tag FROM (
+            SELECT p.id, p.name, p.tag, p.name_folded FROM plants p ${where(terms)}
+             ORDER BY ${orderBy(query, 'p.id')} LIMIT @examined
+          ) p WHERE instr(p.name_folded, @q) > 0 ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
+    params,
+  };
+};
+
+/**
+ * A `q` page through the search index. In id order the index is read in id order from the
+ * starting place and stops once the page is full; in name order its matches are looked up in
+ * the name order. `instr` checks each match against the folded name itself.
+ */
+const indexedPage = (query: PageQuery, q: string): Statement => {
+  if (query.order.by === 'id') {
+    const { terms, params } = placeAndFilter(query, 'plants_search.rowid');
+    Object.assign(params, { q, phrase: phraseOf(q) });
+    return {
+      sql: `SELECT p.id, p.name, p.tag FROM plants_search JOIN plants p ON p.id = plants_search.rowid
+            ${where(['plants_search MATCH @phrase', ...terms, 'instr(p.name_folded, @q) > 0'])}
+            ORDER BY ${orderBy(query, 'plants_search.rowid')} LIMIT @limit`,
+      params,
+    };
+  }
+  const { terms, params } = placeAndFilter(query, 'p.id');
+  Object.assign(params, { q, phrase: phraseOf(q) });
+  return {
+    sql: `SELECT p.id, p.name, p.tag FROM plants p
+          ${where(['p.id IN (SELECT rowid FROM plants_search WHERE plants_search MATCH @phrase)', ...terms, 'instr(p.name_folded, @q) > 0'])}
+          ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
+    params,
+  };
+};
+
+/** How many plants the filter keeps: the tag through plants_tag, a `q` through the index when it can. */
+const countOf = (filter: PlantFilter): Statement => {
+  const params: Params = {};
+  const terms: string[] = [];
+  if (filter.tag !== undefined) {
+    terms.push('p.tag = @tag');
+    params['tag'] = filter.tag;
+  }
+  if (filter.q === undefined) return { sql: `SELECT count(*) FROM plants p ${where(terms)}`, params };
+  params['q'] = filter.q;
+  terms.push('instr(p.name_folded, @q) > 0');
+  if (codePoints(filter.q) < INDEXED_LENGTH) return { sql: `SELECT count(*) FROM plants p ${where(terms)}`, params };
+  params['phrase'] = phraseOf(filter.q);
+  return {
+    sql: `SELECT count(*) FROM plants_search JOIN plants p ON p.id = plants_search.rowid
+          ${where(['plants_search MATCH @phrase', ...terms])}`,
+    params,
+  };
+};
+
+/** Reads pages and counts of plants (rows `{id, name, tag}`), each statement prepared once. */
+export const createPlantPages = (db: Database.Database) => {
+  const statements = new Map<string, Database.Statement>();
+  const run = ({ sql, params }: Statement, mode: 'all' | 'count'): unknown => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      if (mode === 'count') statement.pluck();
+      statements.set(sql, statement);
+    }
+    return mode === 'all' ? statement.all(params) : statement.get(params);
+  };
+  return {
+    list: (query: PageQuery): unknown[] => {
+      const { q } = query;
+      if (q === undefined) return run(plainPage(query), 'all') as unknown[];
+      if (codePoints(q) < INDEXED_LENGTH) return run(scannedPage(query, q, undefined), 'all') as unknown[];
+      const direct = run(scannedPage(query, q, DIRECT_SCAN_ROWS), 'all') as unknown[];
+      return direct.length === query.limit ? direct : (run(indexedPage(query, q), 'all') as unknown[]);
+    },
+    count: (filter: PlantFilter): number => run(countOf(filter), 'count') as number,
+  };
+};
