@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List plants, one page at a time
-         * @description Needs scope `plants:read`. Plants in ascending id order, starting after `after`, only those whose tag is `tag` when it is given. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page (with `&tag=…` when filtered); a shorter page has none. The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space, as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`, an unknown or repeated parameter → 400. The cost of a page does not depend on how many plants the store holds, nor on how many carry other tags.
+         * @description Needs scope `plants:read`. Plants in the order `sort` names (ascending id by default), only those whose tag is `tag` and whose name contains `q` when they are given, one keyset page at a time. An id order continues after `after`; a name order continues at the `cursor` the previous page’s `Link` carries. When the page is full a `Link: <…>; rel="next"` header names the next page with every parameter it needs; a shorter page has none. The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space, as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`, an unknown or repeated parameter, `after` with a name order, `cursor` with an id order → 400. A page sorted by id or by name, with or without a tag, or filtered by a `q` of at least 3 characters, costs the same whatever the store holds (an index serves it); a `q` of 1–2 characters may read the plants in order until the page is full. With `Prefer: count=exact` the response also says how many plants match in the whole store (`X-Total-Count`), which costs what the matches cost; without it no count is made.
          */
         get: operations["listPlants"];
         put?: never;
@@ -27,7 +27,7 @@ export interface paths {
         options: operations["optionsPlants"];
         /**
          * List plants, one page at a time (headers only)
-         * @description As `GET`, with the same status and headers and no body. Needs scope `plants:read`. Plants in ascending id order, starting after `after`, only those whose tag is `tag` when it is given. When the page is full a `Link: </plants?limit=N&after=LAST>; rel="next"` header names the next page (with `&tag=…` when filtered); a shorter page has none. The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space, as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`, an unknown or repeated parameter → 400. The cost of a page does not depend on how many plants the store holds, nor on how many carry other tags.
+         * @description As `GET`, with the same status and headers and no body. Needs scope `plants:read`. Plants in the order `sort` names (ascending id by default), only those whose tag is `tag` and whose name contains `q` when they are given, one keyset page at a time. An id order continues after `after`; a name order continues at the `cursor` the previous page’s `Link` carries. When the page is full a `Link: <…>; rel="next"` header names the next page with every parameter it needs; a shorter page has none. The query string is decoded as `application/x-www-form-urlencoded` (`+` is a space, as `URLSearchParams` writes it); invalid percent-encoding or UTF-8, a parameter without `=`, an unknown or repeated parameter, `after` with a name order, `cursor` with an id order → 400. A page sorted by id or by name, with or without a tag, or filtered by a `q` of at least 3 characters, costs the same whatever the store holds (an index serves it); a `q` of 1–2 characters may read the plants in order until the page is full. With `Prefer: count=exact` the response also says how many plants match in the whole store (`X-Total-Count`), which costs what the matches cost; without it no count is made.
          */
         head: operations["headPlants"];
         patch?: never;
@@ -249,6 +249,8 @@ export interface components {
         PlantName: string;
         /** @description A free-text label: 1–100 Unicode code points; at least one non-whitespace character (whitespace: U+0009–U+000D, U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF — so U+0085 is not whitespace); no control characters (U+0000–U+001F, U+007F); well-formed Unicode (no lone surrogates), which a pattern cannot say. Stored exactly as sent. */
         PlantTag: string;
+        /** @description Text to find in plant names (the tag rules): 1–100 Unicode code points; at least one non-whitespace character (whitespace: U+0009–U+000D, U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF — so U+0085 is not whitespace); no control characters (U+0000–U+001F, U+007F); well-formed Unicode (no lone surrogates), which a pattern cannot say. Stored exactly as sent. */
+        SearchText: string;
         /** @description Any other member → 400 naming it. When `id` is present and taken → 409. */
         CreatePlantRequest: {
             name: components["schemas"]["PlantName"];
@@ -372,15 +374,30 @@ export interface operations {
             query?: {
                 /** @description Page size, decimal digits 1 … 1000. */
                 limit?: number;
-                /** @description Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … 9007199254740991. */
+                /** @description With `sort=id` (the default), start after this id; with `sort=-id`, before it (smaller ids). 0 (or absent) starts at the first plant of the order (with `-id`, the newest). Decimal digits 0 … 9007199254740991. Not allowed with a name order (400). */
                 after?: number;
+                /** @description `id` (ascending, the default), `-id` (newest first), `name` or `-name`. Name order compares the folded names (`fold(s)`: Unicode NFKC, then ECMAScript's locale-independent lower case) code point by code point (UTF-8 byte order), ties broken by id in the same direction. Anything else → 400. */
+                sort?: "id" | "-id" | "name" | "-name";
+                /**
+                 * @description Only plants whose folded name contains the folded text: `q=fern` finds "Boston Fern" and "FERNLEAF", `q=ﬀ` finds "Staff". `%`, `_` and `\` are ordinary characters. No collation, locale or database case rule takes part. Percent-encoded UTF-8; the tag rules apply (so an empty `q` → 400).
+                 * @example fern
+                 */
+                q?: components["schemas"]["SearchText"];
+                /** @description With `sort=name` or `-name`: where the page starts, as the previous page’s `Link` gives it. Opaque; valid only with the `sort`, `q` and `tag` it was made with. A malformed cursor, one made for another query, or `cursor` with an id order → 400. Absent: the first page. */
+                cursor?: string;
                 /**
                  * @description Only plants whose tag equals this exactly, code point for code point (no case folding or normalisation); plants without a tag never match. Percent-encoded UTF-8; the tag rules apply.
                  * @example indoor
                  */
                 tag?: components["schemas"]["PlantTag"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `count=exact` (alone or among other preferences) asks for `X-Total-Count`; every other preference, and any other value, is ignored.
+                 * @example count=exact
+                 */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -393,8 +410,12 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always and `tag` when the page is filtered, encoded as `URLSearchParams` writes it. */
+                    /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always; `after` (id orders) or `cursor` (name orders); `sort` unless `id`; and `tag` and `q` when given, encoded as `URLSearchParams` writes it. */
                     Link?: string;
+                    /** @description Only with `Prefer: count=exact`: how many plants match `q` and `tag` in the whole store, whatever the page. */
+                    "X-Total-Count"?: number;
+                    /** @description Only with `Prefer: count=exact`: `count=exact` (RFC 7240). */
+                    "Preference-Applied"?: "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -414,7 +435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Plant"][];
                 };
             };
-            /** @description Invalid `limit`, `after` or `tag`, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            /** @description Invalid `limit`, `after`, `sort`, `q`, `cursor` or `tag`, `after` with a name order, `cursor` with an id order, a cursor made for another query, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
             400: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -902,15 +923,30 @@ export interface operations {
             query?: {
                 /** @description Page size, decimal digits 1 … 1000. */
                 limit?: number;
-                /** @description Start after this id; 0 (or absent) starts from the beginning. Decimal digits 0 … 9007199254740991. */
+                /** @description With `sort=id` (the default), start after this id; with `sort=-id`, before it (smaller ids). 0 (or absent) starts at the first plant of the order (with `-id`, the newest). Decimal digits 0 … 9007199254740991. Not allowed with a name order (400). */
                 after?: number;
+                /** @description `id` (ascending, the default), `-id` (newest first), `name` or `-name`. Name order compares the folded names (`fold(s)`: Unicode NFKC, then ECMAScript's locale-independent lower case) code point by code point (UTF-8 byte order), ties broken by id in the same direction. Anything else → 400. */
+                sort?: "id" | "-id" | "name" | "-name";
+                /**
+                 * @description Only plants whose folded name contains the folded text: `q=fern` finds "Boston Fern" and "FERNLEAF", `q=ﬀ` finds "Staff". `%`, `_` and `\` are ordinary characters. No collation, locale or database case rule takes part. Percent-encoded UTF-8; the tag rules apply (so an empty `q` → 400).
+                 * @example fern
+                 */
+                q?: components["schemas"]["SearchText"];
+                /** @description With `sort=name` or `-name`: where the page starts, as the previous page’s `Link` gives it. Opaque; valid only with the `sort`, `q` and `tag` it was made with. A malformed cursor, one made for another query, or `cursor` with an id order → 400. Absent: the first page. */
+                cursor?: string;
                 /**
                  * @description Only plants whose tag equals this exactly, code point for code point (no case folding or normalisation); plants without a tag never match. Percent-encoded UTF-8; the tag rules apply.
                  * @example indoor
                  */
                 tag?: components["schemas"]["PlantTag"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `count=exact` (alone or among other preferences) asks for `X-Total-Count`; every other preference, and any other value, is ignored.
+                 * @example count=exact
+                 */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -923,13 +959,17 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always and `tag` when the page is filtered, encoded as `URLSearchParams` writes it. */
+                    /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always; `after` (id orders) or `cursor` (name orders); `sort` unless `id`; and `tag` and `q` when given, encoded as `URLSearchParams` writes it. */
                     Link?: string;
+                    /** @description Only with `Prefer: count=exact`: how many plants match `q` and `tag` in the whole store, whatever the page. */
+                    "X-Total-Count"?: number;
+                    /** @description Only with `Prefer: count=exact`: `count=exact` (RFC 7240). */
+                    "Preference-Applied"?: "count=exact";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid `limit`, `after` or `tag`, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            /** @description Invalid `limit`, `after`, `sort`, `q`, `cursor` or `tag`, `after` with a name order, `cursor` with an id order, a cursor made for another query, a parameter without `=`, invalid percent-encoding or UTF-8, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
             400: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];

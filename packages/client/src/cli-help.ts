@@ -21,8 +21,8 @@ Commands:
   update <id> [--name N] [--tag T | --no-tag] [--if-match ETAG]
                                              change a plant's name or tag
   delete <id> [--if-match ETAG]              delete a plant
-  list [--limit N] [--after ID] [--tag T] [--all]
-                                             list plants in id order
+  list [--q TEXT] [--tag T] [--sort S] [--count] [--limit N] [--all]
+                                             list, search and count plants
 
 ${GLOBAL_HELP}
   -V, --version    print the version
@@ -81,14 +81,22 @@ ${IF_MATCH_HELP}
 
 ${GLOBAL_HELP}
 `,
-  list: `Usage: plant-store list [--limit N] [--after ID] [--tag TAG] [--all] [options]
+  list: `Usage: plant-store list [--q TEXT] [--tag TAG] [--sort ORDER] [--count] [--limit N]
+                         [--after ID | --cursor C] [--all] [options]
 
-Prints plants in ascending id order, one per line: id, name and tag separated by tabs.
-Without --all it prints one page and, when there are more, the command for the next page.
+Prints plants, one per line: id, name and tag separated by tabs. Without --all it prints one
+page and, when there are more, the command for the next page (on stderr).
 
-  --limit N        plants per page, 1–1000 (default 100)
-  --after ID       start after this id (default 0: from the beginning)
+  --q TEXT         only plants whose name contains TEXT, ignoring case and compatibility
+                   forms: --q fern finds "Boston Fern" and "FERNLEAF" (1–100 characters;
+                   % and _ are ordinary characters; write --q=-x for a TEXT that starts with -)
   --tag TAG        only plants whose tag is exactly TAG (no case folding)
+  --sort ORDER     id (default), -id (newest first), name or -name (by name, ignoring case)
+  --count          also print how many plants match --q and --tag in the whole store:
+                   "total: N" on stderr, or "total" in the --json object (costs a count)
+  --limit N        plants per page, 1–1000 (default 100)
+  --after ID       with the id orders: start after this id (default: from the beginning)
+  --cursor C       with the name orders: start where the page that printed C ended
   --all            follow the pages to the end (--json then prints one array)
 
 ${GLOBAL_HELP}

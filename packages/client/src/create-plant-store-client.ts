@@ -3,19 +3,14 @@ import type { Agent as HttpsAgent } from 'node:https';
 import {
   CreatePlantRequest,
   CreatePlantResponse,
-  DEFAULT_PAGE_LIMIT,
   formatErrors,
   IdempotencyKey,
-  ListCursor,
-  ListCursorFromString,
-  PageLimit,
-  PageLimitFromString,
   Plant,
   PlantId,
   PlantIdFromPath,
   PlantPage,
-  PlantTag,
   UpdatePlantRequest,
+  type PlantSort,
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
@@ -24,17 +19,21 @@ import { decodeBody } from './decode-body.js';
 import { ETagCondition } from './etag.js';
 import { createPlantsTaskEither, type PlantsTaskEither } from './fp.js';
 import type { PlantStoreHooks } from './hooks.js';
-import { findLink } from './link-header.js';
+import { advanceProblem, listParams, nextPage, totalCount } from './list-page.js';
 import { packageVersion } from './package-version.js';
 import type {
   AllPlantsQuery,
+  CountedPlantListPage,
   CreatedPlant,
   CreateOptions,
   CreatePlantInput,
   DeleteOptions,
   FetchedPlant,
   GetOptions,
+  IdSort,
+  ListOptions,
   ListPlantsQuery,
+  NextPageQuery,
   NotModified,
   PlantListPage,
   PlantsApi,
@@ -138,28 +137,6 @@ const requiredETag = (exchange: Exchange): string => {
     ...exchange.details,
     status: exchange.status,
   });
-};
-
-const nextPage = (exchange: Exchange, limit: number, tag: string | undefined): PlantListPage['next'] => {
-  const link = findLink(exchange.headers.link, 'next', exchange.url);
-  if (link === undefined) return undefined;
-  const unexpected = (problem: string) =>
-    new UnexpectedResponseError([problem], { ...exchange.details, status: exchange.status });
-  const target = `${link.pathname}${link.search}`;
-  const rawLimit = link.searchParams.get('limit');
-  const nextLimit = rawLimit === null ? E.right(limit) : PageLimitFromString.decode(rawLimit);
-  const after = ListCursorFromString.decode(link.searchParams.get('after') ?? undefined);
-  if (E.isLeft(nextLimit) || E.isLeft(after)) {
-    throw unexpected(`the Link rel="next" target ${target} has no valid limit and after`);
-  }
-  // Following a next link that lost or changed the filter would list other plants than asked for.
-  const nextTag = link.searchParams.get('tag') ?? undefined;
-  if (nextTag !== tag) {
-    const wanted = tag === undefined ? 'no tag' : `tag=${JSON.stringify(tag)}`;
-    throw unexpected(`the Link rel="next" target ${target} does not keep the filter ${wanted}`);
-  }
-  const next = { limit: nextLimit.right, after: after.right };
-  return nextTag === undefined ? next : { ...next, tag: nextTag };
 };
 
 /**
@@ -270,37 +247,68 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     return withMetadata(plant, { etag: requiredETag(exchange) });
   };
 
-  const list = async (query: ListPlantsQuery = {}, options?: CallOptions): Promise<PlantListPage> => {
-    const params: Record<string, string> = {};
-    if (query.limit !== undefined)
-      params['limit'] = String(validate ? checkInput(PageLimit, query.limit, 'limit') : query.limit);
-    if (query.after !== undefined)
-      params['after'] = String(validate ? checkInput(ListCursor, query.after, 'after') : query.after);
-    if (query.tag !== undefined) params['tag'] = validate ? checkInput(PlantTag, query.tag, 'tag') : query.tag;
-    const exchange = await send({ method: 'GET', path: 'plants', query: params, retryable: idempotent }, options);
+  const listPage = async (
+    query: ListPlantsQuery<PlantSort>,
+    options: ListOptions = {},
+  ): Promise<PlantListPage<PlantSort> & { readonly total?: number }> => {
+    const params = listParams(query, validate);
+    const { count, ...call } = options;
+    const exchange = await send(
+      {
+        method: 'GET',
+        path: 'plants',
+        query: params,
+        ...(count === true ? { prefer: 'count=exact' } : {}),
+        retryable: idempotent,
+      },
+      call,
+    );
     expectStatus(exchange, 200);
     const plants = decodeOrThrow(PlantPage, exchange);
-    const next = nextPage(exchange, query.limit ?? DEFAULT_PAGE_LIMIT, query.tag);
-    return next === undefined ? { plants } : { plants, next };
+    const next = nextPage(exchange, params);
+    const page = next === undefined ? { plants } : { plants, next };
+    return count === true ? { ...page, total: totalCount(exchange) } : page;
   };
 
+  function list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions & { readonly count?: false },
+  ): Promise<PlantListPage<S>>;
+  function list<S extends PlantSort = IdSort>(
+    query: ListPlantsQuery<S> | undefined,
+    options: ListOptions & { readonly count: true },
+  ): Promise<CountedPlantListPage<S>>;
+  function list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions,
+  ): Promise<PlantListPage<S> & { readonly total?: number }>;
+  function list(
+    query: ListPlantsQuery<PlantSort> = {},
+    options?: ListOptions,
+  ): Promise<PlantListPage<PlantSort> & { readonly total?: number }> {
+    return listPage(query, options);
+  }
+
   async function* all(query: AllPlantsQuery = {}, options?: CallOptions): AsyncGenerator<Plant, void, undefined> {
-    let page = await list(
+    const { limit, tag, q, sort } = query;
+    let page = await listPage(
       {
-        ...(query.limit === undefined ? {} : { limit: query.limit }),
-        ...(query.tag === undefined ? {} : { tag: query.tag }),
+        ...(limit === undefined ? {} : { limit }),
+        ...(sort === undefined ? {} : { sort }),
+        ...(q === undefined ? {} : { q }),
+        ...(tag === undefined ? {} : { tag }),
       },
       options,
     );
-    let after = 0;
+    let previous: NextPageQuery<PlantSort> | undefined;
     for (;;) {
       yield* page.plants;
-      if (page.next === undefined) return;
-      if (page.next.after <= after) {
-        throw new UnexpectedResponseError([`the Link rel="next" does not advance (after=${page.next.after} again)`]);
-      }
-      after = page.next.after;
-      page = await list(page.next, options);
+      const next = page.next;
+      if (next === undefined) return;
+      const stuck = advanceProblem(previous, next);
+      if (stuck !== undefined) throw new UnexpectedResponseError([`the Link rel="next" does not advance (${stuck})`]);
+      previous = next;
+      page = await listPage(next, options);
     }
   }
 

@@ -1,15 +1,18 @@
-import type { Plant } from '@plant-store/domain';
+import type { Plant, PlantSort } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { PlantStoreError } from './client-error.js';
 import type {
   AllPlantsQuery,
+  CountedPlantListPage,
   CreatedPlant,
   CreateOptions,
   CreatePlantInput,
   DeleteOptions,
   FetchedPlant,
   GetOptions,
+  IdSort,
+  ListOptions,
   ListPlantsQuery,
   NotModified,
   PlantListPage,
@@ -38,8 +41,20 @@ export interface PlantsTaskEither {
   get(id: number, options: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified>;
   /** `PreconditionFailedError` is a `Left` when `ifMatch` no longer names the plant's ETag. */
   update(id: number, patch: UpdatePlantInput, options?: UpdateOptions): TE.TaskEither<PlantStoreError, UpdatedPlant>;
-  list(query?: ListPlantsQuery, options?: CallOptions): TE.TaskEither<PlantStoreError, PlantListPage>;
-  /** Every plant (with `tag`: every plant with that tag), following the `Link` headers page after page, collected into one array. */
+  list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions & { readonly count?: false },
+  ): TE.TaskEither<PlantStoreError, PlantListPage<S>>;
+  /** With `count: true`, the `Right` carries `total` too. */
+  list<S extends PlantSort = IdSort>(
+    query: ListPlantsQuery<S> | undefined,
+    options: ListOptions & { readonly count: true },
+  ): TE.TaskEither<PlantStoreError, CountedPlantListPage<S>>;
+  list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions,
+  ): TE.TaskEither<PlantStoreError, PlantListPage<S> & { readonly total?: number }>;
+  /** Every plant (with `tag` and `q`: every plant that matches) in the order `sort`, following the `Link` headers page after page, collected into one array. */
   listAll(query?: AllPlantsQuery, options?: CallOptions): TE.TaskEither<PlantStoreError, readonly Plant[]>;
 }
 
@@ -60,12 +75,30 @@ export const createPlantsTaskEither = (plants: PlantsApi): PlantsTaskEither => {
   function get(id: number, options?: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified> {
     return toTaskEither(() => (options === undefined ? plants.get(id) : plants.get(id, options)));
   }
+  function list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions & { readonly count?: false },
+  ): TE.TaskEither<PlantStoreError, PlantListPage<S>>;
+  function list<S extends PlantSort = IdSort>(
+    query: ListPlantsQuery<S> | undefined,
+    options: ListOptions & { readonly count: true },
+  ): TE.TaskEither<PlantStoreError, CountedPlantListPage<S>>;
+  function list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions,
+  ): TE.TaskEither<PlantStoreError, PlantListPage<S> & { readonly total?: number }>;
+  function list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions,
+  ): TE.TaskEither<PlantStoreError, PlantListPage<S> & { readonly total?: number }> {
+    return toTaskEither(() => plants.list(query, options));
+  }
   return {
     create: (input, options) => toTaskEither(() => plants.create(input, options)),
     delete: (id, options) => toTaskEither(() => plants.delete(id, options)),
     get,
     update: (id, patch, options) => toTaskEither(() => plants.update(id, patch, options)),
-    list: (query, options) => toTaskEither(() => plants.list(query, options)),
+    list,
     listAll: (query, options) =>
       toTaskEither(async () => {
         const all: Plant[] = [];

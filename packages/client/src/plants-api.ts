@@ -1,4 +1,4 @@
-import type { Plant } from '@plant-store/domain';
+import type { Plant, PlantSort } from '@plant-store/domain';
 import type { CallOptions } from './transport.js';
 
 /** What `plants.create` takes. `id` is optional: the server assigns one when absent. */
@@ -100,27 +100,80 @@ export interface UpdatePlantInput {
 /** What `plants.update` resolves to: the whole plant after the change, plus its new `etag` (non-enumerable). */
 export type UpdatedPlant = Plant & { readonly etag: string };
 
+/** The orders by id (their pages continue with `after`). */
+export type IdSort = Extract<PlantSort, 'id' | '-id'>;
+/** The orders by folded name (their pages continue with an opaque `cursor`). */
+export type NameSort = Extract<PlantSort, 'name' | '-name'>;
+
 /**
- * One page's position: at most `limit` plants with ids greater than `after` (0: from the start),
- * only those whose tag is exactly `tag` when given.
+ * One page's position: at most `limit` plants in the order `sort` (default `id`), only those whose
+ * tag is exactly `tag` and whose folded name contains the folded `q`, when given. Where it starts:
+ * `after` for the id orders (an id; 0 or absent: from the start), `cursor` for the name orders
+ * (taken from the previous page's `next`; absent: from the start). `S` is the order, inferred
+ * from `sort`, so that `next` has the right shape.
  */
-export interface ListPlantsQuery {
+export interface ListPlantsQuery<S extends PlantSort = IdSort> {
   readonly limit?: number;
   readonly after?: number;
   readonly tag?: string;
+  readonly q?: string;
+  readonly sort?: S;
+  readonly cursor?: string;
 }
 
-/** What `plants.all` takes: `ListPlantsQuery` without `after` (it starts at the beginning). */
+/** What `plants.all` takes: `ListPlantsQuery` without `after` and `cursor` (it starts at the beginning). */
 export interface AllPlantsQuery {
   readonly limit?: number;
   readonly tag?: string;
+  readonly q?: string;
+  readonly sort?: PlantSort;
 }
 
-export interface PlantListPage {
-  /** Plants in ascending id order. */
+/** The next page of an id order, as the server's `Link` gave it: `sort` only for `-id`. */
+export interface IdOrderNext<S extends IdSort = IdSort> {
+  readonly limit: number;
+  readonly after: number;
+  readonly tag?: string;
+  readonly q?: string;
+  readonly sort?: S;
+}
+
+/** The next page of a name order, as the server's `Link` gave it: the opaque `cursor` for that sort, q and tag. */
+export interface NameOrderNext<S extends NameSort = NameSort> {
+  readonly limit: number;
+  readonly sort: S;
+  readonly cursor: string;
+  readonly tag?: string;
+  readonly q?: string;
+}
+
+/** The query of the page after this one, for the order `S`. */
+export type NextPageQuery<S extends PlantSort = IdSort> = S extends NameSort
+  ? NameOrderNext<S>
+  : S extends IdSort
+    ? IdOrderNext<S>
+    : never;
+
+export interface PlantListPage<S extends PlantSort = IdSort> {
+  /** Plants in the order asked for (ascending id by default). */
   readonly plants: readonly Plant[];
-  /** The query of the next page, when the server's `Link: <…>; rel="next"` announced one (it keeps the `tag`). */
-  readonly next?: { readonly limit: number; readonly after: number; readonly tag?: string };
+  /**
+   * The query of the next page, when the server's `Link: <…>; rel="next"` announced one. It keeps
+   * `q`, `tag` and `sort`; pass it to `list` as it is.
+   */
+  readonly next?: NextPageQuery<S>;
+}
+
+/** What `list(query, { count: true })` resolves to: the page and how many plants match `q` and `tag` in the whole store. */
+export type CountedPlantListPage<S extends PlantSort = IdSort> = PlantListPage<S> & { readonly total: number };
+
+/** The options of `plants.list`: those of every call, plus `count`. */
+export interface ListOptions extends CallOptions {
+  /**
+   * Ask the server to count the plants that match `q` and `tag` (`Prefer: count=exact`); the page
+   * then carries `total`. Counting costs what the matches cost, so it is off by default.
+   */
+  readonly count?: boolean;
 }
 
 export interface PlantsApi {
@@ -148,8 +201,24 @@ export interface PlantsApi {
    * its ETag (see `UpdateOptions` for what a retry means then).
    */
   update(id: number, patch: UpdatePlantInput, options?: UpdateOptions): Promise<UpdatedPlant>;
-  /** `GET /plants?limit&after&tag`: one page. */
-  list(query?: ListPlantsQuery, options?: CallOptions): Promise<PlantListPage>;
-  /** Every plant (with `tag`: every plant with that tag) in ascending id order, fetching page after page as the `Link` headers lead. */
+  /** `GET /plants?limit&sort&after&cursor&q&tag`: one page; `next` is the query of the following one. */
+  list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions & { readonly count?: false },
+  ): Promise<PlantListPage<S>>;
+  /** The same with `Prefer: count=exact`: the page and `total`, how many plants match in the whole store. */
+  list<S extends PlantSort = IdSort>(
+    query: ListPlantsQuery<S> | undefined,
+    options: ListOptions & { readonly count: true },
+  ): Promise<CountedPlantListPage<S>>;
+  /** The same when whether to count is known only at run time: `total` is present when it was asked for. */
+  list<S extends PlantSort = IdSort>(
+    query?: ListPlantsQuery<S>,
+    options?: ListOptions,
+  ): Promise<PlantListPage<S> & { readonly total?: number }>;
+  /**
+   * Every plant (with `tag` and `q`: every plant that matches) in the order `sort` (default: ascending
+   * id), fetching page after page as the `Link` headers lead.
+   */
   all(query?: AllPlantsQuery, options?: CallOptions): AsyncIterable<Plant>;
 }

@@ -2,13 +2,16 @@ import { parseArgs } from 'node:util';
 import {
   IdempotencyKey,
   ListCursorFromString,
+  PageCursorFromString,
   PageLimitFromString,
   PlantIdFromPath,
+  PlantSort,
   type Plant,
   type PlantId,
 } from '@plant-store/domain';
 import type * as t from 'io-ts';
 import { DEFAULT_URL, HELP } from './cli-help.js';
+import { joinDescendingSorts, nextCommand } from './cli-words.js';
 import {
   AbortError,
   ConflictError,
@@ -19,7 +22,7 @@ import {
 import { createPlantStoreClient, type PlantStoreClient } from './create-plant-store-client.js';
 import { ETagCondition } from './etag.js';
 import { packageVersion } from './package-version.js';
-import type { PlantListPage, UpdatePlantInput } from './plants-api.js';
+import type { UpdatePlantInput } from './plants-api.js';
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -56,7 +59,16 @@ const commandOptions = {
     'no-tag': { type: 'boolean' },
     'if-match': { type: 'string' },
   },
-  list: { limit: { type: 'string' }, after: { type: 'string' }, tag: { type: 'string' }, all: { type: 'boolean' } },
+  list: {
+    limit: { type: 'string' },
+    after: { type: 'string' },
+    tag: { type: 'string' },
+    q: { type: 'string' },
+    sort: { type: 'string' },
+    cursor: { type: 'string' },
+    count: { type: 'boolean' },
+    all: { type: 'boolean' },
+  },
 } as const;
 
 type Command = keyof typeof commandOptions;
@@ -73,10 +85,6 @@ const decodeArg = <A>(codec: t.Type<A, string, unknown>, name: string, value: st
 
 const plantLine = (plant: Plant): string => `${plant.id}\t${plant.name}\t${plant.tag ?? ''}\n`;
 const tagSuffix = (plant: Plant): string => (plant.tag === undefined ? '' : ` [${plant.tag}]`);
-
-/** `value` as one shell word (POSIX single quotes unless it is plainly safe). */
-const shellWord = (value: string): string =>
-  /^[A-Za-z0-9._/:=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 
 /** `--if-match`, with a hint when the shell ate the ETag's double quotes. */
 const ifMatchArg = (value: string | undefined): string | undefined => {
@@ -141,7 +149,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   let precondition: Precondition | undefined;
   try {
     const parsed = parseArgs({
-      args: [...argv],
+      args: joinDescendingSorts(argv),
       options: { ...globalOptions, ...commandOptions.create, ...commandOptions.update, ...commandOptions.list },
       allowPositionals: true,
       strict: true,
@@ -253,38 +261,47 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'list': {
         const limit = values.limit === undefined ? undefined : decodeArg(PageLimitFromString, '--limit', values.limit);
         const after = values.after === undefined ? undefined : decodeArg(ListCursorFromString, '--after', values.after);
-        const tag = values.tag;
+        const sort = values.sort === undefined ? undefined : decodeArg(PlantSort, '--sort', values.sort);
+        const cursor =
+          values.cursor === undefined ? undefined : decodeArg(PageCursorFromString, '--cursor', values.cursor);
+        const { tag, q } = values;
+        const query = {
+          ...(limit === undefined ? {} : { limit }),
+          ...(sort === undefined ? {} : { sort }),
+          ...(q === undefined ? {} : { q }),
+          ...(tag === undefined ? {} : { tag }),
+        };
         if (values.all === true) {
           if (after !== undefined) throw new UsageError('list --all starts at the beginning; drop --after');
+          if (cursor !== undefined) throw new UsageError('list --all starts at the beginning; drop --cursor');
+          if (values.count === true) {
+            throw new UsageError('list --all prints every plant; --count goes with one page (list --count --limit 1)');
+          }
           const plants: Plant[] = [];
           if (values.json !== true) out('ID\tNAME\tTAG\n');
-          for await (const plant of client.plants.all({
-            ...(limit === undefined ? {} : { limit }),
-            ...(tag === undefined ? {} : { tag }),
-          })) {
+          for await (const plant of client.plants.all(query)) {
             if (values.json === true) plants.push(plant);
             else out(plantLine(plant));
           }
           if (values.json === true) json(plants);
           return EXIT.ok;
         }
-        const page: PlantListPage = await client.plants.list({
-          ...(limit === undefined ? {} : { limit }),
-          ...(after === undefined ? {} : { after }),
-          ...(tag === undefined ? {} : { tag }),
-        });
+        const page = await client.plants.list(
+          {
+            ...query,
+            ...(after === undefined ? {} : { after }),
+            ...(cursor === undefined ? {} : { cursor }),
+          },
+          { count: values.count === true },
+        );
         if (values.json === true) {
           json(page);
           return EXIT.ok;
         }
         out('ID\tNAME\tTAG\n');
         for (const plant of page.plants) out(plantLine(plant));
-        if (page.next !== undefined) {
-          const { limit: nextLimit, after: nextAfter, tag: nextTag } = page.next;
-          err(
-            `more: plant-store list --limit ${nextLimit} --after ${nextAfter}${nextTag === undefined ? '' : ` --tag ${shellWord(nextTag)}`}\n`,
-          );
-        }
+        if (page.total !== undefined) err(`total: ${page.total}\n`);
+        if (page.next !== undefined) err(`more: ${nextCommand(page.next)}\n`);
         return EXIT.ok;
       }
     }

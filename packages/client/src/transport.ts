@@ -54,6 +54,8 @@ export interface OutgoingRequest {
   readonly conditions?: { readonly ifMatch?: string | undefined; readonly ifNoneMatch?: string | undefined };
   /** Sent as `Idempotency-Key`, the same on every attempt. */
   readonly idempotencyKey?: string;
+  /** Sent as `Prefer` (RFC 7240), e.g. `count=exact`. */
+  readonly prefer?: string;
   /** Whether this request may be retried under `policy`. */
   readonly retryable: (policy: RetryPolicy) => boolean;
 }
@@ -170,6 +172,7 @@ export const createTransport = (config: TransportConfig) => {
       if (request.body !== undefined)
         headers['content-type'] = request.contentType ?? 'application/json; charset=utf-8';
       if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+      if (request.prefer !== undefined) headers['prefer'] = request.prefer;
       if (request.conditions?.ifMatch !== undefined) headers['if-match'] = request.conditions.ifMatch;
       if (request.conditions?.ifNoneMatch !== undefined) headers['if-none-match'] = request.conditions.ifNoneMatch;
       const info: RequestInfo = { method: request.method, url: url.href, headers, attempt, requestId };

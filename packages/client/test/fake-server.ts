@@ -1,8 +1,9 @@
 // A small node:http server that answers like the real Plant Store would (docs/reference/api.md): bearer
 // auth, the five plant routes (PATCH included), `{error, message}` bodies, Location, Link (with
-// the tag filter), X-Request-Id, Idempotency-Key on creates (replays, 422 for a reused key), and
-// ETags with If-Match / If-None-Match (304, 412). Tests can queue one-shot handlers to script
-// failures (500s, 429s, garbage, hangs, dropped sockets, a key still in progress).
+// the tag and q filters, the sort, and an opaque cursor for name orders), Prefer: count=exact,
+// X-Request-Id, Idempotency-Key on creates (replays, 422 for a reused key), and ETags with
+// If-Match / If-None-Match (304, 412). Tests can queue one-shot handlers to script failures
+// (500s, 429s, garbage, hangs, dropped sockets, a key still in progress).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +15,11 @@ import {
   type RetryInfo,
 } from '../src/index.js';
 import {
+  compareCodePoints,
   CreatePlantRequest,
   describeValue,
+  fold,
+  isNameSort,
   formatErrors,
   ListQuery,
   parseIdempotencyKeyField,
@@ -23,6 +27,7 @@ import {
   UpdatePlantRequest,
   type Plant,
   type PlantId,
+  type PlantSort,
 } from '@plant-store/domain';
 
 export const TOKEN = 'test-token.write';
@@ -161,6 +166,27 @@ const queryRecord = (params: URLSearchParams): Record<string, string | string[]>
   return record;
 };
 
+/** Where a name-ordered page ended, and what for: what the fake's opaque cursors hold. */
+interface PageCursorState {
+  readonly sort: PlantSort;
+  readonly q: string | null;
+  readonly tag: string | null;
+  readonly name: string;
+  readonly id: number;
+}
+const writeCursor = (state: PageCursorState): string => Buffer.from(JSON.stringify(state)).toString('base64url');
+const readCursor = (cursor: string): PageCursorState | undefined => {
+  try {
+    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as PageCursorState;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Whether a `Prefer` field (RFC 7240) asks for `count=exact`; other preferences are ignored. */
+const prefersExactCount = (field: string | undefined): boolean =>
+  field !== undefined && field.split(',').some((preference) => /^\s*count\s*=\s*"?exact"?\s*(;|$)/i.test(preference));
+
 /** A short hash of a string (FNV-1a), to make ETags that change exactly when the content does. */
 const fnv1a = (text: string): string => {
   let hash = 0x811c9dc5;
@@ -266,19 +292,49 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       if (/(^|&)tag(&|$)/.test(url.search.slice(1))) return sendError(res, 400, 'tag: expected tag=<tag>');
       const decoded = ListQuery.decode(queryRecord(url.searchParams));
       if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
-      const { limit, after, tag } = decoded.right;
-      const page = [...plants.values()]
-        .filter((p) => p.id > after && (tag === undefined || p.tag === tag))
-        .sort((a, b) => a.id - b.id)
-        .slice(0, limit);
+      const { limit, after, tag, q, sort, cursor } = decoded.right;
+      const made = { sort, q: q ?? null, tag: tag ?? null };
+      let from: PageCursorState | undefined;
+      if (cursor !== undefined) {
+        from = readCursor(cursor);
+        if (from === undefined || from.sort !== made.sort || from.q !== made.q || from.tag !== made.tag) {
+          return sendError(res, 400, 'cursor: not a cursor of this sort, q and tag');
+        }
+      }
+      const descending = sort.startsWith('-');
+      const direction = descending ? -1 : 1;
+      const order = (a: Plant, b: Plant): number =>
+        direction * (isNameSort(sort) ? compareCodePoints(fold(a.name), fold(b.name)) || a.id - b.id : a.id - b.id);
+      const needle = q === undefined ? undefined : fold(q);
+      const past = (p: Plant): boolean => {
+        if (from !== undefined) {
+          const key = compareCodePoints(fold(p.name), from.name) || p.id - from.id;
+          return direction * key > 0;
+        }
+        return isNameSort(sort) || after === 0 || direction * (p.id - after) > 0;
+      };
+      const matching = [...plants.values()].filter(
+        (p) => (tag === undefined || p.tag === tag) && (needle === undefined || fold(p.name).includes(needle)),
+      );
+      const page = matching.filter(past).sort(order).slice(0, limit);
       const last = page[page.length - 1];
-      const next = new URLSearchParams({
-        limit: String(limit),
-        after: String(last?.id),
-        ...(tag === undefined ? {} : { tag }),
-      });
-      const headers: Record<string, string> =
-        page.length === limit && last !== undefined ? { link: `<${prefix}/plants?${next}>; rel="next"` } : {};
+      const headers: Record<string, string> = {};
+      if (page.length === limit && last !== undefined) {
+        // In the real server's order: limit, after, sort, tag, q, cursor.
+        const next = new URLSearchParams({
+          limit: String(limit),
+          ...(isNameSort(sort) ? {} : { after: String(last.id) }),
+          ...(sort === 'id' ? {} : { sort }),
+          ...(tag === undefined ? {} : { tag }),
+          ...(q === undefined ? {} : { q }),
+          ...(isNameSort(sort) ? { cursor: writeCursor({ ...made, name: fold(last.name), id: last.id }) } : {}),
+        });
+        headers['link'] = `<${prefix}/plants?${next}>; rel="next"`;
+      }
+      if (prefersExactCount([req.headers.prefer ?? []].flat().join(','))) {
+        headers['x-total-count'] = String(matching.length);
+        headers['preference-applied'] = 'count=exact';
+      }
       return sendJson(res, 200, page, headers);
     }
 

@@ -135,3 +135,22 @@ it('runs the README tag snippet', async () => {
   await client.plants.delete(11);
   await client.plants.delete(12);
 });
+
+it('runs the README search and count snippets', async () => {
+  const logged: unknown[][] = [];
+  const console = { log: (...args: unknown[]) => void logged.push(args) };
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  server.plants.clear();
+  for (const name of ['Boston Fern', 'Monstera', 'FERNLEAF', 'Staff'])
+    await client.plants.create({ name, tag: 'shade' });
+
+  const ferns = await client.plants.list({ q: 'fern', sort: 'name', limit: 20 });
+  if (ferns.next) await client.plants.list(ferns.next); // { limit: 20, sort: 'name', cursor: '…', q: 'fern' }
+  for await (const plant of client.plants.all({ q: 'fern', sort: '-name' })) console.log(plant.name);
+
+  const { plants, total } = await client.plants.list({ q: 'fern', limit: 10 }, { count: true });
+  console.log(`${plants.length} of ${total}`); // total: number
+
+  expect(ferns.plants.map((p) => p.name)).toEqual(['Boston Fern', 'FERNLEAF']);
+  expect(logged).toEqual([['FERNLEAF'], ['Boston Fern'], ['2 of 2']]);
+});

@@ -75,4 +75,29 @@ describe.runIf(runBrowserTests)('the docs page', () => {
     expect(elsewhere).toEqual([]);
     expect(requested).toContain(`${server.url}/openapi.json`);
   });
+
+  it('shows the list operation with its search, sort, cursor and count parameters and headers', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('#operations-plants-listPlants', { timeout: 20_000 });
+    await page.click('#operations-plants-listPlants .opblock-summary');
+    await page.waitForSelector('#operations-plants-listPlants tr[data-param-name]', { timeout: 20_000 });
+    const parameters = await page.$$eval('#operations-plants-listPlants tr[data-param-name]', (rows) =>
+      rows.map((row) => `${row.getAttribute('data-param-in') ?? ''} ${row.getAttribute('data-param-name') ?? ''}`),
+    );
+    expect(parameters).toEqual(
+      expect.arrayContaining([
+        'query limit',
+        'query after',
+        'query sort',
+        'query q',
+        'query cursor',
+        'query tag',
+        'header Prefer',
+      ]),
+    );
+    const text = (await page.textContent('#operations-plants-listPlants')) ?? '';
+    for (const shown of ['X-Total-Count', 'Preference-Applied', 'count=exact', '-name']) expect(text).toContain(shown);
+    await page.close();
+  });
 });

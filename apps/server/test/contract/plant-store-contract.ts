@@ -5,6 +5,7 @@ import { createContract } from './plant-store/create.js';
 import { getAndDeleteContract, listByTagContract, listContract } from './plant-store/get-delete-list.js';
 import { idempotencyContract } from './plant-store/idempotency.js';
 import { lifecycleContract } from './plant-store/lifecycle.js';
+import { searchContract } from './plant-store/search.js';
 import { plantStoreSuite } from './plant-store/suite.js';
 import { tokensContract } from './plant-store/tokens.js';
 import { updateContract } from './plant-store/update.js';
@@ -38,6 +39,7 @@ export function plantStoreContract(
     const suite = plantStoreSuite(open, persistent);
     createContract(suite);
     getAndDeleteContract(suite);
+    searchContract(suite);
     listContract(suite);
     updateContract(suite);
     listByTagContract(suite);

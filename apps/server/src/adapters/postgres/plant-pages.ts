@@ -19,38 +19,81 @@ const filterTerms = (sql: postgres.Sql, filter: PlantFilter): Fragment[] => [
 ];
 
 /**
- * One keyset page. Id order seeks the primary key (or plants_tag with a tag); name order seeks
- * plants_name by the row value (name_folded, id), which compares in code-point order (the column
- * is COLLATE "C"). With `q`, the planner chooses between walking the order's index and reading
- * the pg_trgm index: a `q` that many plants match fills a page within the first rows of the
- * order, a rare one is found through the index. Plants not yet folded (NULL) stay out of name
- * order until folded.
+ * How many plants, in the page's order, a `q` page examines directly before it turns to the
+ * plants that match (matchesStatement). The planner alone would choose between walking the
+ * order's index and reading the pg_trgm index from its estimate of how many plants match; where
+ * the matches cluster (a `q` whose plants all sort before the page, or all carry another tag),
+ * that estimate makes it walk the whole index for nothing. A bounded walk, then the matches,
+ * costs at most this many rows or what the matches cost.
  */
-export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => {
-  const { order } = query;
-  const terms = filterTerms(sql, query);
-  if (order.by === 'id') {
-    if (order.after !== undefined)
-      terms.push(order.descending ? sql`id < ${order.after}::int8` : sql`id > ${order.after}::int8`);
-    return sql`SELECT id, name, tag FROM plants ${joinTerms(sql, terms)}
-                ORDER BY ${order.descending ? sql`id DESC` : sql`id`} LIMIT ${query.limit}::int4`;
-  }
-  terms.push(sql`name_folded IS NOT NULL`);
-  if (order.after !== undefined) {
-    const { folded, id } = order.after;
-    terms.push(
-      order.descending
-        ? sql`(name_folded, id) < (${folded}::text, ${id}::int8)`
-        : sql`(name_folded, id) > (${folded}::text, ${id}::int8)`,
-    );
-  }
-  return sql`SELECT id, name, tag FROM plants ${joinTerms(sql, terms)}
-              ORDER BY ${order.descending ? sql`name_folded DESC, id DESC` : sql`name_folded, id`} LIMIT ${query.limit}::int4`;
+export const DIRECT_SCAN_ROWS = 1000;
+
+const orderBy = (sql: postgres.Sql, query: PageQuery): Fragment => {
+  const { by, descending } = query.order;
+  if (by === 'id') return descending ? sql`id DESC` : sql`id`;
+  return descending ? sql`name_folded DESC, id DESC` : sql`name_folded, id`;
 };
 
-/** The exact count of what the filter keeps (plants_tag serves a tag; the pg_trgm index a `q`). */
+/** The terms of the page's starting place (and, for a name order, that the plant is folded). */
+const placeTerms = (sql: postgres.Sql, query: PageQuery): Fragment[] => {
+  const { order } = query;
+  if (order.by === 'id') {
+    if (order.after === undefined) return [];
+    return [order.descending ? sql`id < ${order.after}::int8` : sql`id > ${order.after}::int8`];
+  }
+  if (order.after === undefined) return [sql`name_folded IS NOT NULL`];
+  const { folded, id } = order.after;
+  return [
+    order.descending
+      ? sql`(name_folded, id) < (${folded}::text, ${id}::int8)`
+      : sql`(name_folded, id) > (${folded}::text, ${id}::int8)`,
+  ];
+};
+
+/**
+ * One keyset page. Id order seeks the primary key (or plants_tag with a tag); name order seeks
+ * plants_name (or plants_tag_name) by the row value (name_folded, id), which compares in
+ * code-point order (the column is COLLATE "C"). Plants not yet folded (NULL) stay out of name
+ * order until folded. With `q`, this is the bounded walk (DIRECT_SCAN_ROWS); a page it leaves
+ * short is then asked of matchesStatement.
+ */
+export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => {
+  const tag = query.tag === undefined ? [] : [sql`tag = ${query.tag}::text`];
+  const where = joinTerms(sql, [...tag, ...placeTerms(sql, query)]);
+  if (query.q === undefined) {
+    return sql`SELECT id, name, tag FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
+  }
+  return sql`
+    SELECT id, name, tag FROM (
+      SELECT id, name, tag, name_folded FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${DIRECT_SCAN_ROWS}::int4
+    ) walked
+     WHERE name_folded LIKE ${containsPattern(query.q)}::text
+     ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
+};
+
+/**
+ * A `q` page from the plants that match (read through the pg_trgm index where the planner finds
+ * it cheaper than the table), then placed and ordered: costs what the matches cost.
+ */
+export const matchesStatement = (sql: postgres.Sql, query: PageQuery & { q: string }): Fragment => {
+  const tag = query.tag === undefined ? [] : [sql`tag = ${query.tag}::text`];
+  return sql`
+    WITH matches AS MATERIALIZED (
+      SELECT id, name, tag, name_folded FROM plants
+        ${joinTerms(sql, [sql`name_folded LIKE ${containsPattern(query.q)}::text`, ...tag])}
+    )
+    SELECT id, name, tag FROM matches ${joinTerms(sql, placeTerms(sql, query))}
+     ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
+};
+
+/**
+ * The exact count of what the filter keeps: without `q`, the row of plant_counts the triggers
+ * keep (the empty tag counts every plant); with `q`, the matches themselves.
+ */
 export const countStatement = (sql: postgres.Sql, filter: PlantFilter): Fragment =>
-  sql`SELECT count(*)::text AS n FROM plants ${joinTerms(sql, filterTerms(sql, filter))}`;
+  filter.q === undefined
+    ? sql`SELECT coalesce((SELECT n FROM plant_counts WHERE tag = ${filter.tag ?? ''}::text), 0)::text AS n`
+    : sql`SELECT count(*)::text AS n FROM plants ${joinTerms(sql, filterTerms(sql, filter))}`;
 
 const BACKFILL_BATCH = 5000;
 

@@ -5,7 +5,7 @@ import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type postgres from 'postgres';
 import { storeUnavailable, type PlantStore, type StoreError, type VersionedPlant } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate, type PostgresStoreLogger } from './gate.js';
-import { countStatement, pageStatement } from './plant-pages.js';
+import { countStatement, matchesStatement, pageStatement } from './plant-pages.js';
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
 
@@ -58,11 +58,17 @@ export const createPostgresPlantStore = (
             : logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(rows[0])),
         ),
       ),
-  list: (query) => async () =>
-    pipe(
-      await gate.run('list plants', () => pageStatement(sql, query)),
-      E.chain((rows) => logDecodeFailure(logger, 'list plants')(plantsFromRows(rows))),
-    ),
+  list: (query) => async () => {
+    const { q } = query;
+    let rows = await gate.run('list plants', () => pageStatement(sql, query));
+    // A `q` page the bounded walk left short: from the matches (see DIRECT_SCAN_ROWS).
+    if (q !== undefined && E.isRight(rows) && rows.right.length < query.limit)
+      rows = await gate.run('list plants', () => matchesStatement(sql, { ...query, q }));
+    return pipe(
+      rows,
+      E.chain((found) => logDecodeFailure(logger, 'list plants')(plantsFromRows(found))),
+    );
+  },
   count: (filter) => async () =>
     pipe(
       await gate.run('count plants', () => countStatement(sql, filter)),

@@ -142,7 +142,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // `name_folded` is the domain's fold of the name (NFKC, then lower case), written by the
     // server in the statement that writes the name; here the existing rows get it through
     // plant_store_fold, the same function registered for the migration. Name order pages
-    // through (name_folded, id), forwards and backwards. Substring search goes through an FTS5
+    // through (name_folded, id), forwards and backwards, and with a tag through
+    // (tag, name_folded, id), partial like plants_tag. Substring search goes through an FTS5
     // index of the folded names with the trigram tokenizer (case_sensitive 1: the text is folded
     // already, and no other rule of SQLite's may take part), external content so the names are
     // not stored twice, kept by triggers so every writer keeps it, whatever statement it uses.
@@ -150,6 +151,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE plants ADD COLUMN name_folded TEXT NOT NULL DEFAULT '';
       UPDATE plants SET name_folded = plant_store_fold(name);
       CREATE INDEX plants_name ON plants (name_folded, id);
+      CREATE INDEX plants_tag_name ON plants (tag, name_folded, id) WHERE tag IS NOT NULL;
       CREATE VIRTUAL TABLE plants_search USING fts5(
         name_folded, content = 'plants', content_rowid = 'id', tokenize = 'trigram case_sensitive 1'
       );

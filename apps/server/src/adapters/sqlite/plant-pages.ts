@@ -90,8 +90,8 @@ const scannedPage = (query: PageQuery, q: string, examined: number | undefined):
 
 /**
  * A `q` page through the search index. In id order the index is read in id order from the
- * starting place and stops once the page is full; in name order its matches are looked up in
- * the name order. `instr` checks each match against the folded name itself.
+ * starting place and stops once the page is full; in name order every match is read, placed
+ * and sorted. `instr` checks each match against the folded name itself.
  */
 const indexedPage = (query: PageQuery, q: string): Statement => {
   if (query.order.by === 'id') {
@@ -104,11 +104,13 @@ const indexedPage = (query: PageQuery, q: string): Statement => {
       params,
     };
   }
+  // CROSS JOIN keeps the index first (SQLite does not reorder it): walking plants_name and
+  // probing the matches would read the rest of the order when the matches sort before the page.
   const { terms, params } = placeAndFilter(query, 'p.id');
   Object.assign(params, { q, phrase: phraseOf(q) });
   return {
-    sql: `SELECT p.id, p.name, p.tag FROM plants p
-          ${where(['p.id IN (SELECT rowid FROM plants_search WHERE plants_search MATCH @phrase)', ...terms, 'instr(p.name_folded, @q) > 0'])}
+    sql: `SELECT p.id, p.name, p.tag FROM plants_search CROSS JOIN plants p ON p.id = plants_search.rowid
+          ${where(['plants_search MATCH @phrase', ...terms, 'instr(p.name_folded, @q) > 0'])}
           ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
     params,
   };
