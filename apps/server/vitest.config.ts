@@ -51,6 +51,8 @@ const postgres: TestProjectInlineConfiguration = {
       'test/http/postgres.test.ts',
       // Likewise: two instances sharing one rate budget in PostgreSQL (and in Redis).
       'test/http/rate-limit-shared.test.ts',
+      // Likewise: one store built on SQLite and on PostgreSQL, their answers compared.
+      'test/http/search-stores.test.ts',
       // Compiles a program against the types generated from the document: nothing of the store.
       'test/conformance/generated-client.test.ts',
     ],

@@ -10,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import postgres from 'postgres';
 import type { Store } from '../../ports/store.js';
 import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
-import { backfillFoldedNames } from './plant-pages.js';
+import { backfillFoldedNames, REFOLD_INTERVAL_MS } from './plant-pages.js';
 import { migratePostgres } from './migrations.js';
 import { PostgresWriteQueue } from './write-queue.js';
 import { createPostgresPlantStore } from './plant-store.js';
@@ -165,6 +165,29 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw new Error(`migrating PostgreSQL at ${redact(url)} failed: ${message}`);
   }
 
+  // While an instance of the previous release still writes (a rolling upgrade), its plants
+  // arrive without a folded name: fold them every few seconds, not only at the next start.
+  // A failure (the database unreachable) is logged once, until a pass succeeds again.
+  let folding: Promise<unknown> | undefined;
+  let failing = false;
+  const refold = setInterval(() => {
+    folding ??= backfillFoldedNames(sql)
+      .then(
+        (n) => {
+          failing = false;
+          if (n > 0) logger?.info?.({ plants: n }, 'folded the names of plants stored without a folded name');
+        },
+        (cause: unknown) => {
+          if (!failing) logger?.warn?.({ err: cause }, 'folding stored names failed; trying again');
+          failing = true;
+        },
+      )
+      .finally(() => {
+        folding = undefined;
+      });
+  }, REFOLD_INTERVAL_MS);
+  refold.unref();
+
   const writes = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs, maxBatchSize, idempotencyTtlSeconds });
   const plants = createPostgresPlantStore(sql, gate, writes, logger);
   const tokens = createPostgresTokenStore(sql, gate, logger, tokenCacheMs);
@@ -173,6 +196,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(refold);
       await writes.close();
       await gate.close(closedError());
       // Every operation has been answered by now, so nothing in flight needs waiting for; a

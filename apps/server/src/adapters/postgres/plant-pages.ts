@@ -97,6 +97,9 @@ export const countStatement = (sql: postgres.Sql, filter: PlantFilter): Fragment
 
 const BACKFILL_BATCH = 5000;
 
+/** How often an open store looks for plants without a folded name (one seek of plants_unfolded). */
+export const REFOLD_INTERVAL_MS = 2000;
+
 /**
  * Folds the names stored without a folded name (NULL): every row before the migration that added
  * the column, and those an instance of the previous release wrote during a rolling upgrade. A

@@ -147,6 +147,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // index of the folded names with the trigram tokenizer (case_sensitive 1: the text is folded
     // already, and no other rule of SQLite's may take part), external content so the names are
     // not stored twice, kept by triggers so every writer keeps it, whatever statement it uses.
+    // An earlier release writing to this file (a rollback) knows nothing of the folded name: its
+    // inserts leave '' (never a folding: names are not empty), and plants_name_unfolded sets ''
+    // where its renames would leave a stale one. A rename of ours that keeps the folding trips
+    // that trigger too, and writes the folding back in the same transaction; refoldSqlite folds
+    // the rest when this release opens the file.
     sql: `
       ALTER TABLE plants ADD COLUMN name_folded TEXT NOT NULL DEFAULT '';
       UPDATE plants SET name_folded = plant_store_fold(name);
@@ -161,6 +166,10 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       END;
       CREATE TRIGGER plants_search_delete AFTER DELETE ON plants BEGIN
         INSERT INTO plants_search (plants_search, rowid, name_folded) VALUES ('delete', old.id, old.name_folded);
+      END;
+      CREATE TRIGGER plants_name_unfolded AFTER UPDATE OF name ON plants
+        WHEN new.name IS NOT old.name AND new.name_folded IS old.name_folded BEGIN
+        UPDATE plants SET name_folded = '' WHERE id = new.id;
       END;
       CREATE TRIGGER plants_search_update AFTER UPDATE OF name_folded ON plants
         WHEN old.name_folded IS NOT new.name_folded BEGIN
@@ -206,4 +215,22 @@ export const migrateSqlite = (
     }).immediate();
   }
   return applied;
+};
+
+/**
+ * Folds the names an earlier release wrote to this file after this one had upgraded it (their
+ * folded name is ''; see migration 5). Returns how many it folded.
+ */
+export const refoldSqlite = (db: BetterSqlite3.Database): number => {
+  const unfolded = db.prepare<[], { id: number; name: string }>("SELECT id, name FROM plants WHERE name_folded = ''");
+  // Through plants_name: a seek, and no write lock unless there is something to fold.
+  if (db.prepare("SELECT 1 FROM plants WHERE name_folded = '' LIMIT 1").get() === undefined) return 0;
+  const write = db.prepare<[string, number]>('UPDATE plants SET name_folded = ? WHERE id = ?');
+  return db
+    .transaction(() => {
+      let folded = 0;
+      for (const { id, name } of unfolded.all()) folded += write.run(fold(name), id).changes;
+      return folded;
+    })
+    .immediate();
 };

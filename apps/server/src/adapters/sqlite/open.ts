@@ -12,7 +12,7 @@ import {
 } from './checkpoint-worker.js';
 import { GroupCommit, type StoreLogger } from './group-commit.js';
 import { WalSync } from './wal-sync.js';
-import { migrateSqlite } from './migrations.js';
+import { migrateSqlite, refoldSqlite } from './migrations.js';
 import { PlantIds, preparePlantIdStatements } from './plant-ids.js';
 import { closedError } from './attempt.js';
 import { SqliteBatch } from './batch.js';
@@ -116,6 +116,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
     migrateSqlite(db);
+    refoldSqlite(db);
     // After the migrations: the WAL file exists, and their commits are synced with it.
     if (offloaded) wal = WalSync.open(path);
   } catch (error) {

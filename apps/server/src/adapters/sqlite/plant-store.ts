@@ -78,6 +78,8 @@ export const createSqlitePlantStore = (
       WHERE id = @id AND (name IS NOT coalesce(@name, name) OR tag IS NOT CASE WHEN @setTag THEN @tag ELSE tag END)
       RETURNING id, name, tag, version`,
   );
+  // After a rename that kept the folding, which plants_name_unfolded (migrations.ts) cleared.
+  const refold = db.prepare<[string, number]>("UPDATE plants SET name_folded = ? WHERE id = ? AND name_folded = ''");
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
   const versionOf = db.prepare<[number]>('SELECT version FROM plants WHERE id = ?').pluck();
   const byId = db.prepare<[number]>('SELECT id, name, tag, version FROM plants WHERE id = ?');
@@ -172,6 +174,7 @@ export const createSqlitePlantStore = (
       version: batch.ids.nextVersion(),
     });
     if (row === undefined) return current(id);
+    if (patch.name !== undefined) refold.run(fold(patch.name), id);
     const changed = versionedPlantFromRow(row);
     if (E.isRight(changed)) batch.outbox.updated(changed.right.plant);
     return changed;
