@@ -20,6 +20,7 @@ export const STORES = [
   'sqlite-tag-large',
   'fastify-postgres',
   'postgres',
+  'postgres-baseline',
   'postgres-tag-small',
   'postgres-tag-large',
 ] as const;
@@ -39,12 +40,16 @@ export const TAG_STORES: readonly StoreName[] = [
   'postgres-tag-small',
   'postgres-tag-large',
 ];
+/** Another build's server (BENCH_BASELINE_DIR) beside this one's, on each store. */
+export const BASELINE_STORES: readonly StoreName[] = ['sqlite-baseline', 'postgres-baseline'];
 /**
- * What runs when BENCH_STORES is unset: every store but the baseline, which needs
+ * What runs when BENCH_STORES is unset: every store but the baselines, which need
  * BENCH_BASELINE_DIR, and the tagged stores (four more servers, two of a million plants, and their
  * side-by-side runs), which are asked for by name.
  */
-const DEFAULT_STORES: readonly StoreName[] = STORES.filter((s) => s !== 'sqlite-baseline' && !TAG_STORES.includes(s));
+const DEFAULT_STORES: readonly StoreName[] = STORES.filter(
+  (s) => !BASELINE_STORES.includes(s) && !TAG_STORES.includes(s),
+);
 
 /**
  * BENCH_BUDGET's default: the default run's 50 runs (each counted as warm-up + measured + 1.5 s,
@@ -95,6 +100,12 @@ const SCENARIO_NAMES = [
   'latency',
   'create-delete-1',
   'get-1',
+  'list-name',
+  'list-name-desc',
+  'list-id-desc',
+  'list-q',
+  'count',
+  'count-tag',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -196,8 +207,8 @@ export interface BenchConfig {
   /** A PostgreSQL URL allowed to CREATE DATABASE / DROP DATABASE. */
   readonly pgAdminUrl: string;
   /**
-   * The `apps/server` folder of another checkout (built), run as the `sqlite-baseline` row: a
-   * before/after comparison measured side by side in one run.
+   * The `apps/server` folder of another checkout (built), run as the `sqlite-baseline` and
+   * `postgres-baseline` rows: a before/after comparison measured side by side in one run.
    */
   readonly baselineDir: string | undefined;
   /** Pin server and load generator to cores 0 and 1 with taskset (when present). */

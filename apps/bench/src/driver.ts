@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { childrenCpuSecondsOf } from './processes.js';
 import { DriverSpec, SCENARIOS, summarize, type DriverResult } from './scenarios.js';
+import { COUNT_PREFER } from './search-pages.js';
 import { tagPagePrefix } from './tag-pages.js';
 import { runWrk, type WrkOptions } from './wrk.js';
 
@@ -20,6 +22,15 @@ const decoded = DriverSpec.decode(JSON.parse(process.argv[2] ?? 'null'));
 if (decoded._tag === 'Left') throw new TypeError(`driver: bad spec: ${PathReporter.report(decoded).join('; ')}`);
 const spec = decoded.right;
 const expected = new Set(SCENARIOS[spec.kind].expected);
+
+/** The request paths of a `pages` or `counted` scenario (one a line). */
+const readPaths = (file: string): readonly string[] => {
+  const paths = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
+  if (paths.length === 0) throw new TypeError(`driver: no request paths in ${file}`);
+  return paths;
+};
 
 const countUnexpected = (counts: Readonly<Record<string, number>>): number =>
   Object.entries(counts).reduce((sum, [status, n]) => (expected.has(Number(status)) ? sum : sum + n), 0);
@@ -86,6 +97,15 @@ const withAutocannon = (): Promise<DriverResult> => {
         ];
       case 'list':
         return [{ method: 'GET', path: '/plants?limit=100', headers: authHeaders }];
+      case 'pages':
+      case 'counted': {
+        if (spec.paths === null) throw new TypeError(`driver: ${spec.kind} needs paths in the spec`);
+        const paths = readPaths(spec.paths);
+        const headers =
+          SCENARIOS[spec.kind].requests === 'counted' ? { ...authHeaders, prefer: COUNT_PREFER } : authHeaders;
+        const draw = (): string => paths[Math.floor(Math.random() * paths.length)] as string;
+        return [{ method: 'GET', path: draw(), headers, setupRequest: (request) => ({ ...request, path: draw() }) }];
+      }
       case 'list-tag': {
         if (spec.tagPage === null) throw new TypeError('driver: list-tag needs tagPage in the spec');
         const prefix = tagPagePrefix(spec.tagPage.tag);

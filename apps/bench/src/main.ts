@@ -9,6 +9,7 @@ import { tasksetAvailable } from './processes.js';
 import { BASES, formatTable, NOISY, rate, type Row, type SideBySide } from './report.js';
 import { runScenario } from './run-scenario.js';
 import { SCENARIOS, type DriverSpec, type LoadGenerator, type ScenarioKind } from './scenarios.js';
+import { smokeCheckSearchPages, type PagePools } from './search-checks.js';
 import { seedPlants, smokeCheck, smokeCheckPatch, smokeCheckTagPage } from './seed.js';
 import type { RunningServer } from './servers.js';
 import { lastCursor, PAGE_TAG } from './tag-pages.js';
@@ -31,6 +32,12 @@ import { wrkAvailable } from './wrk.js';
 const SCENARIO_ORDER: readonly ScenarioKind[] = [
   'list',
   'list-tag',
+  'list-name',
+  'list-name-desc',
+  'list-id-desc',
+  'list-q',
+  'count',
+  'count-tag',
   'get',
   'get-1',
   'create-delete',
@@ -123,6 +130,8 @@ const main = async (config: BenchConfig): Promise<number> => {
     readonly seedFrom: number;
     readonly seedTo: number;
     readonly webhooks: WebhookProbe | undefined;
+    /** For a tagged store: the file of request paths of each page scenario. */
+    readonly paths: Partial<Record<ScenarioKind, string>>;
     nextId: number;
     failed: boolean;
   }
@@ -149,10 +158,29 @@ const main = async (config: BenchConfig): Promise<number> => {
     try {
       if (launched.seeded === undefined) await seedPlants(server.url, server.token, seedFrom, seedTo);
       await smokeCheck(server.url, server.token, seedFrom, seedTo);
-      if (plan.tagged !== undefined) await smokeCheckTagPage(server.url, server.token, plan.tagged.size);
+      const paths: Partial<Record<ScenarioKind, string>> = {};
+      if (plan.tagged !== undefined) {
+        await smokeCheckTagPage(server.url, server.token, plan.tagged.size);
+        const kinds = plan.scenarios.filter((kind) => config.scenarios.includes(kind));
+        const pools: PagePools = await smokeCheckSearchPages(server.url, server.token, plan.tagged.size, kinds, warn);
+        for (const [kind, pool] of Object.entries(pools) as [ScenarioKind, readonly string[]][]) {
+          const file = join(work, `${plan.name}-${kind}.paths`);
+          writeFileSync(file, `${pool.join('\n')}\n`);
+          paths[kind] = file;
+        }
+      }
       if (plan.scenarios.includes('patch') && config.scenarios.includes('patch'))
         await smokeCheckPatch(server.url, server.token, seedFrom);
-      live.push({ plan, server, seedFrom, seedTo, webhooks: launched.webhooks, nextId: seedTo + 2, failed: false });
+      live.push({
+        plan,
+        server,
+        seedFrom,
+        seedTo,
+        webhooks: launched.webhooks,
+        paths,
+        nextId: seedTo + 2,
+        failed: false,
+      });
       log(
         `${plan.label}: ready at ${server.url} (pid ${server.pid}), ${launched.seeded === undefined ? `${config.seed} plants seeded` : `${(seedTo - seedFrom + 1).toLocaleString('en-US')} plants preloaded`}`,
       );
@@ -178,6 +206,7 @@ const main = async (config: BenchConfig): Promise<number> => {
       seedFrom: entry.seedFrom,
       seedTo: entry.seedTo,
       tagPage: plan.tagged === undefined ? null : { tag: PAGE_TAG, lastCursor: lastCursor(plan.tagged.size) },
+      paths: entry.paths[kind] ?? null,
       idempotencyKeys: plan.idempotencyKeys ?? 'none',
     };
     await entry.webhooks?.beforeLoad();

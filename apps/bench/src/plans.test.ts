@@ -32,16 +32,30 @@ describe('planStores', () => {
     );
   });
 
-  it('plans a tagged store of each size on each technology, running only the tag page', () => {
+  it('plans a tagged store of each size on each technology, running the tag, search, sort and count pages', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large,postgres-tag-small,postgres-tag-large' }),
       ctx,
     );
+    const tagged = ['list-tag', 'list-name', 'list-name-desc', 'list-id-desc', 'list-q', 'count', 'count-tag'];
     expect(plans.map((p) => [p.name, p.label, p.scenarios, p.tagged])).toEqual([
-      ['sqlite-tag-small', 'sqlite FULL 10k', ['list-tag'], { size: 10_000 }],
-      ['sqlite-tag-large', 'sqlite FULL 1M', ['list-tag'], { size: 1_000_000 }],
-      ['postgres-tag-small', 'postgres 10k', ['list-tag'], { size: 10_000 }],
-      ['postgres-tag-large', 'postgres 1M', ['list-tag'], { size: 1_000_000 }],
+      ['sqlite-tag-small', 'sqlite FULL 10k', tagged, { size: 10_000 }],
+      ['sqlite-tag-large', 'sqlite FULL 1M', tagged, { size: 1_000_000 }],
+      ['postgres-tag-small', 'postgres 10k', tagged, { size: 10_000 }],
+      ['postgres-tag-large', 'postgres 1M', tagged, { size: 1_000_000 }],
+    ]);
+  });
+
+  it('plans another build beside ours on each store only with BENCH_BASELINE_DIR', () => {
+    const stores = 'sqlite,sqlite-baseline,postgres,postgres-baseline';
+    const all = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
+    expect(planStores(configOf({ BENCH_STORES: stores }), ctx).map((p) => p.name)).toEqual(['sqlite', 'postgres']);
+    const plans = planStores(configOf({ BENCH_STORES: stores, BENCH_BASELINE_DIR: '/tmp/before/apps/server' }), ctx);
+    expect(plans.map((p) => [p.name, p.label, p.scenarios])).toEqual([
+      ['sqlite', 'sqlite FULL', all],
+      ['sqlite-baseline', 'sqlite FULL baseline', all],
+      ['postgres', 'postgres', all],
+      ['postgres-baseline', 'postgres baseline', all],
     ]);
   });
 

@@ -13,6 +13,7 @@ import {
   type PeerName,
   type RunningServer,
 } from './servers.js';
+import { SEARCH_NAMES } from './search-pages.js';
 import { createPgDatabase, preloadPostgres, preloadSqlite } from './stores.js';
 import { tagSql } from './tag-pages.js';
 import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
@@ -26,6 +27,16 @@ const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'patch',
 const SQLITE_NORMAL: readonly ScenarioKind[] = ['create', 'create-delete', 'latency', 'create-delete-1', 'get-1'];
 /** The SQLite peers run what every SQLite row of ours runs, so each of those rows has its peer's and the floor's figure. */
 const SQLITE_PEER: readonly ScenarioKind[] = [...ALL, 'create-delete-1', 'get-1'];
+/** The tagged stores: the tag page, the searched and sorted pages, and the counts. */
+const TAGGED: readonly ScenarioKind[] = [
+  'list-tag',
+  'list-name',
+  'list-name-desc',
+  'list-id-desc',
+  'list-q',
+  'count',
+  'count-tag',
+];
 
 /** A started server; `cleanup` stops it and removes its files or drops its database. */
 export interface Launched {
@@ -139,10 +150,14 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       mkdirSync(dir, { recursive: true });
       const env = serverEnv(`sqlite:${file}`, { SQLITE_SYNCHRONOUS: synchronous, ...extraEnv });
       // The CLI also creates the schema, which the preload fills.
-      const token = await createToken(env, warn);
+      const token = await createToken(env, warn, serverDir);
       if (preload > 0) {
         log(`${label}: preloading ${preload.toLocaleString('en-US')} plants into the SQLite file…`);
-        notePreload(label, preload, preloadSqlite(file, preload, tagged ? tagSql : undefined));
+        notePreload(
+          label,
+          preload,
+          tagged ? preloadSqlite(file, preload, tagSql, SEARCH_NAMES) : preloadSqlite(file, preload),
+        );
       }
       await prepare?.(env);
       const server = await startPlantServer({
@@ -191,8 +206,17 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     }
   };
 
-  /** Our server on a fresh database, with plants `1…tagged` preloaded by SQL when `tagged` is set. */
-  const postgresPlan = (name: StoreName, label: string, scenarios: readonly ScenarioKind[], tagged?: number): Plan => ({
+  /**
+   * Our server (or another build's, `serverDir`) on a fresh database, with plants `1…tagged`
+   * preloaded by SQL when `tagged` is set.
+   */
+  const postgresPlan = (
+    name: StoreName,
+    label: string,
+    scenarios: readonly ScenarioKind[],
+    tagged?: number,
+    serverDir?: string,
+  ): Plan => ({
     name,
     label,
     scenarios,
@@ -201,12 +225,18 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       onFreshDatabase(label, async (url) => {
         const env = serverEnv(url);
         // The CLI also creates the schema, which the preload fills.
-        const token = await createToken(env, warn);
+        const token = await createToken(env, warn, serverDir);
         if (tagged !== undefined) {
           log(`${label}: preloading ${tagged.toLocaleString('en-US')} plants into ${new URL(url).pathname.slice(1)}…`);
-          notePreload(label, tagged, await preloadPostgres(url, tagged, tagSql));
+          notePreload(label, tagged, await preloadPostgres(url, tagged, tagSql, SEARCH_NAMES));
         }
-        const server = await startPlantServer({ core: serverCore, env, token, ...profile });
+        const server = await startPlantServer({
+          core: serverCore,
+          env,
+          token,
+          ...profile,
+          ...(serverDir === undefined ? {} : { serverDir }),
+        });
         return {
           server,
           firstFreeId: (tagged ?? 0) + 1,
@@ -366,18 +396,21 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         // The same tag page on a small and a large store (the large one measured as a variant of
         // the small one, side by side).
         const size = store === 'sqlite-tag-small' ? small : large;
-        plans.push(
-          sqlitePlan(store, `sqlite FULL ${compact(size)}`, 'FULL', ['list-tag'], { preload: size, tagged: true }),
-        );
+        plans.push(sqlitePlan(store, `sqlite FULL ${compact(size)}`, 'FULL', TAGGED, { preload: size, tagged: true }));
         break;
       }
       case 'postgres':
         plans.push(postgresPlan(store, 'postgres', ALL));
         break;
+      case 'postgres-baseline':
+        if (config.baselineDir === undefined)
+          ctx.skipped.push('postgres-baseline: skipped, BENCH_BASELINE_DIR is not set');
+        else plans.push(postgresPlan(store, 'postgres baseline', ALL, undefined, config.baselineDir));
+        break;
       case 'postgres-tag-small':
       case 'postgres-tag-large': {
         const size = store === 'postgres-tag-small' ? small : large;
-        plans.push(postgresPlan(store, `postgres ${compact(size)}`, ['list-tag'], size));
+        plans.push(postgresPlan(store, `postgres ${compact(size)}`, TAGGED, size));
         break;
       }
     }

@@ -90,6 +90,34 @@ describe('checkTargets', () => {
       ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), postgres', '–', undefined, false],
       ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), sqlite FULL', '–', undefined, false],
       ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), postgres', '–', undefined, false],
+      ...['sqlite FULL', 'postgres'].flatMap((store) => [
+        [
+          `page by name (after a cursor mid-store), larger vs smaller plants: ≥ 0.8× req/s (search, ≤ 1.25× the cost), ${store}`,
+          '–',
+          undefined,
+          false,
+        ],
+        [
+          `page by -name (after a cursor mid-store), larger vs smaller plants: ≥ 0.8× req/s (search, ≤ 1.25× the cost), ${store}`,
+          '–',
+          undefined,
+          false,
+        ],
+        [
+          `page by -id (after an id mid-store), larger vs smaller plants: ≥ 0.8× req/s (search, ≤ 1.25× the cost), ${store}`,
+          '–',
+          undefined,
+          false,
+        ],
+        [
+          `q page (q=fern, 1 plant in 16, by id), larger vs smaller plants: ≥ 0.8× req/s (search, ≤ 1.25× the cost), ${store}`,
+          '–',
+          undefined,
+          false,
+        ],
+        [`X-Total-Count, whole store, larger store: p50 ≤ 50 ms (search), ${store}`, '–', undefined, false],
+        [`X-Total-Count, one tag (1 plant in 10), larger store: p50 ≤ 50 ms (search), ${store}`, '–', undefined, false],
+      ]),
       ['create, 1 connection, sqlite NORMAL: ≥ 1.0× koa minimal NORMAL (issue 19)', '–', undefined, false],
       ["create, 1 connection: p50 ≤ the disk's fsync p50 + 0.1 ms (issue 19)", '–', undefined, false],
       ['create, 50 connections: ≥ 1.0× fastify sqlite NORMAL (issue 19)', '–', undefined, false],
@@ -432,5 +460,48 @@ describe('our rows against the peers and the floor', () => {
     const fast = checkTargets(rated, { ...disk, p50Ms: 0.25 }).find((c) => c.target.includes('fsync'));
     expect(fast).toMatchObject({ value: '0.30 ms (fsync p50 0.25 ms before the runs: ≤ 0.35 ms)', met: true });
     expect(checkTargets(rated).find((c) => c.target.includes('fsync'))).toMatchObject({ value: '–', met: undefined });
+  });
+});
+
+describe('search pages and counts on the larger store against the smaller', () => {
+  const latency = (p50: number) => ({ p50, p90: p50, p99: 2 * p50, max: 3 * p50, mean: p50 });
+  const rows = [
+    row({ scenario: 'list-q', store: 'sqlite-tag-small', rps: 3_000, storeLabel: 'sqlite FULL 10k' }),
+    row({ scenario: 'list-q', store: 'sqlite-tag-large', rps: 1_000, storeLabel: 'sqlite FULL 1M' }),
+    row({ scenario: 'list-name', store: 'postgres-tag-small', rps: 2_000, storeLabel: 'postgres 10k' }),
+    row({ scenario: 'list-name', store: 'postgres-tag-large', rps: 1_900, storeLabel: 'postgres 1M' }),
+    row({ scenario: 'count', store: 'sqlite-tag-small', rps: 900, storeLabel: 'sqlite FULL 10k', latency: latency(1) }),
+    row({ scenario: 'count', store: 'sqlite-tag-large', rps: 30, storeLabel: 'sqlite FULL 1M', latency: latency(32) }),
+    row({
+      scenario: 'count-tag',
+      store: 'postgres-tag-large',
+      rps: 10,
+      storeLabel: 'postgres 1M',
+      latency: latency(95),
+    }),
+  ];
+
+  it('holds each page within 1.25× the cost on the smaller store and each count to 50 ms at the median', () => {
+    const rated = rate(rows, [{ scenario: 'list-q', store: 'sqlite-tag-large', ratios: [0.31, 0.35, 0.33] }]);
+    const checks = checkTargets(rated).filter((c) => c.target.includes('(search'));
+    const measured = checks.filter((c) => c.met !== undefined).map((c) => [c.target, c.value, c.met]);
+    expect(measured).toEqual([
+      [
+        'q page (q=fern, 1 plant in 16, by id), 1M vs 10k plants: ≥ 0.8× req/s (search, ≤ 1.25× the cost), sqlite FULL',
+        '0.33× (side by side, median of 3; sequential 0.33×; p50 1.50 vs 1.50 ms)',
+        false,
+      ],
+      [
+        'X-Total-Count, whole store, 1M: p50 ≤ 50 ms (search), sqlite FULL',
+        '32.0 ms (p99 64.0 ms; 10k: 1.00 ms)',
+        true,
+      ],
+      [
+        'page by name (after a cursor mid-store), 1M vs 10k plants: ≥ 0.8× req/s (search, ≤ 1.25× the cost), postgres',
+        '0.95× (sequential; p50 1.50 vs 1.50 ms)',
+        true,
+      ],
+      ['X-Total-Count, one tag (1 plant in 10), 1M: p50 ≤ 50 ms (search), postgres', '95.0 ms (p99 190 ms)', false],
+    ]);
   });
 });

@@ -77,6 +77,7 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'sqlite-keyed': { store: 'sqlite', note: 'no key' },
   'sqlite-webhook': { store: 'sqlite', note: 'no webhook' },
   'sqlite-baseline': { store: 'sqlite', note: 'this build' },
+  'postgres-baseline': { store: 'postgres', note: 'this build' },
   'sqlite-tag-large': { store: 'sqlite-tag-small', note: 'smaller store' },
   'postgres-tag-large': { store: 'postgres-tag-small', note: 'smaller store' },
 };

@@ -37,6 +37,8 @@ describe('the 1-connection scenarios', () => {
       ['latency', 'create 1 conn', 'create', [201], true],
       ['create-delete-1', 'create+delete 1 conn', 'create-delete', [201, 204], true],
       ['get-1', 'get 1 conn', 'get', [200], false],
+      ['count', 'count 1 conn', 'counted', [200], false],
+      ['count-tag', 'count tag 1 conn', 'counted', [200], false],
     ]);
     expect(SCENARIOS['create-delete']).toMatchObject({ oneConnection: false, requests: 'create-delete' });
   });
@@ -55,6 +57,7 @@ describe('DriverSpec', () => {
     seedFrom: 1,
     seedTo: 10_000,
     tagPage: { tag: 'tag-0', lastCursor: 9000 },
+    paths: null,
     idempotencyKeys: 'none',
   };
 

@@ -15,13 +15,23 @@ export const ScenarioKind = t.keyof(
     latency: null,
     'get-1': null,
     'create-delete-1': null,
+    'list-name': null,
+    'list-name-desc': null,
+    'list-id-desc': null,
+    'list-q': null,
+    count: null,
+    'count-tag': null,
   },
   'ScenarioKind',
 );
 export type ScenarioKind = t.TypeOf<typeof ScenarioKind>;
 
-/** The requests a scenario sends (the load generators build them): one per multi-connection scenario. */
-export type RequestMix = 'create' | 'create-delete' | 'get' | 'patch' | 'list' | 'list-tag';
+/**
+ * The requests a scenario sends (the load generators build them): one per multi-connection
+ * scenario, and for the searched, sorted and counted pages a GET of a path drawn from the
+ * scenario's pool (src/search-checks.ts), with `Prefer: count=exact` when counted.
+ */
+export type RequestMix = 'create' | 'create-delete' | 'get' | 'patch' | 'list' | 'list-tag' | 'pages' | 'counted';
 
 export interface ScenarioInfo {
   readonly kind: ScenarioKind;
@@ -62,6 +72,14 @@ export const SCENARIOS: Readonly<Record<ScenarioKind, ScenarioInfo>> = {
   latency: scenario('latency', 'create 1 conn', 'create', [201], true),
   'create-delete-1': scenario('create-delete-1', 'create+delete 1 conn', 'create-delete', [201, 204], true),
   'get-1': scenario('get-1', 'get 1 conn', 'get', [200], true),
+  // The searched and sorted pages of the tagged stores, each after a cursor across the middle.
+  'list-name': scenario('list-name', 'list name 100', 'pages', [200]),
+  'list-name-desc': scenario('list-name-desc', 'list -name 100', 'pages', [200]),
+  'list-id-desc': scenario('list-id-desc', 'list -id 100', 'pages', [200]),
+  'list-q': scenario('list-q', 'list q 100', 'pages', [200]),
+  // A count's latency, one request at a time: the whole store's, and one tag's.
+  count: scenario('count', 'count 1 conn', 'counted', [200], true),
+  'count-tag': scenario('count-tag', 'count tag 1 conn', 'counted', [200], true),
 };
 
 const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'Count');
@@ -90,6 +108,8 @@ export const DriverSpec = t.type(
     seedTo: Count,
     /** For `list-tag`: the tag asked for and the largest `after` cursor drawn (src/tag-pages.ts). */
     tagPage: t.union([t.null, t.type({ tag: t.string, lastCursor: Count })]),
+    /** For `pages` and `counted`: a file of request paths, one a line, each request drawing one at random. */
+    paths: t.union([t.null, t.string]),
     /** Every create with its own `Idempotency-Key`: none, ascending (`bench-<id>`) or random hex. */
     idempotencyKeys: t.keyof({ none: null, ordered: null, random: null }),
   },

@@ -90,9 +90,17 @@ interface CliOutcome {
   readonly stderr: string;
 }
 
-/** `node <apps/server/dist/…> args`, its exit code and output whether it succeeded or not. */
-const runServerCli = (script: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> =>
-  run(process.execPath, [join(serverPackageDir(), 'dist', script), ...args], { env, timeout: 60_000 }).then(
+/**
+ * `node <apps/server/dist/…> args` (of `serverDir`, default this checkout's server), its exit code
+ * and output whether it succeeded or not.
+ */
+const runServerCli = (
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  serverDir: string = serverPackageDir(),
+): Promise<CliOutcome> =>
+  run(process.execPath, [join(serverDir, 'dist', script), ...args], { env, timeout: 60_000, cwd: serverDir }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code?: unknown; stdout?: string; stderr?: string; message?: string }) => ({
       code: typeof error.code === 'number' ? error.code : -1,
@@ -104,12 +112,20 @@ const runServerCli = (script: string, args: readonly string[], env: NodeJS.Proce
 /**
  * Issues a read+write token with the server's own CLI against `databaseUrl` (which also creates
  * the schema) and returns the secret, which the CLI prints alone on stdout (details on stderr).
+ * `serverDir` names another build's server (BENCH_BASELINE_DIR): its own CLI then creates the
+ * schema that build knows, not this checkout's (whose newer migrations the older server would
+ * refuse or, worse, write past).
  */
-export const createToken = async (env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<string> => {
+export const createToken = async (
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+  serverDir?: string,
+): Promise<string> => {
   const outcome = await runServerCli(
     'tokens-cli.js',
     ['create', '--name', 'bench', '--scope', 'plants:read', '--scope', 'plants:write'],
     env,
+    serverDir,
   );
   const token = outcome.stdout.trim();
   if (!TOKEN_SHAPE.test(token))

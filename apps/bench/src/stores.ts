@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PreloadNames } from './search-pages.js';
 
 /**
  * Store set-up the bench does outside the server: preloading a SQLite file and creating /
@@ -37,17 +38,28 @@ interface ColumnInfo {
 
 /** The tag every preloaded plant gets unless told otherwise (an SQL expression over the id). */
 const PRELOADED_TAG = (): string => "'preloaded'";
+/**
+ * The names preloaded plants get unless told otherwise: `preloaded plant <id>`, which folds to
+ * itself (lower-case ASCII; the unit tests hold it).
+ */
+export const PRELOADED_NAMES: PreloadNames = {
+  name: (idExpr) => `'preloaded plant ' || (${idExpr})`,
+  folded: (idExpr) => `'preloaded plant ' || (${idExpr})`,
+};
 
 /**
  * Inserts `count` plants with ids `1…count` into the `plants` table of an existing store file (the
  * schema the server created), in one statement and one transaction, with journaling off for the
- * load; WAL mode is restored afterwards. `tagSql` gives each plant's tag as an SQL expression over
- * its id. Returns the milliseconds it took.
+ * load; WAL mode is restored afterwards. `tagSql` gives each plant's tag and `names` its name as
+ * SQL expressions over its id; the folded name (`name_folded`, where the schema has it) is written
+ * too, as the server writes it. What the schema's triggers keep (the search index) they keep for
+ * these rows as for any. Returns the milliseconds it took.
  */
 export const preloadSqlite = (
   file: string,
   count: number,
   tagSql: (idExpr: string) => string = PRELOADED_TAG,
+  names: PreloadNames = PRELOADED_NAMES,
 ): number => {
   const Database = requireFromServer()('better-sqlite3') as SqliteConstructor;
   const started = Date.now();
@@ -56,13 +68,18 @@ export const preloadSqlite = (
     const columns = db.prepare('PRAGMA table_info(plants)').all() as ColumnInfo[];
     if (columns.length === 0)
       throw new TypeError(`preloadSqlite: ${file} has no plants table (did the server create its schema?)`);
-    const values: Record<string, string> = { id: 'x', name: "'preloaded plant ' || x", tag: tagSql('x') };
-    const names: string[] = [];
+    const values: Record<string, string> = {
+      id: 'x',
+      name: names.name('x'),
+      name_folded: names.folded('x'),
+      tag: tagSql('x'),
+    };
+    const written: string[] = [];
     const exprs: string[] = [];
     for (const column of columns) {
       const expr = values[column.name];
       if (expr !== undefined) {
-        names.push(`"${column.name}"`);
+        written.push(`"${column.name}"`);
         exprs.push(expr);
       } else if (column.notnull === 1 && column.dflt_value === null) {
         throw new TypeError(
@@ -73,7 +90,7 @@ export const preloadSqlite = (
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.prepare(
-      `INSERT INTO plants (${names.join(', ')})
+      `INSERT INTO plants (${written.join(', ')})
        WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ?)
        SELECT ${exprs.join(', ')} FROM seq`,
     ).run(count);
@@ -141,32 +158,55 @@ const PG_PRELOAD_TIMEOUT_MS = 5 * 60_000;
 /**
  * The PostgreSQL counterpart of preloadSqlite: `count` plants with ids `1…count` in one
  * `INSERT … SELECT generate_series` into the schema the server's CLI created (each row's version
- * from the table's default), the id counter raised above them, then `VACUUM (ANALYZE)` so that
- * the server meets a table as settled as one filled over time (statistics, visibility map, hint
- * bits). Bounded by a statement timeout. Returns the milliseconds it took.
+ * from the table's default; the folded name where the schema has it), with the indexes that back
+ * no constraint dropped for the load and built again after it, the id counter raised above them,
+ * then `VACUUM (ANALYZE)` so that the server meets a table as settled as one filled over time
+ * (statistics, visibility map, hint bits). Bounded by a statement timeout. Returns the
+ * milliseconds it took.
  */
 export const preloadPostgres = async (
   url: string,
   count: number,
   tagSql: (idExpr: string) => string = PRELOADED_TAG,
+  names: PreloadNames = PRELOADED_NAMES,
 ): Promise<number> => {
   const started = Date.now();
   const sql = connect(url);
   try {
     const columns = (await sql.unsafe(
-      "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'plants' AND is_nullable = 'NO' AND column_default IS NULL",
-    )) as readonly { readonly name: string }[];
-    const unknown = columns.map((c) => c.name).filter((name) => !['id', 'name'].includes(name));
+      "SELECT column_name AS name, is_nullable = 'NO' AND column_default IS NULL AS required FROM information_schema.columns WHERE table_name = 'plants'",
+    )) as readonly { readonly name: string; readonly required: boolean }[];
+    const values: Record<string, string> = {
+      id: 'g',
+      name: names.name('g'),
+      name_folded: names.folded('g'),
+      tag: tagSql('g'),
+    };
+    const unknown = columns.filter((c) => c.required && values[c.name] === undefined).map((c) => c.name);
     if (unknown.length > 0)
       throw new TypeError(
         `preloadPostgres: plants.${unknown.join(', ')} NOT NULL without a default; teach the bench how to fill it`,
       );
+    const written = columns.map((c) => c.name).filter((name) => values[name] !== undefined);
     await sql.unsafe(`SET statement_timeout = ${PG_PRELOAD_TIMEOUT_MS}`);
+    // Indexes no constraint needs are dropped for the load and built again after it from their
+    // own definitions: building a trigram GIN index once is several times faster than keeping it
+    // row by row, and the result is the index the schema asks for.
+    const secondary = (await sql.unsafe(
+      `SELECT format('%I.%I', n.nspname, i.relname) AS name, pg_get_indexdef(i.oid) AS definition
+         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
+        WHERE x.indrelid = 'plants'::regclass
+          AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`,
+    )) as readonly { readonly name: string; readonly definition: string }[];
+    for (const index of secondary) await sql.unsafe(`DROP INDEX ${index.name}`);
     await sql.unsafe(
-      `INSERT INTO plants (id, name, tag) SELECT g, 'preloaded plant ' || g, ${tagSql('g')} FROM generate_series(1, $1::int8) AS g`,
+      `INSERT INTO plants (${written.map((n) => `"${n}"`).join(', ')})
+       SELECT ${written.map((n) => values[n]).join(', ')} FROM generate_series(1, $1::int8) AS g`,
       [count],
     );
     await sql.unsafe('UPDATE plant_id_counter SET next_id = GREATEST(next_id, $1::int8 + 1)', [count]);
+    await sql.unsafe(`SET maintenance_work_mem = '256MB'`);
+    for (const index of secondary) await sql.unsafe(index.definition);
     await sql.unsafe('VACUUM (ANALYZE) plants');
   } finally {
     await sql.end({ timeout: 1 });

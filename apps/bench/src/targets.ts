@@ -1,6 +1,8 @@
 import type { StoreName } from './config.js';
 import type { DiskProbe } from './disk-probe.js';
 import { FLOOR, int, mb, ms, NOISY, times, type RatedRow, type Row } from './report.js';
+import { NAME_WORDS, SEARCH_TEXT } from './search-pages.js';
+import { TAG_EVERY } from './tag-pages.js';
 
 /**
  * The performance targets checked against one run's rated rows, and how they are printed.
@@ -122,6 +124,7 @@ export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): reado
         ['postgres-tag-large', 'postgres-tag-small', 'postgres'],
       ] as const
     ).map(([large, small, store]) => tagPageTarget(find('list-tag', large), find('list-tag', small), store)),
+    ...searchTargets(find),
     ...issue19Targets(find, disk),
   ];
 };
@@ -224,28 +227,86 @@ const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, 
   noisy: noisy(patch, create),
 });
 
+/** The size a tagged row's label names (`1M` of `sqlite FULL 1M`). */
+const sizeOf = (row: RatedRow | undefined, store: string, fallback: string): string =>
+  row?.storeLabel.replace(`${store} `, '') ?? fallback;
+
 /**
- * The tag page on the larger store within 20 % of the smaller one, read on req/s: the larger
- * store's req/s ≥ 0.8× the smaller's, side by side when those runs were made (else the sequential
- * rows); the sequential ratio and both p50s are shown beside it.
+ * A page on the larger store at most `1 / min` times as costly as on the smaller one, read on
+ * req/s: the larger store's req/s ≥ `min` × the smaller's, side by side when those runs were made
+ * (else the sequential rows); the sequential ratio and both p50s are shown beside it.
  */
-const tagPageTarget = (large: RatedRow | undefined, small: RatedRow | undefined, store: string): TargetCheck => {
-  const size = (row: RatedRow | undefined, fallback: string): string =>
-    row?.storeLabel.replace(`${store} `, '') ?? fallback;
+const largerStoreTarget = (
+  page: string,
+  large: RatedRow | undefined,
+  small: RatedRow | undefined,
+  store: string,
+  min: number,
+  issue: string,
+): TargetCheck => {
   const sequential = large !== undefined && small !== undefined && small.rps > 0 ? large.rps / small.rps : undefined;
   const how = large?.sideBySide === undefined ? 'sequential' : `side by side, median of ${large.sideBySide}`;
   return {
-    target: `tag page (limit 100), ${size(large, 'larger')} vs ${size(small, 'smaller')} plants: ≥ 0.8× req/s (issue 18), ${store}`,
+    target: `${page}, ${sizeOf(large, store, 'larger')} vs ${sizeOf(small, store, 'smaller')} plants: ≥ ${min}× req/s (${issue}), ${store}`,
     value:
       large?.vsBase === undefined || small === undefined
         ? '–'
         : `${times(large.vsBase)} (${how}` +
           (large.sideBySide === undefined ? '' : `; sequential ${times(sequential)}`) +
           `; p50 ${ms(large.latency.p50)} vs ${ms(small.latency.p50)} ms)`,
-    met: large?.vsBase === undefined ? undefined : large.vsBase >= 0.8,
+    met: large?.vsBase === undefined ? undefined : large.vsBase >= min,
     noisy: noisy(large, small),
   };
 };
+
+/** The tag page on the larger store within 20 % of the smaller one (≥ 0.8× its req/s). */
+const tagPageTarget = (large: RatedRow | undefined, small: RatedRow | undefined, store: string): TargetCheck =>
+  largerStoreTarget('tag page (limit 100)', large, small, store, 0.8, 'issue 18');
+
+/** The searched and sorted pages the larger store must serve as the smaller one does, within 1.25× the cost. */
+const SEARCH_PAGES = [
+  ['list-name', 'page by name (after a cursor mid-store)'],
+  ['list-name-desc', 'page by -name (after a cursor mid-store)'],
+  ['list-id-desc', 'page by -id (after an id mid-store)'],
+  ['list-q', `q page (q=${SEARCH_TEXT}, 1 plant in ${NAME_WORDS.length}, by id)`],
+] as const;
+/** The counts' median latency on the larger store, one request at a time. */
+const COUNTS = [
+  ['count', 'X-Total-Count, whole store'],
+  ['count-tag', `X-Total-Count, one tag (1 plant in ${TAG_EVERY})`],
+] as const;
+const COUNT_P50_LIMIT_MS = 50;
+
+/**
+ * The searched, sorted and counted pages (search): each page on the larger tagged store within
+ * 1.25× the cost of the smaller one's (req/s ≥ 0.8×), each count on the larger store ≤ 50 ms at
+ * the median (one connection; the smaller store's median beside it).
+ */
+const searchTargets = (find: Find): readonly TargetCheck[] =>
+  (
+    [
+      ['sqlite-tag-large', 'sqlite-tag-small', 'sqlite FULL'],
+      ['postgres-tag-large', 'postgres-tag-small', 'postgres'],
+    ] as const
+  ).flatMap(([large, small, store]) => [
+    ...SEARCH_PAGES.map(([kind, page]) =>
+      largerStoreTarget(page, find(kind, large), find(kind, small), store, 0.8, 'search, ≤ 1.25× the cost'),
+    ),
+    ...COUNTS.map(([kind, what]): TargetCheck => {
+      const row = find(kind, large);
+      const base = find(kind, small);
+      return {
+        target: `${what}, ${sizeOf(row, store, 'larger store')}: p50 ≤ ${COUNT_P50_LIMIT_MS} ms (search), ${store}`,
+        value:
+          row === undefined
+            ? '–'
+            : `${ms(row.latency.p50)} ms (p99 ${ms(row.latency.p99)} ms` +
+              (base === undefined ? ')' : `; ${sizeOf(base, store, 'smaller store')}: ${ms(base.latency.p50)} ms)`),
+        met: row === undefined ? undefined : row.latency.p50 <= COUNT_P50_LIMIT_MS,
+        noisy: noisy(row),
+      };
+    }),
+  ]);
 
 export const formatTargets = (checks: readonly TargetCheck[]): string =>
   [

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { SCENARIOS, type Latency, type ScenarioKind } from './scenarios.js';
+import { COUNT_PREFER } from './search-pages.js';
 import { tagPagePrefix } from './tag-pages.js';
 
 /**
@@ -19,7 +20,8 @@ export const wrkAvailable = (): boolean => {
 };
 
 // One script for every scenario; init(args) receives: token, kind, first id, seed range, keys,
-// and for list-tag the tag page's path up to its cursor and the largest cursor.
+// for list-tag the tag page's path up to its cursor and the largest cursor, and for pages and
+// counted the file of request paths and the Prefer header.
 // create-delete: a create's 201 (Location /plants/{id}) queues the id, and the next request
 // deletes it, so deletes only name committed plants and creates and deletes alternate.
 // patch: renames a seeded plant to "bench patch <n>", n counting up from the first id, so every
@@ -36,6 +38,13 @@ function init(args)
   keys = args[6]
   tagPrefix = args[7]
   lastCursor = tonumber(args[8])
+  -- pages and counted: GET a path drawn from the scenario's pool (a file, one path a line)
+  paths = {}
+  if args[9] ~= nil and args[9] ~= "" then
+    for line in io.lines(args[9]) do
+      if line ~= "" then table.insert(paths, line) end
+    end
+  end
   -- the warm-up and the measured run draw different ids and cursors
   math.randomseed(nextId + os.time())
   counts = {}
@@ -43,11 +52,14 @@ function init(args)
   auth = { ["Authorization"] = "Bearer " .. args[1] }
   json = { ["Authorization"] = "Bearer " .. args[1], ["Content-Type"] = "application/json" }
   patch = { ["Authorization"] = "Bearer " .. args[1], ["Content-Type"] = "application/merge-patch+json" }
+  counted = { ["Authorization"] = "Bearer " .. args[1], ["Prefer"] = args[10] }
   listRequest = wrk.format("GET", "/plants?limit=100", auth)
 end
 
 function request()
   if kind == "list" then return listRequest end
+  if kind == "pages" then return wrk.format("GET", paths[math.random(1, #paths)], auth) end
+  if kind == "counted" then return wrk.format("GET", paths[math.random(1, #paths)], counted) end
   if kind == "list-tag" then return wrk.format("GET", tagPrefix .. math.random(0, lastCursor), auth) end
   if kind == "get" then return wrk.format("GET", "/plants/" .. math.random(seedFrom, seedTo), auth) end
   if kind == "patch" then
@@ -135,6 +147,8 @@ export interface WrkOptions {
   readonly seedTo: number;
   /** For `list-tag`: the tag and the largest cursor drawn. */
   readonly tagPage: { readonly tag: string; readonly lastCursor: number } | null;
+  /** For `pages` and `counted`: the file of request paths. */
+  readonly paths: string | null;
   /** Every create with its own `Idempotency-Key`, ascending or random, or none. */
   readonly idempotencyKeys: 'none' | 'ordered' | 'random';
 }
@@ -178,6 +192,8 @@ export const runWrk = (o: WrkOptions): Promise<WrkRun> =>
       o.idempotencyKeys,
       o.tagPage === null ? '' : tagPagePrefix(o.tagPage.tag),
       String(o.tagPage?.lastCursor ?? 0),
+      o.paths ?? '',
+      COUNT_PREFER,
     ];
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

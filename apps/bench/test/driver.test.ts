@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +57,7 @@ describe.each([
       seedFrom: 1,
       seedTo: 200,
       tagPage: null,
+      paths: null,
       idempotencyKeys: 'none',
       ...over,
     };
@@ -143,6 +146,18 @@ describe.each([
       driver,
     );
     expect(row).toMatchObject({ errors: 0, unexpected: 0, statusCounts: { '200': expect.any(Number) } });
+  });
+
+  it.skipIf(!available)('draws every page request from the pool file, counted or not', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bench-paths-')), 'pool.paths');
+    writeFileSync(file, '/plants?limit=10\n/plants?limit=5&after=3\n');
+    for (const kind of ['list-q', 'count'] as const) {
+      const connections = kind === 'count' ? 1 : 2;
+      const { row } = await runScenario(server, store, spec({ kind, connections, paths: file }), unpinned, driver);
+      expect(row).toMatchObject({ connections, errors: 0, unexpected: 0 });
+      expect(Object.keys(row.statusCounts)).toEqual(['200']);
+    }
+    rmSync(dirname(file), { recursive: true, force: true });
   });
 
   it.skipIf(!available)('counts every unexpected status as an error', async () => {
