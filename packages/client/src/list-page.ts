@@ -1,6 +1,7 @@
 import {
   DEFAULT_PAGE_LIMIT,
   formatErrors,
+  hasPreference,
   isNameSort,
   ListCursor,
   ListQuery,
@@ -107,14 +108,6 @@ const header = (exchange: Exchange, name: string): string | undefined => {
   return Array.isArray(value) ? value.join(', ') : value;
 };
 
-/** Whether a `Preference-Applied` field (RFC 7240 §3) lists `count=exact`. */
-const countApplied = (field: string | undefined): boolean =>
-  field !== undefined &&
-  field.split(',').some((preference) => {
-    const [name, value] = preference.split(';', 1)[0]?.split('=', 2) ?? [];
-    return name?.trim().toLowerCase() === 'count' && value?.trim().replace(/^"(.*)"$/, '$1') === 'exact';
-  });
-
 /**
  * The `X-Total-Count` of an answer to `Prefer: count=exact`. A server that did not apply the
  * preference (it says so with `Preference-Applied`) or sent no valid count is refused: a missing
@@ -123,7 +116,7 @@ const countApplied = (field: string | undefined): boolean =>
 export const totalCount = (exchange: Exchange): number => {
   const unexpected = (problem: string) =>
     new UnexpectedResponseError([problem], { ...exchange.details, status: exchange.status });
-  if (!countApplied(header(exchange, 'preference-applied'))) {
+  if (!hasPreference(header(exchange, 'preference-applied'), 'count', 'exact')) {
     throw unexpected(
       'the server did not apply Prefer: count=exact (its answer has no Preference-Applied: count=exact), so it gave no total',
     );

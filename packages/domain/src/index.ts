@@ -48,6 +48,7 @@ export {
   type ListCursorBrand,
   type PlantIdBrand,
 } from './plant-id.js';
+export { hasPreference } from './prefer.js';
 export { decodeWith, formatErrors } from './report.js';
 export {
   compareCodePoints,

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import {
   CreatePlantRequest,
   decodeWith,
+  hasPreference,
   invalidPlant,
   ListQuery,
   preconditionFailed,
@@ -28,7 +29,6 @@ import { requireScope } from './auth.js';
 import type { AppContext, AppState } from './context.js';
 import { etagOf, readConditions } from './conditional.js';
 import { parseFormQuery } from './form-query.js';
-import { prefersExactCount } from './prefer.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
@@ -135,7 +135,7 @@ export const addPlantRoutes = (
   router.get('/plants', canRead, async (ctx) => {
     const query = E.chain(decodeListQuery)(parseFormQuery(ctx.querystring));
     if (E.isLeft(query)) return sendError(ctx, query.left);
-    const count = prefersExactCount(ctx.req.headers.prefer);
+    const count = hasPreference(ctx.req.headers.prefer, 'count', 'exact');
     const page = await service.list(query.right, { count })();
     if (E.isLeft(page)) return sendError(ctx, page.left);
     const { plants, next, total } = page.right;

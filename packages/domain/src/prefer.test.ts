@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { prefersExactCount } from './prefer.js';
+import { hasPreference } from './prefer.js';
 
-describe('prefersExactCount', () => {
+describe('hasPreference', () => {
   it.each([
     ['count=exact', true],
     ['COUNT=exact', true],
@@ -16,6 +16,6 @@ describe('prefersExactCount', () => {
     ['', false],
     [undefined, false],
   ] as const)('%j → %s', (header, expected) => {
-    expect(prefersExactCount(header)).toBe(expected);
+    expect(hasPreference(header, 'count', 'exact')).toBe(expected);
   });
 });
