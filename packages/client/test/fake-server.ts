@@ -21,6 +21,7 @@ import {
   fold,
   isNameSort,
   formatErrors,
+  hasPreference,
   ListQuery,
   parseIdempotencyKeyField,
   PlantIdFromPath,
@@ -183,10 +184,6 @@ const readCursor = (cursor: string): PageCursorState | undefined => {
   }
 };
 
-/** Whether a `Prefer` field (RFC 7240) asks for `count=exact`; other preferences are ignored. */
-const prefersExactCount = (field: string | undefined): boolean =>
-  field !== undefined && field.split(',').some((preference) => /^\s*count\s*=\s*"?exact"?\s*(;|$)/i.test(preference));
-
 /** A short hash of a string (FNV-1a), to make ETags that change exactly when the content does. */
 const fnv1a = (text: string): string => {
   let hash = 0x811c9dc5;
@@ -331,7 +328,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
         });
         headers['link'] = `<${prefix}/plants?${next}>; rel="next"`;
       }
-      if (prefersExactCount([req.headers.prefer ?? []].flat().join(','))) {
+      if (hasPreference(req.headers.prefer, 'count', 'exact')) {
         headers['x-total-count'] = String(matching.length);
         headers['preference-applied'] = 'count=exact';
       }
