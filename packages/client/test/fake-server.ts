@@ -426,6 +426,22 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
 };
 
 /** The PlantStoreError `promise` rejects with; any other rejection, or a resolve, fails the test. */
+/** Replaces what `server` holds with `plants`. */
+export const stagePlants = (
+  server: FakeServer,
+  plants: readonly { id: number; name: string; tag?: string }[],
+): void => {
+  server.plants.clear();
+  for (const plant of plants) server.plants.set(plant.id, plant as Plant);
+};
+
+/** Every plant an iteration (`all(…)`) yields, in order. */
+export const collectPlants = async (iterable: AsyncIterable<Plant>): Promise<Plant[]> => {
+  const plants: Plant[] = [];
+  for await (const plant of iterable) plants.push(plant);
+  return plants;
+};
+
 export const rejection = async (promise: Promise<unknown>): Promise<PlantStoreError> => {
   try {
     await promise;

@@ -10,23 +10,14 @@ import {
   type PlantStoreClient,
   type PlantStoreClientOptions,
 } from '../src/index.js';
-import { raw, rejection, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { collectPlants, raw, rejection, stagePlants, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 
 const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
   createPlantStoreClient({ baseUrl: server.url, token: TOKEN, retry: 0, ...options });
 
-const stage = (plants: readonly { id: number; name: string; tag?: string }[]): void => {
-  server.plants.clear();
-  for (const plant of plants) server.plants.set(plant.id, plant as never);
-};
-
-const collect = async (iterable: AsyncIterable<Plant>): Promise<Plant[]> => {
-  const plants: Plant[] = [];
-  for await (const plant of iterable) plants.push(plant);
-  return plants;
-};
+const stage = (plants: Parameters<typeof stagePlants>[1]): void => stagePlants(server, plants);
 
 const ids = (plants: readonly Plant[]): number[] => plants.map((p) => p.id);
 const sentUrls = (): string[] => server.requests.map((r) => r.url);
@@ -234,7 +225,7 @@ describe('plants.all with q and sort', () => {
     const names = ['delta', 'Alpha', 'charlie', 'Bravo', 'alpha', 'echo', 'Écho', 'foxtrot'];
     stage(names.map((name, i) => ({ id: i + 1, name })));
     const client = clientFor();
-    const byName = await collect(client.plants.all({ sort: 'name', limit: 3 }));
+    const byName = await collectPlants(client.plants.all({ sort: 'name', limit: 3 }));
     expect(byName.map((p) => p.name)).toEqual([
       'Alpha',
       'alpha',
@@ -249,13 +240,13 @@ describe('plants.all with q and sort', () => {
     expect(urls).toHaveLength(3);
     expect(urls[0]).toBe('/plants?limit=3&sort=name');
     expect(urls.slice(1).every((url) => /^\/plants\?limit=3&sort=name&cursor=[A-Za-z0-9_-]+$/.test(url))).toBe(true);
-    const reversed = await collect(client.plants.all({ sort: '-name', limit: 2, q: 'a' }));
+    const reversed = await collectPlants(client.plants.all({ sort: '-name', limit: 2, q: 'a' }));
     expect(reversed.map((p) => p.name)).toEqual(['delta', 'charlie', 'Bravo', 'alpha', 'Alpha']);
   });
 
   it('pages the newest first with -id', async () => {
     stage([1, 2, 3, 4, 5].map((id) => ({ id, name: `p${id}` })));
-    expect(ids(await collect(clientFor().plants.all({ sort: '-id', limit: 2 })))).toEqual([5, 4, 3, 2, 1]);
+    expect(ids(await collectPlants(clientFor().plants.all({ sort: '-id', limit: 2 })))).toEqual([5, 4, 3, 2, 1]);
     expect(sentUrls()).toEqual([
       '/plants?limit=2&sort=-id',
       '/plants?limit=2&sort=-id&after=4',
@@ -271,7 +262,7 @@ describe('plants.all with q and sort', () => {
       raw(200, page, { ...json, link }),
       raw(200, page, { ...json, link }),
     );
-    const error = await rejection(collect(clientFor().plants.all({ sort: 'name', limit: 1 })));
+    const error = await rejection(collectPlants(clientFor().plants.all({ sort: 'name', limit: 1 })));
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect(error.message).toMatch(/does not advance \(the same cursor again\)/);
   });
@@ -282,13 +273,13 @@ describe('plants.all with q and sort', () => {
       raw(200, page, { ...json, link: '</plants?limit=1&sort=-id&after=5>; rel="next"' }),
       raw(200, page, { ...json, link: '</plants?limit=1&sort=-id&after=6>; rel="next"' }),
     );
-    const error = await rejection(collect(clientFor().plants.all({ sort: '-id', limit: 1 })));
+    const error = await rejection(collectPlants(clientFor().plants.all({ sort: '-id', limit: 1 })));
     expect(error.message).toMatch(/does not advance \(after=6 following after=5\)/);
   });
 
   it('refuses an invalid q or sort before sending anything', async () => {
-    await expect(collect(clientFor().plants.all({ q: '' }))).rejects.toBeInstanceOf(ValidationError);
-    await expect(collect(clientFor().plants.all({ sort: 'size' as PlantSort }))).rejects.toBeInstanceOf(
+    await expect(collectPlants(clientFor().plants.all({ q: '' }))).rejects.toBeInstanceOf(ValidationError);
+    await expect(collectPlants(clientFor().plants.all({ sort: 'size' as PlantSort }))).rejects.toBeInstanceOf(
       ValidationError,
     );
     expect(server.requests).toHaveLength(0);

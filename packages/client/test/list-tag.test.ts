@@ -6,31 +6,21 @@ import {
   createPlantStoreClient,
   UnexpectedResponseError,
   ValidationError,
-  type Plant,
   type PlantStoreClient,
   type PlantStoreClientOptions,
 } from '../src/index.js';
-import { raw, rejection, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { collectPlants, raw, rejection, stagePlants, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 
 const clientFor = (options: Partial<PlantStoreClientOptions> = {}): PlantStoreClient =>
   createPlantStoreClient({ baseUrl: server.url, token: TOKEN, retry: 0, ...options });
 
-const stage = (plants: readonly { id: number; name: string; tag?: string }[]): void => {
-  server.plants.clear();
-  for (const plant of plants) server.plants.set(plant.id, plant as never);
-};
+const stage = (plants: Parameters<typeof stagePlants>[1]): void => stagePlants(server, plants);
 
 /** The `tag` each recorded request carried, as the server decodes its query string. */
 const tagsSent = (): (string | null)[] =>
   server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('tag'));
-
-const collect = async (iterable: AsyncIterable<Plant>): Promise<Plant[]> => {
-  const plants: Plant[] = [];
-  for await (const plant of iterable) plants.push(plant);
-  return plants;
-};
 
 beforeEach(async () => {
   server = await startFakeServer();
@@ -119,7 +109,7 @@ describe('plants.list with tag', () => {
 describe('plants.all with tag', () => {
   it('follows the Link pages of the filtered list to the end', async () => {
     stage([1, 2, 3, 4, 5, 6, 7].map((id) => ({ id, name: `p${id}`, ...(id % 2 === 1 ? { tag: 'odd & old' } : {}) })));
-    const ids = (await collect(clientFor().plants.all({ limit: 2, tag: 'odd & old' }))).map((p) => p.id);
+    const ids = (await collectPlants(clientFor().plants.all({ limit: 2, tag: 'odd & old' }))).map((p) => p.id);
     expect(ids).toEqual([1, 3, 5, 7]);
     expect(server.requests.map((r) => r.url)).toEqual([
       '/plants?limit=2&tag=odd+%26+old',
@@ -170,7 +160,7 @@ describe('plants.all with tag', () => {
           { id: 6, name: 'f', tag },
         ]);
         server.requests.length = 0;
-        const ids = (await collect(client.plants.all({ limit, tag }))).map((p) => p.id);
+        const ids = (await collectPlants(client.plants.all({ limit, tag }))).map((p) => p.id);
         expect(ids).toEqual([1, 4, 6]);
         expect(tagsSent().every((sent) => sent === tag)).toBe(true);
         expect(server.requests).toHaveLength(Math.floor(3 / limit) + 1);
