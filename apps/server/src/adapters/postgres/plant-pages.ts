@@ -14,8 +14,11 @@ const joinTerms = (sql: postgres.Sql, terms: readonly Fragment[]): Fragment =>
     undefined,
   ) ?? sql``;
 
+const tagTerms = (sql: postgres.Sql, tag: string | undefined): Fragment[] =>
+  tag === undefined ? [] : [sql`tag = ${tag}::text`];
+
 const filterTerms = (sql: postgres.Sql, filter: PlantFilter): Fragment[] => [
-  ...(filter.tag === undefined ? [] : [sql`tag = ${filter.tag}::text`]),
+  ...tagTerms(sql, filter.tag),
   ...(filter.q === undefined ? [] : [sql`name_folded LIKE ${containsPattern(filter.q)}::text`]),
 ];
 
@@ -49,8 +52,7 @@ const placeTerms = (sql: postgres.Sql, query: PageQuery): Fragment[] => {
  * short is then asked of matchesStatement.
  */
 export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => {
-  const tag = query.tag === undefined ? [] : [sql`tag = ${query.tag}::text`];
-  const where = joinTerms(sql, [...tag, ...placeTerms(sql, query)]);
+  const where = joinTerms(sql, [...tagTerms(sql, query.tag), ...placeTerms(sql, query)]);
   if (query.q === undefined) {
     return sql`SELECT id, name, tag FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
   }
@@ -66,16 +68,12 @@ export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => 
  * A `q` page from the plants that match (read through the pg_trgm index where the planner finds
  * it cheaper than the table), then placed and ordered: costs what the matches cost.
  */
-export const matchesStatement = (sql: postgres.Sql, query: PageQuery & { q: string }): Fragment => {
-  const tag = query.tag === undefined ? [] : [sql`tag = ${query.tag}::text`];
-  return sql`
-    WITH matches AS MATERIALIZED (
-      SELECT id, name, tag, name_folded FROM plants
-        ${joinTerms(sql, [sql`name_folded LIKE ${containsPattern(query.q)}::text`, ...tag])}
-    )
-    SELECT id, name, tag FROM matches ${joinTerms(sql, placeTerms(sql, query))}
-     ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
-};
+export const matchesStatement = (sql: postgres.Sql, query: PageQuery & { q: string }): Fragment => sql`
+  WITH matches AS MATERIALIZED (
+    SELECT id, name, tag, name_folded FROM plants ${joinTerms(sql, filterTerms(sql, query))}
+  )
+  SELECT id, name, tag FROM matches ${joinTerms(sql, placeTerms(sql, query))}
+   ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
 
 /**
  * The exact count of what the filter keeps: without `q`, the row of plant_counts the triggers

@@ -21,14 +21,17 @@ interface Statement {
   readonly params: Params;
 }
 
-/** The WHERE terms of the page's filter and starting place, on `plants p` (ids on `idColumn`). */
+/** The term of the tag, when there is one, on `plants p` (its parameter added to `params`). */
+const tagTerms = (tag: string | undefined, params: Params): string[] => {
+  if (tag === undefined) return [];
+  params['tag'] = tag;
+  return ['p.tag = @tag'];
+};
+
+/** The WHERE terms of the page's tag and starting place, on `plants p` (ids on `idColumn`). */
 const placeAndFilter = (query: PageQuery, idColumn: string): { terms: string[]; params: Params } => {
-  const terms: string[] = [];
   const params: Params = { limit: query.limit };
-  if (query.tag !== undefined) {
-    terms.push('p.tag = @tag');
-    params['tag'] = query.tag;
-  }
+  const terms = tagTerms(query.tag, params);
   const { order } = query;
   const cmp = order.descending ? '<' : '>';
   if (order.by === 'id' && order.after !== undefined) {
@@ -111,11 +114,7 @@ const indexedPage = (query: PageQuery, q: string): Statement => {
 /** How many plants the filter keeps: the tag through plants_tag, a `q` through the index when it can. */
 const countOf = (filter: PlantFilter): Statement => {
   const params: Params = {};
-  const terms: string[] = [];
-  if (filter.tag !== undefined) {
-    terms.push('p.tag = @tag');
-    params['tag'] = filter.tag;
-  }
+  const terms = tagTerms(filter.tag, params);
   if (filter.q === undefined) return { sql: `SELECT count(*) FROM plants p ${where(terms)}`, params };
   params['q'] = filter.q;
   terms.push('instr(p.name_folded, @q) > 0');

@@ -165,16 +165,17 @@ export const createSqlitePlantStore = (
       const failed = failedPrecondition(condition, found.right.version);
       if (failed !== undefined) return E.left(preconditionFailed(id, failed));
     }
+    const folded = patch.name === undefined ? null : fold(patch.name);
     const row = changeWhereDifferent.get({
       id,
       name: patch.name ?? null,
-      folded: patch.name === undefined ? null : fold(patch.name),
+      folded,
       setTag: patch.tag === undefined ? 0 : 1,
       tag: patch.tag ?? null,
       version: batch.ids.nextVersion(),
     });
     if (row === undefined) return current(id);
-    if (patch.name !== undefined) refold.run(fold(patch.name), id);
+    if (folded !== null) refold.run(folded, id);
     const changed = versionedPlantFromRow(row);
     if (E.isRight(changed)) batch.outbox.updated(changed.right.plant);
     return changed;
