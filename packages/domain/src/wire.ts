@@ -112,7 +112,8 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
         message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters`,
       });
     }
-    if (given.has('sort') || !Object.hasOwn(input, 'sort') || input['sort'] === undefined) {
+    // A sort that was refused says nothing of which pairs go together: only its own problem is named.
+    if (input['sort'] === undefined || given.has('sort')) {
       const nameOrder = isNameSort(output.sort);
       if (nameOrder && given.has('after')) {
         errors.push({

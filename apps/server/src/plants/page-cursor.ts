@@ -4,9 +4,9 @@ import {
   isNameSort,
   PlantId,
   PlantName,
+  PlantSort,
   type InvalidPlant,
   type PageCursor,
-  type PlantSort,
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { createHash } from 'node:crypto';
@@ -66,14 +66,8 @@ const parse = (cursor: string): CursorBody | undefined => {
   }
   if (typeof body !== 'object' || body === null) return undefined;
   const { v, s, n, i, b } = body as Record<string, unknown>;
-  const sort: unknown = s;
-  return v === 1 &&
-    typeof sort === 'string' &&
-    isNameSort(sort as PlantSort) &&
-    PlantName.is(n) &&
-    PlantId.is(i) &&
-    typeof b === 'string'
-    ? { v, s: sort as 'name' | '-name', n, i, b }
+  return v === 1 && PlantSort.is(s) && isNameSort(s) && PlantName.is(n) && PlantId.is(i) && typeof b === 'string'
+    ? { v, s, n, i, b }
     : undefined;
 };
 
