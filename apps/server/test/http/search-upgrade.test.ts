@@ -23,6 +23,7 @@ import {
   SORTS,
   walk,
   wirePlant,
+  type Search,
   type WirePlant,
 } from './search-support.js';
 import { bearer, request, startTestServer, testStoreKind, type TestServer } from './support.js';
@@ -313,6 +314,45 @@ describe(`a ${testStoreKind} store of the release before search, opened by this 
   });
 });
 
+/** Creates plants 1–3 over HTTP, as this release does, and adds them to the model. */
+const createThree = async (server: TestServer, model: Map<number, WirePlant>): Promise<void> => {
+  for (const [id, name] of [
+    [1, 'Alpha fern'],
+    [2, 'Zulu moss'],
+    [3, 'Mike ivy'],
+  ] as const) {
+    const reply = await request(server, '/plants', {
+      method: 'POST',
+      headers: { ...bearer(server.tokens.all), 'content-type': 'application/json' },
+      body: JSON.stringify({ id, name }),
+    });
+    expect(reply.status).toBe(201);
+    model.set(id, wirePlant(id, name, undefined));
+  }
+};
+
+/**
+ * Each search walked through its Links and compared with the model, and its count checked;
+ * every failure's message, so that one test reports all of them at once.
+ */
+const searchFailures = async (
+  server: TestServer,
+  model: ReadonlyMap<number, WirePlant>,
+  searches: readonly Search[],
+): Promise<string[]> => {
+  const failures: string[] = [];
+  for (const search of searches) {
+    const expected = expectedList(model.values(), search);
+    try {
+      expectSameList((await walk(server, search)).plants, expected, describeSearch(search));
+      await walk(server, { ...search, limit: 1000 }, { count: expected.length });
+    } catch (error) {
+      failures.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return failures;
+};
+
 // A rolling upgrade on PostgreSQL: instances of this release and of the previous one serve one
 // schema for a while. The previous release's writes know nothing of the folded name; the plants
 // they write or rename must still be found and ordered by name by this release, within a few
@@ -337,19 +377,7 @@ if (testStoreKind === 'postgres') {
     });
 
     it('finds and orders by name the plants that instance creates and renames', async () => {
-      for (const [id, name] of [
-        [1, 'Alpha fern'],
-        [2, 'Zulu moss'],
-        [3, 'Mike ivy'],
-      ] as const) {
-        const reply = await request(server, '/plants', {
-          method: 'POST',
-          headers: { ...bearer(server.tokens.all), 'content-type': 'application/json' },
-          body: JSON.stringify({ id, name }),
-        });
-        expect(reply.status).toBe(201);
-        model.set(id, wirePlant(id, name, undefined));
-      }
+      await createThree(server, model);
       // The previous release's lone create (its statement, reduced to what touches plants) and
       // its rename, through the write function it calls, with the writes it sends.
       await previous`
@@ -371,23 +399,15 @@ if (testStoreKind === 'postgres') {
       while ((await unfolded()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(await unfolded()).toBe(0);
 
-      const failures: string[] = [];
-      for (const search of [
-        { sort: 'name' as const, limit: 2 },
-        { sort: '-name' as const, limit: 10 },
-        { q: 'rolling', limit: 10 },
-        { q: 'fern', sort: 'name' as const, limit: 1 },
-        { q: 'zulu', limit: 10 },
-      ]) {
-        const expected = expectedList(model.values(), search);
-        try {
-          expectSameList((await walk(server, search)).plants, expected, describeSearch(search));
-          await walk(server, { ...search, limit: 1000 }, { count: expected.length });
-        } catch (error) {
-          failures.push(error instanceof Error ? error.message : String(error));
-        }
-      }
-      expect(failures).toEqual([]);
+      expect(
+        await searchFailures(server, model, [
+          { sort: 'name', limit: 2 },
+          { sort: '-name', limit: 10 },
+          { q: 'rolling', limit: 10 },
+          { q: 'fern', sort: 'name', limit: 1 },
+          { q: 'zulu', limit: 10 },
+        ]),
+      ).toEqual([]);
     });
   });
 }
@@ -453,19 +473,7 @@ describe(`a ${testStoreKind} store this release upgraded, written by the previou
     const model = new Map<number, WirePlant>();
     const first = await open();
     try {
-      for (const [id, name] of [
-        [1, 'Alpha fern'],
-        [2, 'Zulu moss'],
-        [3, 'Mike ivy'],
-      ] as const) {
-        const reply = await request(first, '/plants', {
-          method: 'POST',
-          headers: { ...bearer(first.tokens.all), 'content-type': 'application/json' },
-          body: JSON.stringify({ id, name }),
-        });
-        expect(reply.status).toBe(201);
-        model.set(id, wirePlant(id, name, undefined));
-      }
+      await createThree(first, model);
     } finally {
       await first.close();
     }
@@ -474,24 +482,16 @@ describe(`a ${testStoreKind} store this release upgraded, written by the previou
     model.set(2, wirePlant(2, 'rollback Zulu', undefined));
 
     const server = await open();
-    const failures: string[] = [];
+    let failures: string[];
     try {
-      for (const search of [
-        { sort: 'name' as const, limit: 2 },
-        { sort: '-name' as const, limit: 10 },
+      failures = await searchFailures(server, model, [
+        { sort: 'name', limit: 2 },
+        { sort: '-name', limit: 10 },
         { q: 'rollback', limit: 10 },
-        { q: 'fern', sort: 'name' as const, limit: 1 },
+        { q: 'fern', sort: 'name', limit: 1 },
         { q: 'zulu', limit: 10 },
         { q: 'moss', limit: 10 },
-      ]) {
-        const expected = expectedList(model.values(), search);
-        try {
-          expectSameList((await walk(server, search)).plants, expected, describeSearch(search));
-          await walk(server, { ...search, limit: 1000 }, { count: expected.length });
-        } catch (error) {
-          failures.push(error instanceof Error ? error.message : String(error));
-        }
-      }
+      ]);
     } finally {
       await server.close();
     }
