@@ -11,25 +11,29 @@ export class UsageError extends Error {}
 /** Refused for a reason the operator can act on: exit 1, the reason alone on stderr. */
 export class Refused extends Error {}
 
-/** What a command runs with: its own arguments, the decoded configuration and the open store. */
-export interface CliContext {
+/** What a command that opens its stores itself runs with: its own arguments and the decoded configuration. */
+export interface ToolContext {
   /** The arguments after the command's name. */
   readonly args: string[];
   readonly config: Config;
-  readonly store: Store;
   /** Warnings and worse, on stderr. */
   readonly logger: Logger;
 }
 
-/** A command: resolves to its exit code (undefined: 0), or throws UsageError, Refused or any Error (exit 1). */
-export type CliCommand = (context: CliContext) => Promise<number | void>;
+/** What a command runs with: its context and the store DATABASE_URL names, open. */
+export interface CliContext extends ToolContext {
+  readonly store: Store;
+}
 
-export interface Cli {
+/** A command: resolves to its exit code (undefined: 0), or throws UsageError, Refused or any Error (exit 1). */
+export type CliCommand<C = CliContext> = (context: C) => Promise<number | void>;
+
+export interface Cli<C = CliContext> {
   /** The program's name, which starts every error line ("plant-store-tokens: …"). */
   readonly name: string;
   /** Printed on stdout for --help (exit 0) and for no command at all (exit 2). */
   readonly help: string;
-  readonly commands: Readonly<Record<string, CliCommand>>;
+  readonly commands: Readonly<Record<string, CliCommand<C>>>;
   /** Lines for stderr once the configuration is decoded, before the store opens (say, a setting that makes the command moot). */
   readonly notes?: (config: Config) => readonly string[];
 }
@@ -46,7 +50,7 @@ const isUsageError = (err: unknown): boolean =>
     String((err as { code?: unknown }).code),
   );
 
-const run = async (cli: Cli, argv: readonly string[]): Promise<number> => {
+const run = async (cli: Cli<ToolContext>, argv: readonly string[]): Promise<number> => {
   const [command, ...args] = argv;
   if (
     command === undefined ||
@@ -68,19 +72,26 @@ const run = async (cli: Cli, argv: readonly string[]): Promise<number> => {
   const config = decoded.right;
   for (const note of cli.notes?.(config) ?? []) process.stderr.write(`${note}\n`);
   const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
-  // SQLite's own FULL: the commit is on disk before COMMIT returns, so a running server (which
-  // does not hold its reads back for another process's commits) never sees it earlier.
-  const store = await openStore(config.storeLocation, {
-    synchronous: config.sqliteSynchronous,
-    syncOffEventLoop: false,
-    logger,
-  });
-  try {
-    return (await runCommand({ args, config, store, logger })) ?? 0;
-  } finally {
-    await store.close();
-  }
+  return (await runCommand({ args, config, logger })) ?? 0;
 };
+
+/** The command with the store DATABASE_URL names opened before it runs and closed after. */
+const withStore =
+  (command: CliCommand): CliCommand<ToolContext> =>
+  async (context) => {
+    // SQLite's own FULL: the commit is on disk before COMMIT returns, so a running server (which
+    // does not hold its reads back for another process's commits) never sees it earlier.
+    const store = await openStore(context.config.storeLocation, {
+      synchronous: context.config.sqliteSynchronous,
+      syncOffEventLoop: false,
+      logger: context.logger,
+    });
+    try {
+      return await command({ ...context, store });
+    } finally {
+      await store.close();
+    }
+  };
 
 /**
  * The scaffold every operator CLI runs on: `<name> <command> [arguments]`. Prints the help, decodes
@@ -88,7 +99,17 @@ const run = async (cli: Cli, argv: readonly string[]): Promise<number> => {
  * then sets the exit code: 0 done, 1 failed or refused, 2 usage error, each failure one line on
  * stderr. See docs/reference/cli.md.
  */
-export const runCli = async (cli: Cli, argv: readonly string[] = process.argv.slice(2)): Promise<void> => {
+export const runCli = (cli: Cli, argv: readonly string[] = process.argv.slice(2)): Promise<void> =>
+  runToolCli(
+    { ...cli, commands: Object.fromEntries(Object.entries(cli.commands).map(([name, c]) => [name, withStore(c)])) },
+    argv,
+  );
+
+/** runCli for commands that open what they need themselves (ToolContext: no store). */
+export const runToolCli = async (
+  cli: Cli<ToolContext>,
+  argv: readonly string[] = process.argv.slice(2),
+): Promise<void> => {
   try {
     process.exitCode = await run(cli, argv);
   } catch (err) {

@@ -1,8 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import { MAX_PLANT_ID } from '@plant-store/domain';
 import bodyParser from 'koa-bodyparser';
 import type { AppContext, AppMiddleware } from './context.js';
-import { isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
+import { idLiteralProblem } from './json-number.js';
 import {
   malformedBody,
   payloadTooLarge,
@@ -60,25 +59,6 @@ const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestE
     );
   }
   return undefined;
-};
-
-/** Literals longer than this are cut in messages. */
-const SHOWN_LITERAL = 40;
-
-/**
- * The problem with the top-level `id` of `body` (parsed from `raw`) that JSON.parse hid: a literal
- * that is not an integer (`5.0000000000000001`, `1e-400`) but was rounded to one. Worded like the
- * PlantId codec's message, with the literal as sent. Only a body with an integral numeric `id` is
- * scanned (any other value the codec refuses by itself), so the common body costs one property read.
- */
-export const idLiteralProblem = (raw: string, body: unknown): string | undefined => {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const id = (body as { readonly id?: unknown }).id;
-  if (typeof id !== 'number' || !Number.isInteger(id) || !Object.hasOwn(body, 'id')) return undefined;
-  const literal = topLevelIdLiteral(raw);
-  if (literal === undefined || isIntegerLiteral(literal) !== false) return undefined;
-  const shown = literal.length > SHOWN_LITERAL ? `${literal.slice(0, SHOWN_LITERAL)}…` : literal;
-  return `id: expected an integer from 1 to ${MAX_PLANT_ID}, got ${shown}`;
 };
 
 /**

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idLiteralProblem } from './json-body.js';
-import { isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
+import { idLiteralProblem, isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
 
 describe('isIntegerLiteral', () => {
   it.each([

@@ -1,3 +1,5 @@
+import { MAX_PLANT_ID } from '@plant-store/domain';
+
 /**
  * Reading JSON numbers as written. JSON.parse rounds a number to the nearest double, so
  * `5.0000000000000001` arrives as 5 and `9007199254740990.9999999` as 2^53−1: the codec then sees
@@ -157,4 +159,23 @@ export const isIntegerLiteral = (literal: string): boolean | undefined => {
   for (let j = intEnd - 1; j >= intStart && literal.charCodeAt(j) === 0x30; j--) trailingZeros++;
   if (trailingZeros === intEnd - intStart) return true; // zero
   return exponent + trailingZeros >= 0;
+};
+
+/** Literals longer than this are cut in messages. */
+const SHOWN_LITERAL = 40;
+
+/**
+ * The problem with the top-level `id` of `body` (parsed from `raw`) that JSON.parse hid: a literal
+ * that is not an integer (`5.0000000000000001`, `1e-400`) but was rounded to one. Worded like the
+ * PlantId codec's message, with the literal as sent. Only a body with an integral numeric `id` is
+ * scanned (any other value the codec refuses by itself), so the common body costs one property read.
+ */
+export const idLiteralProblem = (raw: string, body: unknown): string | undefined => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const id = (body as { readonly id?: unknown }).id;
+  if (typeof id !== 'number' || !Number.isInteger(id) || !Object.hasOwn(body, 'id')) return undefined;
+  const literal = topLevelIdLiteral(raw);
+  if (literal === undefined || isIntegerLiteral(literal) !== false) return undefined;
+  const shown = literal.length > SHOWN_LITERAL ? `${literal.slice(0, SHOWN_LITERAL)}…` : literal;
+  return `id: expected an integer from 1 to ${MAX_PLANT_ID}, got ${shown}`;
 };

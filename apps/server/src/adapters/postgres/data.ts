@@ -1,0 +1,358 @@
+import { once } from 'node:events';
+import { fold } from '@plant-store/domain';
+import postgres from 'postgres';
+import {
+  TargetNotEmpty,
+  type DataReader,
+  type DataRows,
+  type DataStore,
+  type DataTable,
+  type DataWriter,
+  type IdState,
+  type ImportOutcome,
+  type ImportPlant,
+  type PlantRow,
+} from '../../ports/store-data.js';
+import { migratePostgres } from './migrations.js';
+
+/** Rows per read and per INSERT of the small tables. */
+const CHUNK = 5000;
+
+type Row = Record<string, unknown>;
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+/** Milliseconds since the epoch, as a JS number (timestamptz keeps microseconds: floored). */
+const ms = (column: string): string => `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const json = (v: unknown): unknown => (v === null || v === undefined ? null : JSON.parse(String(v)));
+
+interface TableMap<T extends DataTable> {
+  /** Key columns with their types, for keyset reads. */
+  readonly key: readonly (readonly [string, string])[];
+  readonly columns: string;
+  readonly fromRow: (row: Row) => DataRows[T];
+  /** Only rows that still count; `$now` is the cut-off, in ms. */
+  readonly live?: string;
+  /**
+   * INSERT … SELECT from `x`, the chunk as `json_to_recordset($1)` with these column types, in
+   * the store-neutral row's member names.
+   */
+  readonly insert?: { readonly into: string; readonly select: string; readonly record: string };
+}
+
+const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
+  plants: {
+    key: [['id', 'int8']],
+    columns: 'id::float8 AS id, name, tag, version::float8 AS version',
+    fromRow: (r): PlantRow => ({
+      id: num(r['id']),
+      name: String(r['name']),
+      tag: strOrNull(r['tag']),
+      version: num(r['version']),
+    }),
+  },
+  tokens: {
+    key: [['id', 'text']],
+    columns: `id, name, scopes::text AS scopes, encode(hash, 'hex') AS hash, ${ms('created_at')}, ${ms('expires_at')},
+              ${ms('revoked_at')}`,
+    fromRow: (r) => ({
+      id: String(r['id']),
+      name: String(r['name']),
+      scopes: json(r['scopes']) as string[],
+      hash: String(r['hash']),
+      createdAt: num(r['created_at']),
+      expiresAt: numOrNull(r['expires_at']),
+      revokedAt: numOrNull(r['revoked_at']),
+    }),
+    insert: {
+      into: 'tokens (id, name, scopes, hash, created_at, expires_at, revoked_at)',
+      select: `x.id, x.name, x.scopes, decode(x.hash, 'hex'), to_timestamp(x."createdAt" / 1000.0),
+               to_timestamp(x."expiresAt" / 1000.0), to_timestamp(x."revokedAt" / 1000.0)`,
+      record: `id text, name text, scopes jsonb, hash text, "createdAt" float8, "expiresAt" float8, "revokedAt" float8`,
+    },
+  },
+  idempotency_keys: {
+    key: [
+      ['owner', 'text'],
+      ['key', 'text'],
+    ],
+    columns: `owner, key, request, status::int4 AS status, plant_id::float8 AS plant_id, ${ms('expires_at')},
+              version::float8 AS version`,
+    live: 'expires_at > to_timestamp($now / 1000.0)',
+    fromRow: (r) => ({
+      owner: String(r['owner']),
+      key: String(r['key']),
+      request: String(r['request']),
+      status: num(r['status']),
+      plantId: num(r['plant_id']),
+      expiresAt: num(r['expires_at']),
+      version: num(r['version']),
+    }),
+    insert: {
+      into: 'idempotency_keys (owner, key, request, status, plant_id, expires_at, version)',
+      select: `x.owner, x.key, x.request, x.status, x."plantId", to_timestamp(x."expiresAt" / 1000.0), x.version`,
+      record: `owner text, key text, request text, status int2, "plantId" int8, "expiresAt" float8, version int8`,
+    },
+  },
+  webhook_endpoints: {
+    key: [['id', 'text']],
+    columns: `id, url, array_to_json(events)::text AS events, secret, previous_secret, ${ms('rotated_at')}, enabled,
+              disabled_reason, ${ms('created_at')}`,
+    fromRow: (r) => ({
+      id: String(r['id']),
+      url: String(r['url']),
+      events: json(r['events']) as string[] | null,
+      secret: String(r['secret']),
+      previousSecret: strOrNull(r['previous_secret']),
+      rotatedAt: numOrNull(r['rotated_at']),
+      enabled: r['enabled'] === true,
+      disabledReason: strOrNull(r['disabled_reason']),
+      createdAt: num(r['created_at']),
+    }),
+    insert: {
+      into: 'webhook_endpoints (id, url, events, secret, previous_secret, rotated_at, enabled, disabled_reason, created_at)',
+      select: `x.id, x.url,
+               CASE WHEN x.events IS NULL THEN NULL ELSE ARRAY(SELECT json_array_elements_text(x.events)) END,
+               x.secret, x."previousSecret", to_timestamp(x."rotatedAt" / 1000.0), x.enabled, x."disabledReason",
+               to_timestamp(x."createdAt" / 1000.0)`,
+      record: `id text, url text, events json, secret text, "previousSecret" text, "rotatedAt" float8, enabled boolean,
+               "disabledReason" text, "createdAt" float8`,
+    },
+  },
+  webhook_deliveries: {
+    key: [['id', 'int8']],
+    columns: `id::float8 AS id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
+              ${ms('next_attempt_at')}, held_by, last_status, last_error, ${ms('created_at')}, ${ms('ended_at')}`,
+    fromRow: (r) => ({
+      id: num(r['id']),
+      eventId: String(r['event_id']),
+      eventType: String(r['event_type']),
+      body: String(r['body']),
+      endpointId: String(r['endpoint_id']),
+      status: String(r['status']),
+      attempts: num(r['attempts']),
+      totalAttempts: num(r['total_attempts']),
+      nextAttemptAt: num(r['next_attempt_at']),
+      heldBy: strOrNull(r['held_by']),
+      lastStatus: numOrNull(r['last_status']),
+      lastError: strOrNull(r['last_error']),
+      createdAt: num(r['created_at']),
+      endedAt: numOrNull(r['ended_at']),
+    }),
+    insert: {
+      into: `webhook_deliveries (id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
+               next_attempt_at, held_by, last_status, last_error, created_at, ended_at) OVERRIDING SYSTEM VALUE`,
+      select: `x.id, x."eventId", x."eventType", x.body, x."endpointId", x.status, x.attempts, x."totalAttempts",
+               to_timestamp(x."nextAttemptAt" / 1000.0), x."heldBy", x."lastStatus", x."lastError",
+               to_timestamp(x."createdAt" / 1000.0), to_timestamp(x."endedAt" / 1000.0)`,
+      record: `id int8, "eventId" text, "eventType" text, body text, "endpointId" text, status text, attempts int4,
+               "totalAttempts" int4, "nextAttemptAt" float8, "heldBy" text, "lastStatus" int4, "lastError" text,
+               "createdAt" float8, "endedAt" float8`,
+    },
+  },
+  webhook_attempts: {
+    key: [
+      ['delivery_id', 'int8'],
+      ['n', 'int4'],
+    ],
+    columns: `delivery_id::float8 AS delivery_id, n, ${ms('started_at')}, duration_ms, status, error`,
+    fromRow: (r) => ({
+      deliveryId: num(r['delivery_id']),
+      n: num(r['n']),
+      startedAt: num(r['started_at']),
+      durationMs: num(r['duration_ms']),
+      status: numOrNull(r['status']),
+      error: strOrNull(r['error']),
+    }),
+    insert: {
+      into: 'webhook_attempts (delivery_id, n, started_at, duration_ms, status, error)',
+      select: `x."deliveryId", x.n, to_timestamp(x."startedAt" / 1000.0), x."durationMs", x.status, x.error`,
+      record: `"deliveryId" int8, n int4, "startedAt" float8, "durationMs" int4, status int4, error text`,
+    },
+  },
+};
+
+/** `text` as a field of COPY's text format (backslash escapes; `\N` is NULL). */
+const copyField = (text: string | null): string =>
+  text === null
+    ? '\\N'
+    : text.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'));
+
+const reader = (sql: Sql): DataReader => ({
+  async *rows<T extends DataTable>(table: T, now: number): AsyncIterable<readonly DataRows[T][]> {
+    const map = TABLES[table] as TableMap<T>;
+    const live = map.live;
+    const order = map.key.map(([k]) => k).join(', ');
+    let after: unknown[] | undefined;
+    for (;;) {
+      const params: unknown[] = [];
+      const conditions: string[] = [];
+      if (live !== undefined) {
+        params.push(now);
+        conditions.push(live.replace('$now', `$${params.length}::float8`));
+      }
+      if (after !== undefined) {
+        const marks = map.key.map(([, type], i) => {
+          params.push(after?.[i]);
+          return `$${params.length}::${type}`;
+        });
+        conditions.push(`(${order}) > (${marks.join(', ')})`);
+      }
+      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+      const rows = (await sql.unsafe(
+        `SELECT ${map.columns} FROM ${table} ${where} ORDER BY ${order} LIMIT ${CHUNK}`,
+        params as postgres.ParameterOrJSON<never>[],
+      )) as unknown as Row[];
+      if (rows.length === 0) return;
+      yield rows.map(map.fromRow);
+      if (rows.length < CHUNK) return;
+      const last = rows[rows.length - 1] as Row;
+      after = map.key.map(([k]) => String(last[k]));
+    }
+  },
+  count: async (table, now) => {
+    const live = TABLES[table].live;
+    const [row] = (await sql.unsafe(
+      `SELECT count(*)::float8 AS n FROM ${table}${live === undefined ? '' : ` WHERE ${live.replace('$now', '$1::float8')}`}`,
+      live === undefined ? [] : [now],
+    )) as unknown as Row[];
+    return num(row?.['n']);
+  },
+  ids: async () => {
+    const [row] = (await sql.unsafe(
+      `SELECT (c.next_id - 1)::float8 AS high_water, c.gap_cursor::float8 AS gap_cursor,
+              greatest((SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM plant_versions),
+                       (SELECT coalesce(max(version), 0) FROM plants))::float8 AS revision
+         FROM plant_id_counter c`,
+    )) as unknown as Row[];
+    if (row === undefined) throw new Error('plant_id_counter holds no row');
+    return { highWater: num(row['high_water']), gapCursor: num(row['gap_cursor']), revision: num(row['revision']) };
+  },
+});
+
+const holdsAnything = async (read: DataReader): Promise<string | undefined> => {
+  for (const table of Object.keys(TABLES) as DataTable[]) {
+    const n = await read.count(table, 0);
+    if (n > 0) return `${n} row(s) in ${table}`;
+  }
+  const ids = await read.ids();
+  if (ids.highWater > 0 || ids.revision > 0) return 'ids or versions already handed out';
+  return undefined;
+};
+
+/** The URL without its password, for messages. */
+const redact = (url: string): string => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+
+const writer = (tx: postgres.TransactionSql): DataWriter => ({
+  ...reader(tx),
+  insert: async (table, rows) => {
+    if (rows.length === 0) return;
+    if (table === 'plants') {
+      // COPY: the bulk path, about ten times the rows per second of INSERTs.
+      const stream = await tx`COPY plants (id, name, tag, version, name_folded) FROM STDIN`.writable();
+      const done = once(stream, 'finish');
+      let text = '';
+      for (const p of rows as readonly PlantRow[]) {
+        text += `${p.id}\t${copyField(p.name)}\t${copyField(p.tag)}\t${p.version}\t${copyField(fold(p.name))}\n`;
+      }
+      stream.end(text);
+      await done;
+      return;
+    }
+    const insert = TABLES[table].insert;
+    if (insert === undefined) throw new TypeError(`no INSERT for ${table}`);
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      await tx.unsafe(
+        `INSERT INTO ${insert.into} SELECT ${insert.select} FROM json_to_recordset($1::text::json) AS x(${insert.record})`,
+        [JSON.stringify(rows.slice(i, i + CHUNK))],
+      );
+    }
+  },
+  setIds: async (state: IdState) => {
+    await tx.unsafe('UPDATE plant_id_counter SET next_id = $1::int8 + 1, gap_cursor = $2::int8', [
+      state.highWater,
+      state.gapCursor,
+    ]);
+    await tx.unsafe(`SELECT setval('plant_versions', greatest($1::int8, 1), $1::int8 > 0)`, [state.revision]);
+    await tx.unsafe(
+      `SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), greatest(max(id), 1), max(id) IS NOT NULL)
+         FROM webhook_deliveries`,
+    );
+  },
+});
+
+export interface PostgresDataOptions {
+  readonly url: string;
+}
+
+/**
+ * A PostgreSQL database opened for the data commands: one connection of its own, no statement
+ * timeout (a copy of a large store takes longer than a request may), the migrations applied like
+ * at a server's start.
+ */
+export const openPostgresData = async (options: PostgresDataOptions): Promise<DataStore> => {
+  const where = redact(options.url);
+  const sql = postgres(options.url, {
+    max: 1,
+    connect_timeout: 10,
+    fetch_types: false,
+    onnotice: () => undefined,
+    connection: { application_name: 'plant-store-data', statement_timeout: 0, jit: 'off' },
+  });
+  try {
+    await migratePostgres(sql, undefined);
+  } catch (error) {
+    await sql.end({ timeout: 0 });
+    throw new Error(`cannot open PostgreSQL at ${where}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** `plants` name distinct ids (the caller splits a chunk at a repeated one). */
+  const importChunk = async (tx: postgres.TransactionSql, plants: readonly ImportPlant[]) => {
+    // The writers' lock every write of a server takes first: no plant or counter moves meanwhile.
+    await tx`SELECT 1 FROM plant_id_counter FOR UPDATE`;
+    const input = plants.map((p, i) => ({ i, id: p.id, name: p.name, tag: p.tag, folded: fold(p.name) }));
+    // `p` is the table as the statement started: a plant found there was stored before.
+    const rows = (await tx.unsafe(
+      `WITH x AS (SELECT * FROM json_to_recordset($1::text::json) AS x(i int4, id int8, name text, tag text, folded text)),
+            added AS (
+              INSERT INTO plants (id, name, tag, name_folded) SELECT x.id, x.name, x.tag, x.folded FROM x ORDER BY x.id
+              ON CONFLICT (id) DO NOTHING RETURNING id
+            ),
+            counter AS (
+              UPDATE plant_id_counter SET next_id = (SELECT max(id) + 1 FROM added)
+               WHERE next_id <= (SELECT max(id) FROM added)
+            )
+       SELECT x.i, p.name, p.tag, p.version::float8 AS version
+         FROM x LEFT JOIN plants p ON p.id = x.id
+        ORDER BY x.i`,
+      [JSON.stringify(input)],
+    )) as unknown as Row[];
+    return rows.map((row, i): ImportOutcome => {
+      const plant = plants[i] as ImportPlant;
+      const name = strOrNull(row['name']);
+      if (name === null) return 'created';
+      const tag = strOrNull(row['tag']);
+      return name === plant.name && tag === plant.tag
+        ? 'present'
+        : { conflict: { id: plant.id, name, tag, version: num(row['version']) } };
+    });
+  };
+
+  return {
+    kind: 'postgres',
+    where,
+    snapshot: (run) =>
+      sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => run(reader(tx))) as Promise<never>,
+    fill: (run) =>
+      sql.begin(async (tx) => {
+        await tx`SELECT 1 FROM plant_id_counter FOR UPDATE`;
+        const held = await holdsAnything(reader(tx));
+        if (held !== undefined) throw new TargetNotEmpty(`the target ${where} is not empty: ${held}`);
+        return run(writer(tx));
+      }) as Promise<never>,
+    importPlants: (plants) => sql.begin((tx) => importChunk(tx, plants)) as Promise<never>,
+    close: () => sql.end({ timeout: 5 }),
+  };
+};

@@ -1,0 +1,356 @@
+import { resolve } from 'node:path';
+import { fold } from '@plant-store/domain';
+import Database from 'better-sqlite3';
+import {
+  TargetNotEmpty,
+  type DataReader,
+  type DataRows,
+  type DataStore,
+  type DataTable,
+  type DataWriter,
+  type IdState,
+  type ImportOutcome,
+  type ImportPlant,
+  type PlantRow,
+} from '../../ports/store-data.js';
+import { migrateSqlite } from './migrations.js';
+import { backupSqlite, type BackupOptions, type BackupReport } from './backup.js';
+
+/** Rows per read: large enough to amortise the statement, small enough to keep memory flat. */
+const CHUNK = 5000;
+
+type Row = Record<string, unknown>;
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const words = (v: unknown): string[] => (v === null || v === '' ? [] : String(v).split(' '));
+
+/**
+ * Each table as the data commands see it: how to read a chunk after a key (key order), how to
+ * turn a row into the store-neutral one and back. Columns are those of the migrations.
+ */
+interface TableMap<T extends DataTable> {
+  /** SELECT … ORDER BY the key LIMIT ?, the first chunk. */
+  readonly first: string;
+  /** The same after the last row's key. */
+  readonly after: string;
+  readonly keyOf: (row: Row) => unknown[];
+  readonly fromRow: (row: Row) => DataRows[T];
+  readonly insert: string;
+  readonly toRow: (row: DataRows[T]) => unknown[];
+  /** Only rows that still count (the keys' expiry); a WHERE clause with `@now`. */
+  readonly live?: string;
+}
+
+const tableMap = <T extends DataTable>(
+  table: T,
+  key: readonly string[],
+  columns: string,
+  map: Omit<TableMap<T>, 'first' | 'after' | 'keyOf'>,
+): TableMap<T> => {
+  const where = map.live === undefined ? '' : map.live;
+  const order = key.join(', ');
+  const tuple = key.length === 1 ? key[0] : `(${order})`;
+  const marks = key.length === 1 ? '?' : `(${key.map(() => '?').join(', ')})`;
+  return {
+    ...map,
+    first: `SELECT ${columns} FROM ${table} ${where === '' ? '' : `WHERE ${where}`} ORDER BY ${order} LIMIT ?`,
+    after: `SELECT ${columns} FROM ${table} WHERE ${tuple} > ${marks} ${where === '' ? '' : `AND ${where}`} ORDER BY ${order} LIMIT ?`,
+    keyOf: (row) => key.map((k) => row[k]),
+  };
+};
+
+const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
+  plants: tableMap('plants', ['id'], 'id, name, tag, version', {
+    fromRow: (r): PlantRow => ({
+      id: num(r['id']),
+      name: String(r['name']),
+      tag: strOrNull(r['tag']),
+      version: num(r['version']),
+    }),
+    insert: 'INSERT INTO plants (id, name, tag, version, name_folded) VALUES (?, ?, ?, ?, ?)',
+    toRow: (p) => [p.id, p.name, p.tag, p.version, fold(p.name)],
+  }),
+  tokens: tableMap('tokens', ['id'], 'id, name, scopes, hex(hash) AS hash, created_at, expires_at, revoked_at', {
+    fromRow: (r) => ({
+      id: String(r['id']),
+      name: String(r['name']),
+      scopes: words(r['scopes']),
+      hash: String(r['hash']).toLowerCase(),
+      createdAt: num(r['created_at']),
+      expiresAt: numOrNull(r['expires_at']),
+      revokedAt: numOrNull(r['revoked_at']),
+    }),
+    insert:
+      'INSERT INTO tokens (id, name, scopes, hash, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    toRow: (t) => [t.id, t.name, t.scopes.join(' '), Buffer.from(t.hash, 'hex'), t.createdAt, t.expiresAt, t.revokedAt],
+  }),
+  idempotency_keys: tableMap(
+    'idempotency_keys',
+    ['owner', 'key'],
+    'owner, key, request, status, plant_id, expires_at, version',
+    {
+      live: 'expires_at > @now',
+      fromRow: (r) => ({
+        owner: String(r['owner']),
+        key: String(r['key']),
+        request: String(r['request']),
+        status: num(r['status']),
+        plantId: num(r['plant_id']),
+        expiresAt: num(r['expires_at']),
+        version: num(r['version']),
+      }),
+      insert:
+        'INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at, version) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      toRow: (k) => [k.owner, k.key, k.request, k.status, k.plantId, k.expiresAt, k.version],
+    },
+  ),
+  webhook_endpoints: tableMap(
+    'webhook_endpoints',
+    ['id'],
+    'id, url, events, secret, previous_secret, rotated_at, enabled, disabled_reason, created_at',
+    {
+      fromRow: (r) => ({
+        id: String(r['id']),
+        url: String(r['url']),
+        events: r['events'] === null ? null : words(r['events']),
+        secret: String(r['secret']),
+        previousSecret: strOrNull(r['previous_secret']),
+        rotatedAt: numOrNull(r['rotated_at']),
+        enabled: r['enabled'] === 1,
+        disabledReason: strOrNull(r['disabled_reason']),
+        createdAt: num(r['created_at']),
+      }),
+      insert: `INSERT INTO webhook_endpoints (id, url, events, secret, previous_secret, rotated_at, enabled, disabled_reason, created_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      toRow: (e) => [
+        e.id,
+        e.url,
+        e.events === null ? null : e.events.join(' '),
+        e.secret,
+        e.previousSecret,
+        e.rotatedAt,
+        e.enabled ? 1 : 0,
+        e.disabledReason,
+        e.createdAt,
+      ],
+    },
+  ),
+  webhook_deliveries: tableMap(
+    'webhook_deliveries',
+    ['id'],
+    `id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts, next_attempt_at, held_by,
+     last_status, last_error, created_at, ended_at`,
+    {
+      fromRow: (r) => ({
+        id: num(r['id']),
+        eventId: String(r['event_id']),
+        eventType: String(r['event_type']),
+        body: String(r['body']),
+        endpointId: String(r['endpoint_id']),
+        status: String(r['status']),
+        attempts: num(r['attempts']),
+        totalAttempts: num(r['total_attempts']),
+        nextAttemptAt: num(r['next_attempt_at']),
+        heldBy: strOrNull(r['held_by']),
+        lastStatus: numOrNull(r['last_status']),
+        lastError: strOrNull(r['last_error']),
+        createdAt: num(r['created_at']),
+        endedAt: numOrNull(r['ended_at']),
+      }),
+      insert: `INSERT INTO webhook_deliveries (id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
+                 next_attempt_at, held_by, last_status, last_error, created_at, ended_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      toRow: (d) => [
+        d.id,
+        d.eventId,
+        d.eventType,
+        d.body,
+        d.endpointId,
+        d.status,
+        d.attempts,
+        d.totalAttempts,
+        d.nextAttemptAt,
+        d.heldBy,
+        d.lastStatus,
+        d.lastError,
+        d.createdAt,
+        d.endedAt,
+      ],
+    },
+  ),
+  webhook_attempts: tableMap(
+    'webhook_attempts',
+    ['delivery_id', 'n'],
+    'delivery_id, n, started_at, duration_ms, status, error',
+    {
+      fromRow: (r) => ({
+        deliveryId: num(r['delivery_id']),
+        n: num(r['n']),
+        startedAt: num(r['started_at']),
+        durationMs: num(r['duration_ms']),
+        status: numOrNull(r['status']),
+        error: strOrNull(r['error']),
+      }),
+      insert:
+        'INSERT INTO webhook_attempts (delivery_id, n, started_at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?, ?)',
+      toRow: (a) => [a.deliveryId, a.n, a.startedAt, a.durationMs, a.status, a.error],
+    },
+  ),
+};
+
+const reader = (db: Database.Database): DataReader => ({
+  async *rows<T extends DataTable>(table: T, now: number): AsyncIterable<readonly DataRows[T][]> {
+    const map = TABLES[table] as TableMap<T>;
+    const first = db.prepare(map.first);
+    const after = db.prepare(map.after);
+    const named = map.live === undefined ? {} : { now };
+    let rows = first.all(named, CHUNK) as Row[];
+    while (rows.length > 0) {
+      yield rows.map(map.fromRow);
+      if (rows.length < CHUNK) return;
+      const last = rows[rows.length - 1] as Row;
+      rows = after.all(named, ...map.keyOf(last), CHUNK) as Row[];
+    }
+  },
+  count: (table, now) => {
+    const live = TABLES[table].live;
+    const statement = db.prepare(`SELECT count(*) FROM ${table}${live === undefined ? '' : ` WHERE ${live}`}`).pluck();
+    return Promise.resolve(Number(live === undefined ? statement.get() : statement.get({ now })));
+  },
+  ids: () => {
+    const row = db
+      .prepare(
+        `SELECT max(high_water, coalesce((SELECT max(id) FROM plants), 0)) AS high_water, gap_cursor,
+                max(revision, coalesce((SELECT max(version) FROM plants), 0)) AS revision
+           FROM plant_ids WHERE singleton = 1`,
+      )
+      .get() as Row;
+    return Promise.resolve({
+      highWater: num(row['high_water']),
+      gapCursor: num(row['gap_cursor']),
+      revision: num(row['revision']),
+    });
+  },
+});
+
+/** What makes a store not empty: a row anywhere, or an id or a version ever handed out. */
+const holdsAnything = async (read: DataReader): Promise<string | undefined> => {
+  for (const table of Object.keys(TABLES) as DataTable[]) {
+    const n = await read.count(table, 0);
+    if (n > 0) return `${n} row(s) in ${table}`;
+  }
+  const ids = await read.ids();
+  if (ids.highWater > 0 || ids.revision > 0) return 'ids or versions already handed out';
+  return undefined;
+};
+
+export interface SqliteDataOptions {
+  /** The file; created (with the schema) when missing. */
+  readonly file: string;
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * A SQLite file opened for the data commands: its own connection (WAL, FULL: each commit is on
+ * disk before it returns, and a server on the same file sees it), the migrations applied like at
+ * a server's start.
+ */
+export const openSqliteData = (
+  options: SqliteDataOptions,
+): DataStore & {
+  backup(target: string, options: BackupOptions): Promise<BackupReport>;
+} => {
+  const path = resolve(options.file);
+  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  try {
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal') throw new Error(`${path} cannot use WAL mode (journal_mode is ${String(mode)})`);
+    db.pragma('synchronous = FULL');
+    migrateSqlite(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const read = reader(db);
+
+  /** `run` inside BEGIN … COMMIT (ROLLBACK when it throws), across awaits: nothing else uses `db`. */
+  const transaction = async <A>(begin: string, run: () => Promise<A>): Promise<A> => {
+    db.exec(begin);
+    try {
+      const result = await run();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  };
+
+  const existing = db.prepare<[number], { name: string; tag: string | null; version: number }>(
+    'SELECT name, tag, version FROM plants WHERE id = ?',
+  );
+  const insertPlant = db.prepare(TABLES.plants.insert);
+  const idsRow = db.prepare<[], { high_water: number; revision: number }>(
+    'SELECT high_water, revision FROM plant_ids WHERE singleton = 1',
+  );
+  const saveIds = db.prepare<[number, number]>('UPDATE plant_ids SET high_water = ?, revision = ? WHERE singleton = 1');
+
+  return {
+    kind: 'sqlite',
+    where: path,
+    snapshot: (run) => transaction('BEGIN DEFERRED', () => run(read)),
+    fill: (run) =>
+      transaction('BEGIN IMMEDIATE', async () => {
+        const held = await holdsAnything(read);
+        if (held !== undefined) throw new TargetNotEmpty(`the target ${path} is not empty: ${held}`);
+        const writer: DataWriter = {
+          ...read,
+          insert: (table, rows) => {
+            const map = TABLES[table] as TableMap<typeof table>;
+            const statement = db.prepare(map.insert);
+            for (const row of rows) statement.run(...map.toRow(row as never));
+            return Promise.resolve();
+          },
+          setIds: (state: IdState) => {
+            db.prepare('UPDATE plant_ids SET high_water = ?, gap_cursor = ?, revision = ? WHERE singleton = 1').run(
+              state.highWater,
+              state.gapCursor,
+              state.revision,
+            );
+            return Promise.resolve();
+          },
+        };
+        return run(writer);
+      }),
+    importPlants: (plants: readonly ImportPlant[]) =>
+      transaction('BEGIN IMMEDIATE', () => {
+        const ids = idsRow.get();
+        if (ids === undefined) throw new Error('plant_ids holds no row');
+        // Versions past the end of any block a running server reserved: it reads plant_ids
+        // again after this commit (another connection's), and counts on from here.
+        let revision = ids.revision;
+        let highWater = ids.high_water;
+        const outcomes = plants.map((plant): ImportOutcome => {
+          const found = existing.get(plant.id);
+          if (found !== undefined) {
+            return found.name === plant.name && found.tag === plant.tag
+              ? 'present'
+              : { conflict: { id: plant.id, name: found.name, tag: found.tag, version: found.version } };
+          }
+          revision += 1;
+          insertPlant.run(plant.id, plant.name, plant.tag, revision, fold(plant.name));
+          highWater = Math.max(highWater, plant.id);
+          return 'created';
+        });
+        saveIds.run(highWater, revision);
+        return Promise.resolve(outcomes);
+      }),
+    backup: (target, backupOptions) => backupSqlite(db, path, target, backupOptions),
+    close: () => {
+      db.close();
+      return Promise.resolve();
+    },
+  };
+};

@@ -1,0 +1,153 @@
+/**
+ * A store's content as plain rows, the same for SQLite and PostgreSQL: what export, import,
+ * migrate and their checksums read and write (the data commands, data/). Times are milliseconds
+ * since the epoch, a token's hash is lower-case hex, lists are arrays; nothing derived (the folded
+ * name, the search index, the counts) is part of it: a store rebuilds those from the rows.
+ */
+
+/** A plant with the version its ETag is made of. */
+export interface PlantRow {
+  readonly id: number;
+  readonly name: string;
+  readonly tag: string | null;
+  readonly version: number;
+}
+
+export interface TokenRow {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly string[];
+  /** SHA-256 of the secret, lower-case hex (the secret itself is never stored). */
+  readonly hash: string;
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+/** A keyed create's saved outcome (only unexpired ones are carried). */
+export interface IdempotencyKeyRow {
+  readonly owner: string;
+  readonly key: string;
+  readonly request: string;
+  readonly status: number;
+  readonly plantId: number;
+  readonly expiresAt: number;
+  readonly version: number;
+}
+
+export interface EndpointRow {
+  readonly id: string;
+  readonly url: string;
+  /** The subscribed event types; null: every type. */
+  readonly events: readonly string[] | null;
+  readonly secret: string;
+  readonly previousSecret: string | null;
+  readonly rotatedAt: number | null;
+  readonly enabled: boolean;
+  readonly disabledReason: string | null;
+  readonly createdAt: number;
+}
+
+export interface DeliveryRow {
+  readonly id: number;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly body: string;
+  readonly endpointId: string;
+  readonly status: string;
+  readonly attempts: number;
+  readonly totalAttempts: number;
+  readonly nextAttemptAt: number;
+  readonly heldBy: string | null;
+  readonly lastStatus: number | null;
+  readonly lastError: string | null;
+  readonly createdAt: number;
+  readonly endedAt: number | null;
+}
+
+export interface AttemptRow {
+  readonly deliveryId: number;
+  readonly n: number;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly status: number | null;
+  readonly error: string | null;
+}
+
+/** Every table the data commands carry, by name, in the order a target is filled. */
+export interface DataRows {
+  readonly plants: PlantRow;
+  readonly tokens: TokenRow;
+  readonly idempotency_keys: IdempotencyKeyRow;
+  readonly webhook_endpoints: EndpointRow;
+  readonly webhook_deliveries: DeliveryRow;
+  readonly webhook_attempts: AttemptRow;
+}
+export type DataTable = keyof DataRows;
+export const DATA_TABLES: readonly DataTable[] = [
+  'plants',
+  'tokens',
+  'idempotency_keys',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
+];
+
+/** The allocation state that makes ids and versions never repeat. */
+export interface IdState {
+  /** The largest plant id ever stored (deleted ones included). */
+  readonly highWater: number;
+  /** Where the search for a free id starts once ids past 2^53−1 are exhausted. */
+  readonly gapCursor: number;
+  /** No version at or below it will be given again. */
+  readonly revision: number;
+}
+
+/** Reads of one consistent snapshot. */
+export interface DataReader {
+  /** Rows of `table` in key order, in chunks; idempotency keys only when they expire after `now`. */
+  rows<T extends DataTable>(table: T, now: number): AsyncIterable<readonly DataRows[T][]>;
+  count(table: DataTable, now: number): Promise<number>;
+  ids(): Promise<IdState>;
+}
+
+/** Writes into an empty store, inside the transaction `DataStore.fill` opened. */
+export interface DataWriter extends DataReader {
+  insert<T extends DataTable>(table: T, rows: readonly DataRows[T][]): Promise<void>;
+  setIds(state: IdState): Promise<void>;
+}
+
+/** What importing one plant found. */
+export type ImportOutcome = 'created' | 'present' | { readonly conflict: PlantRow };
+
+/** A plant to import: kept with its id; its version is the store's next. */
+export interface ImportPlant {
+  readonly id: number;
+  readonly name: string;
+  readonly tag: string | null;
+}
+
+/** Why a store cannot be filled: it holds something already. */
+export class TargetNotEmpty extends Error {}
+
+/** One store, opened for the data commands (a connection of its own, not a server's). */
+export interface DataStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where it is, without a password (for messages). */
+  readonly where: string;
+  /** Runs `read` in one read-only snapshot. */
+  snapshot<A>(read: (reader: DataReader) => Promise<A>): Promise<A>;
+  /**
+   * Runs `write` in one transaction on a store that must be empty (no row in any table, ids and
+   * versions never used); commits when it resolves, rolls back when it throws. Rejects with
+   * TargetNotEmpty, before writing anything, when the store holds anything.
+   */
+  fill<A>(write: (writer: DataWriter) => Promise<A>): Promise<A>;
+  /**
+   * Adds plants in one transaction, kept ids, next versions, no webhook events: a plant whose id
+   * is stored with the same name and tag is left as it is ('present'), a different one is left
+   * too and reported; the outcomes are in the order of `plants`.
+   */
+  importPlants(plants: readonly ImportPlant[]): Promise<readonly ImportOutcome[]>;
+  close(): Promise<void>;
+}
