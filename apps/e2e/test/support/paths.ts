@@ -8,6 +8,7 @@ export const paths = {
   serverMain: `${root}apps/server/dist/main.js`,
   tokensCli: `${root}apps/server/dist/tokens-cli.js`,
   webhooksCli: `${root}apps/server/dist/webhooks/cli.js`,
+  dataCli: `${root}apps/server/dist/data/cli.js`,
   clientCli: `${root}packages/client/dist/cli.js`,
   domainDir: `${root}packages/domain`,
   clientDir: `${root}packages/client`,
