@@ -7,7 +7,7 @@ import type { PlantId, PlantName, PlantTag } from '@plant-store/domain';
 import { openDataStore } from '../adapters/open-data-store.js';
 import { openStore } from '../adapters/open-store.js';
 import { Refused, runToolCli, UsageError, type ToolContext } from '../cli/run-cli.js';
-import { parseStoreLocation } from '../config/store-location.js';
+import { parseStoreLocation, type StoreLocation } from '../config/store-location.js';
 import { TargetNotEmpty, type ImportOutcome, type ImportPlant } from '../ports/store-data.js';
 import { exportPlants, plantLine } from './export.js';
 import { importFile, type ImportReport } from './import.js';
@@ -31,21 +31,35 @@ Usage:
       same name and tag is skipped; with another, it is a conflict, reported and not written.
       Nothing is written while any line is invalid, unless --skip-invalid. No webhook events
       unless --emit-events.
-  ${NAME} migrate --from <url> --to <url>
+  ${NAME} migrate [--from <url>] --to <url>
       Copies everything a store holds (plants and versions, id state, tokens, webhook endpoints,
       deliveries and attempts, unexpired idempotency keys) into an empty store, SQLite or
       PostgreSQL, in one transaction, then checks counts and checksums. A target that holds
-      anything is refused (exit 2); a failure or Ctrl-C leaves it empty.
+      anything is refused (exit 2); a failure or Ctrl-C leaves it empty. --from defaults to
+      DATABASE_URL.
   ${NAME} --help
 
-URLs as DATABASE_URL takes them: sqlite:<file>, a file path, or postgres://….
-Environment: DATABASE_URL (default sqlite:./data/plant-store.db), SQLITE_SYNCHRONOUS.
+URLs as DATABASE_URL takes them: sqlite:<file>, a file path, or postgres://…. Relative paths start
+where the command was typed (from the root, pnpm data …: the root).
+Environment: DATABASE_URL (default sqlite:./data/plant-store.db, relative to apps/server when run
+with pnpm data, like the server).
 Progress bars on stderr when it is a terminal; otherwise only results and errors.
 Exit codes: 0 done, 1 failed, 2 usage error or refused target.
 From the repository root: pnpm data <command> …
 `;
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/**
+ * Where relative paths on the command line start: the folder the command was typed in. Run as
+ * `pnpm data …` from the root, the process runs in apps/server (like the server, so the default
+ * DATABASE_URL names the same file), and pnpm passes the folder it was started in as INIT_CWD.
+ */
+const typedIn =
+  process.env['npm_lifecycle_event'] === 'data' && process.env['INIT_CWD'] !== undefined
+    ? process.env['INIT_CWD']
+    : process.cwd();
+const userPath = (path: string): string => resolve(typedIn, path);
 
 /** TargetNotEmpty ends the command with exit 2 and its message; anything else goes on. */
 const refusedTarget = async (run: () => Promise<number | void>): Promise<number | void> => {
@@ -75,13 +89,13 @@ const backup = async ({ args, config }: ToolContext): Promise<number | void> => 
     say(`${NAME}: backup copies a SQLite store; for PostgreSQL use pg_dump (see docs/guides/backups.md)`);
     return 2;
   }
-  const store = await openDataStore(config.storeLocation);
+  const store = await openDataStore(config.storeLocation, false);
   try {
     if (store.backup === undefined) throw new Refused('this store cannot take an online backup');
     const progress = progressOn(process.stderr, 'bytes');
     progress.start('copying', 0);
     const report = await refusedTarget(async () => {
-      const done = await (store.backup as NonNullable<typeof store.backup>)(file, {
+      const done = await (store.backup as NonNullable<typeof store.backup>)(userPath(file), {
         overwrite: values.force === true,
         onProgress: (written, total) => {
           progress.start('copying', total);
@@ -101,7 +115,7 @@ const backup = async ({ args, config }: ToolContext): Promise<number | void> => 
 const exportCommand = async ({ args, config }: ToolContext): Promise<void> => {
   const { values, positionals } = parseArgs({ args, options: { output: { type: 'string' } }, allowPositionals: true });
   noPositionals('export', positionals);
-  const store = await openDataStore(config.storeLocation);
+  const store = await openDataStore(config.storeLocation, false);
   try {
     const progress = progressOn(process.stderr);
     if (values.output === undefined) {
@@ -109,7 +123,7 @@ const exportCommand = async ({ args, config }: ToolContext): Promise<void> => {
       return;
     }
     // Written beside, renamed when whole: the name never holds half an export.
-    const target = resolve(values.output);
+    const target = userPath(values.output);
     const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
     const out = createWriteStream(partial);
     try {
@@ -133,7 +147,7 @@ const importCommand = async ({ args, config, logger }: ToolContext): Promise<num
     options: { 'skip-invalid': { type: 'boolean' }, 'emit-events': { type: 'boolean' } },
     allowPositionals: true,
   });
-  const file = oneFile('import', positionals);
+  const file = userPath(oneFile('import', positionals));
   const report: ImportReport = {
     invalid: (line, problems) => say(`line ${line}: ${problems.join('; ')}`),
     conflict: (line, plant, stored) =>
@@ -164,7 +178,7 @@ const importCommand = async ({ args, config, logger }: ToolContext): Promise<num
       await store.close();
     }
   }
-  const store = await openDataStore(config.storeLocation);
+  const store = await openDataStore(config.storeLocation, true);
   try {
     return await run((plants) => store.importPlants(plants));
   } finally {
@@ -193,25 +207,26 @@ const createWithEvent = async (
     : { conflict: { id: plant.id, name: stored.name, tag, version } };
 };
 
-const location = (option: string, url: string | undefined) => {
-  if (url === undefined) throw new UsageError(`migrate needs ${option} <url>`);
+const location = (option: string, url: string): StoreLocation => {
   const parsed = parseStoreLocation(url);
   if (parsed === undefined) throw new UsageError(`${option}: not a store URL: ${url}`);
-  return parsed;
+  return parsed.kind === 'sqlite' && parsed.file !== ':memory:' ? { ...parsed, file: userPath(parsed.file) } : parsed;
 };
 
-const migrateCommand = async ({ args }: ToolContext): Promise<number | void> => {
+const migrateCommand = async ({ args, config }: ToolContext): Promise<number | void> => {
   const { values, positionals } = parseArgs({
     args,
     options: { from: { type: 'string' }, to: { type: 'string' } },
     allowPositionals: true,
   });
   noPositionals('migrate', positionals);
-  const from = location('--from', values.from);
+  if (values.to === undefined) throw new UsageError('migrate needs --to <url>');
+  // Without --from: the store the server uses (DATABASE_URL).
+  const from = values.from === undefined ? config.storeLocation : location('--from', values.from);
   const to = location('--to', values.to);
-  const source = await openDataStore(from);
+  const source = await openDataStore(from, false);
   try {
-    const target = await openDataStore(to);
+    const target = await openDataStore(to, true);
     try {
       if (source.where === target.where) throw new UsageError('--from and --to name the same store');
       return await refusedTarget(async () => {

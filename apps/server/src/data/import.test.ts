@@ -21,7 +21,10 @@ describe('decodeLine', () => {
     ['{"name":"Fern"}', 'id: required: an imported plant keeps its id'],
     ['{"tag":"x"}', 'name: required; id: required: an imported plant keeps its id'],
     ['{"id":1.5,"name":"Fern"}', 'id: expected an integer from 1 to 9007199254740991, got 1.5'],
-    ['{"id":5.0000000000000001,"name":"Fern"}', 'id: expected an integer from 1 to 9007199254740991, got 5.0000000000000001'],
+    [
+      '{"id":5.0000000000000001,"name":"Fern"}',
+      'id: expected an integer from 1 to 9007199254740991, got 5.0000000000000001',
+    ],
     ['{"id":1,"name":""}', 'name: expected 1–200 characters, got 0'],
     ['{"id":1,"name":"Fern","colour":"green"}', 'colour'],
     ['[1]', 'expected'],
@@ -101,7 +104,9 @@ describe('importFile', () => {
 
   it('writes in chunks of at most IMPORT_CHUNK lines', async () => {
     const store = memoryStore();
-    const path = file(Array.from({ length: IMPORT_CHUNK + 1 }, (_, i) => JSON.stringify({ id: i + 1, name: `P ${i}` })));
+    const path = file(
+      Array.from({ length: IMPORT_CHUNK + 1 }, (_, i) => JSON.stringify({ id: i + 1, name: `P ${i}` })),
+    );
     const summary = await importFile(path, { skipInvalid: false }, store.write, recorder().report, silent);
     expect(summary.created).toBe(IMPORT_CHUNK + 1);
     expect(store.chunks.map((c) => c.length)).toEqual([IMPORT_CHUNK, 1]);

@@ -26,7 +26,8 @@ export const decodeLine = (line: number, text: string): ImportLine => {
   if (literal !== undefined) problems.push(literal);
   const decoded = CreatePlantRequest.decode(parsed);
   if (decoded._tag === 'Left') problems.push(...formatErrors(decoded.left));
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !Object.hasOwn(parsed, 'id')) problems.push('id: required: an imported plant keeps its id');
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !Object.hasOwn(parsed, 'id'))
+    problems.push('id: required: an imported plant keeps its id');
   if (decoded._tag === 'Left' || problems.length > 0) return { line, problems };
   const { id, name, tag } = decoded.right;
   if (id === undefined) return { line, problems: ['id: required: an imported plant keeps its id'] };

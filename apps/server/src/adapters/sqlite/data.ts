@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fold } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import {
@@ -247,8 +248,9 @@ const holdsAnything = async (read: DataReader): Promise<string | undefined> => {
 };
 
 export interface SqliteDataOptions {
-  /** The file; created (with the schema) when missing. */
   readonly file: string;
+  /** Create the file (and its folders) when missing; otherwise a missing file is an error. */
+  readonly create: boolean;
   readonly busyTimeoutMs?: number;
 }
 
@@ -263,6 +265,8 @@ export const openSqliteData = (
   backup(target: string, options: BackupOptions): Promise<BackupReport>;
 } => {
   const path = resolve(options.file);
+  if (options.create) mkdirSync(dirname(path), { recursive: true });
+  else if (!existsSync(path)) throw new Error(`no store at ${path}`);
   const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     const mode = db.pragma('journal_mode = WAL', { simple: true });
