@@ -21,7 +21,7 @@ const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
  */
 export const progressOn = (stream: NodeJS.WriteStream, unit: 'rows' | 'bytes' = 'rows'): Progress => {
   if (stream.isTTY !== true) return silent;
-  const show = unit === 'bytes' ? mib : (n: number) => n.toLocaleString('en-US');
+  const show = unit === 'bytes' ? mib : (n: number) => Math.round(n).toLocaleString('en-US');
   let bar: cliProgress.SingleBar | undefined;
   let startedAt = 0;
   let total = 0;
