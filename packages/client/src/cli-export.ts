@@ -3,7 +3,7 @@ import type { Plant, PlantSort } from '@plant-store/domain';
 import { AbortError, UnexpectedResponseError } from './client-error.js';
 import type { PlantStoreClient } from './create-plant-store-client.js';
 import { advanceProblem } from './list-page.js';
-import type { ListPlantsQuery, NextPageQuery } from './plants-api.js';
+import type { ListPlantsQuery, NextPageQuery, PlantListPage } from './plants-api.js';
 import { startProgress, type ProgressStream } from './progress.js';
 
 /** Where the lines go: stdout, whose `write` answers false when its buffer is full. */
@@ -34,6 +34,24 @@ const writeLine = async (sink: LineSink, text: string, signal: AbortSignal | und
   });
 };
 
+/**
+ * The first page, counted when the bar needs a total. A server that does not count (an older one,
+ * or a proxy that drops the headers) costs the bar its total, not the export.
+ */
+const firstPage = async (
+  client: PlantStoreClient,
+  query: ListPlantsQuery<PlantSort>,
+  count: boolean,
+): Promise<PlantListPage<PlantSort> & { readonly total?: number }> => {
+  if (!count) return client.plants.list(query);
+  try {
+    return await client.plants.list(query, { count: true });
+  } catch (error) {
+    if (error instanceof UnexpectedResponseError) return client.plants.list(query);
+    throw error;
+  }
+};
+
 export interface ExportIo {
   readonly stdout: LineSink;
   readonly stderr: ProgressStream;
@@ -53,7 +71,7 @@ export const exportPlants = async (
   const progress = startProgress(io.stderr, 'plants');
   let written = 0;
   try {
-    let page = await client.plants.list(query, { count: progress.shown });
+    let page = await firstPage(client, query, progress.shown);
     if (page.total !== undefined) progress.setTotal(page.total);
     let previous: NextPageQuery<PlantSort> | undefined;
     for (;;) {
@@ -61,6 +79,8 @@ export const exportPlants = async (
         await writeLine(io.stdout, plantJsonLine(plant), io.signal);
         written++;
         progress.increment();
+        // Without a total the bar shows what is done so far.
+        if (page.total === undefined) progress.setTotal(written);
       }
       const next = page.next;
       if (next === undefined) return written;

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../src/run-cli.js';
-import { stagePlants, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { stagePlants, startFakeServer, TOKEN, type FakeServer, type ScriptedHandler } from './fake-server.js';
 import { fakeTerminal } from './fake-terminal.js';
 
 let server: FakeServer;
@@ -102,6 +102,19 @@ describe('plant-store export', () => {
     expect(result.stdout).toBe(jsonLines(PLANTS));
     expect(terminal.text()).toMatch(/5\/5 plants \| \d+\/s \| ETA /);
     expect(server.requests.map((r) => r.headers['prefer'])).toEqual(['count=exact', undefined, undefined]);
+  });
+
+  it('still exports, with a bar of what is done, when the server does not count', async () => {
+    const uncounted: ScriptedHandler = (req, res, body, route) => {
+      delete req.headers['prefer'];
+      route(req, res, body);
+    };
+    server.enqueue(uncounted);
+    const terminal = fakeTerminal();
+    const result = await run(['export', '--limit', '2'], { stderr: terminal.stream });
+    expect(result).toMatchObject({ code: 0, stdout: jsonLines(PLANTS) });
+    expect(terminal.text()).toMatch(/5\/5 plants/);
+    expect(server.requests.map((r) => r.url)[1]).toBe('/plants?limit=2');
   });
 
   it.each([
