@@ -68,11 +68,11 @@ export const exportPlants = async (
   query: ListPlantsQuery<PlantSort>,
   io: ExportIo,
 ): Promise<number> => {
-  const progress = startProgress(io.stderr, 'plants');
+  let page = await firstPage(client, query, io.stderr.isTTY === true);
+  const { total } = page;
+  const progress = startProgress(io.stderr, 'plants', total ?? 0);
   let written = 0;
   try {
-    let page = await firstPage(client, query, progress.shown);
-    if (page.total !== undefined) progress.setTotal(page.total);
     let previous: NextPageQuery<PlantSort> | undefined;
     for (;;) {
       for (const plant of page.plants) {
@@ -80,7 +80,7 @@ export const exportPlants = async (
         written++;
         progress.increment();
         // Without a total the bar shows what is done so far.
-        if (page.total === undefined) progress.setTotal(written);
+        if (total === undefined) progress.setTotal(written);
       }
       const next = page.next;
       if (next === undefined) return written;

@@ -100,7 +100,9 @@ describe('plant-store export', () => {
     const result = await run(['export', '--limit', '2'], { stderr: terminal.stream });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(jsonLines(PLANTS));
-    expect(terminal.text()).toMatch(/5\/5 plants \| \d+\/s \| ETA /);
+    expect(terminal.text()).toMatch(/ 0\/5 plants \| 0\/s \| ETA /);
+    expect(terminal.text()).toMatch(/ 5\/5 plants \| \d+\/s \| ETA /);
+    expect(terminal.text()).not.toMatch(/ \d+\/[0-4] plants/);
     expect(server.requests.map((r) => r.headers['prefer'])).toEqual(['count=exact', undefined, undefined]);
   });
 
