@@ -104,4 +104,42 @@ describe('plant-store import and export against the real server', () => {
     );
     expect((JSON.parse(exportedLines[0] as string) as Line).id).toBe(1);
   });
+
+  it('stops on Ctrl-C with the summary so far and exit code 130', async () => {
+    const file = join(live.dir, 'interrupted.jsonl');
+    const lines = Array.from({ length: LINES }, (_, i) => JSON.stringify({ name: `sigint ${i + 1}` }));
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const before = await storedCount();
+    const child = spawn(process.execPath, [paths.clientCli, 'import', file, '--concurrency', '2'], {
+      env: { ...process.env, ...env() },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = once(child, 'close');
+    while (child.exitCode === null && (await storedCount()) < before + 10) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    child.kill('SIGINT');
+    const [code] = (await closed) as [number | null];
+    expect(code, stderr).toBe(130);
+    const summary = summaryOf(stderr);
+    expect(summary.failed).toBe(0);
+    expect(summary.created).toBeLessThan(LINES);
+    expect(stderr).toMatch(/\nplant-store: interrupted; run the same import again to finish it/);
+  });
+
+  it('ends quietly, exit code 0, when the reader closes the pipe early', async () => {
+    const child = spawn(process.execPath, [paths.clientCli, 'export', '--limit', '1'], {
+      env: { ...process.env, ...env() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = once(child, 'close');
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    const [code] = (await closed) as [number | null];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
 });
