@@ -23,11 +23,16 @@ Commands:
   delete <id> [--if-match ETAG]              delete a plant
   list [--q TEXT] [--tag T] [--sort S] [--count] [--limit N] [--all]
                                              list, search and count plants
+  export [--q TEXT] [--tag T] [--sort S] [--limit N]
+                                             every plant that matches, as JSON Lines
+  import <file.jsonl> [--concurrency N]      create the plants of a JSON Lines file
+                                             (safe to run again after an interruption)
 
 ${GLOBAL_HELP}
   -V, --version    print the version
 
-Exit codes: 0 success, 1 the request failed (the server's message is on stderr), 2 usage error.
+Exit codes: 0 success, 1 the request failed (the server's message is on stderr), 2 usage error,
+130 interrupted (Ctrl-C).
 Run "plant-store <command> --help" for a command's details.
 `,
   create: `Usage: plant-store create --name NAME [--tag TAG] [--id ID] [options]
@@ -98,6 +103,47 @@ page and, when there are more, the command for the next page (on stderr).
   --after ID       with the id orders: start after this id (default: from the beginning)
   --cursor C       with the name orders: start where the page that printed C ended
   --all            follow the pages to the end (--json then prints one array)
+
+${GLOBAL_HELP}
+`,
+  export: `Usage: plant-store export [--q TEXT] [--tag TAG] [--sort ORDER] [--limit N] [options]
+
+Writes every plant that matches to stdout as JSON Lines, one {"id","name","tag"?} object per
+line (as the API returns them), following the pages to the end. A slow reader slows the export
+down instead of filling memory. On a terminal, stderr shows a progress bar (done/total, rate,
+ETA; the total is counted once, on the first page); when stderr is not a terminal, only errors.
+
+  --q TEXT         only plants whose name contains TEXT (as for list)
+  --tag TAG        only plants whose tag is exactly TAG
+  --sort ORDER     id (default), -id, name or -name
+  --limit N        plants per request, 1–1000 (default 100)
+
+Example: plant-store export --tag shade > shade.jsonl
+
+${GLOBAL_HELP}
+`,
+  import: `Usage: plant-store import <file.jsonl> [--concurrency N] [options]
+
+Creates one plant per non-blank line of the file: a JSON object {"name", "tag"?, "id"?} as
+create takes it (what export writes). Each line is sent with an Idempotency-Key made from the
+file's content, the line's number and its text, so running the same file again after an
+interruption (Ctrl-C, a lost connection, a crash) creates nothing twice: the lines the server
+already stored are answered with their saved result and counted as replayed. Run it again with
+the same token, within the server's idempotency retention time (24 hours unless configured).
+
+A line whose id is taken counts as already present when the plant there has the same name and
+tag, else as failed. Each failed line is printed on stderr as it happens, with its number and
+the server's message or what is wrong with it ("line 7: name: expected 1–200 characters, got
+0"); at the end stderr gets one summary line:
+  created N, replayed N, already present N, failed N
+(with --json, that summary is one JSON object on stdout instead). On a terminal, stderr also
+shows a progress bar (lines done/total, rate, ETA).
+
+  --concurrency N  how many lines are sent at once, 1–64 (default 8)
+
+Exit codes: 0 every line created, replayed or already present; 1 a line failed; 2 usage error
+(no file, an unreadable file, a bad option); 130 interrupted (it prints the summary so far;
+run the same import again to finish).
 
 ${GLOBAL_HELP}
 `,

@@ -3,14 +3,14 @@ import {
   IdempotencyKey,
   ListCursorFromString,
   PageCursorFromString,
-  PageLimitFromString,
   PlantIdFromPath,
-  PlantSort,
   type Plant,
   type PlantId,
 } from '@plant-store/domain';
-import type * as t from 'io-ts';
+import { exportPlants, type LineSink } from './cli-export.js';
 import { DEFAULT_URL, HELP } from './cli-help.js';
+import { concurrencyArg, decodeArg, digestArg, listQueryArgs, UsageError } from './cli-args.js';
+import { importFile, summaryLine } from './cli-import.js';
 import { joinDescendingSorts, nextCommand } from './cli-words.js';
 import {
   AbortError,
@@ -23,11 +23,14 @@ import { createPlantStoreClient, type PlantStoreClient } from './create-plant-st
 import { ETagCondition } from './etag.js';
 import { packageVersion } from './package-version.js';
 import type { UpdatePlantInput } from './plants-api.js';
+import type { ProgressStream } from './progress.js';
 
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly stdout: { write(chunk: string): unknown };
-  readonly stderr: { write(chunk: string): unknown };
+  /** `once('drain')` lets export wait when a pipe is full instead of buffering every plant. */
+  readonly stdout: LineSink;
+  /** The progress bars of export and import appear only when `isTTY` is true. */
+  readonly stderr: ProgressStream;
   /** Aborts the running command (the bin wires it to SIGINT). */
   readonly signal?: AbortSignal;
 }
@@ -69,19 +72,18 @@ const commandOptions = {
     count: { type: 'boolean' },
     all: { type: 'boolean' },
   },
+  export: {
+    limit: { type: 'string' },
+    tag: { type: 'string' },
+    q: { type: 'string' },
+    sort: { type: 'string' },
+  },
+  import: { concurrency: { type: 'string' } },
 } as const;
 
 type Command = keyof typeof commandOptions;
 const isCommand = (s: string): s is Command => Object.hasOwn(commandOptions, s);
 const takesId: ReadonlySet<Command> = new Set(['get', 'delete', 'update']);
-
-class UsageError extends Error {}
-
-const decodeArg = <A>(codec: t.Type<A, string, unknown>, name: string, value: string): A => {
-  const decoded = codec.decode(value);
-  if (decoded._tag === 'Left') throw new UsageError(`${name}: ${decoded.left[0]?.message ?? 'invalid value'}`);
-  return decoded.right;
-};
 
 const plantLine = (plant: Plant): string => `${plant.id}\t${plant.name}\t${plant.tag ?? ''}\n`;
 const tagSuffix = (plant: Plant): string => (plant.tag === undefined ? '' : ` [${plant.tag}]`);
@@ -150,7 +152,13 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   try {
     const parsed = parseArgs({
       args: joinDescendingSorts(argv),
-      options: { ...globalOptions, ...commandOptions.create, ...commandOptions.update, ...commandOptions.list },
+      options: {
+        ...globalOptions,
+        ...commandOptions.create,
+        ...commandOptions.update,
+        ...commandOptions.list,
+        ...commandOptions.import,
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -179,9 +187,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const stray = Object.keys(values).find((key) => !allowed.has(key));
     if (stray !== undefined) throw new UsageError(`${command} does not take --${stray}`);
 
-    const needsId = takesId.has(command);
-    if (needsId && args.length !== 1) throw new UsageError(`${command} takes exactly one plant id`);
-    if (!needsId && args.length > 0) throw new UsageError(`${command} takes no arguments, got "${args.join(' ')}"`);
+    if (takesId.has(command)) {
+      if (args.length !== 1) throw new UsageError(`${command} takes exactly one plant id`);
+    } else if (command === 'import') {
+      if (args.length !== 1) throw new UsageError('import takes exactly one file (JSON Lines)');
+    } else if (args.length > 0) throw new UsageError(`${command} takes no arguments, got "${args.join(' ')}"`);
 
     const token = values.token ?? io.env['PLANT_STORE_TOKEN'];
     if (token === undefined || token === '') throw new UsageError('no token: set PLANT_STORE_TOKEN or pass --token');
@@ -259,18 +269,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         return EXIT.ok;
       }
       case 'list': {
-        const limit = values.limit === undefined ? undefined : decodeArg(PageLimitFromString, '--limit', values.limit);
+        const query = listQueryArgs(values);
         const after = values.after === undefined ? undefined : decodeArg(ListCursorFromString, '--after', values.after);
-        const sort = values.sort === undefined ? undefined : decodeArg(PlantSort, '--sort', values.sort);
         const cursor =
           values.cursor === undefined ? undefined : decodeArg(PageCursorFromString, '--cursor', values.cursor);
-        const { tag, q } = values;
-        const query = {
-          ...(limit === undefined ? {} : { limit }),
-          ...(sort === undefined ? {} : { sort }),
-          ...(q === undefined ? {} : { q }),
-          ...(tag === undefined ? {} : { tag }),
-        };
         if (values.all === true) {
           if (after !== undefined) throw new UsageError('list --all starts at the beginning; drop --after');
           if (cursor !== undefined) throw new UsageError('list --all starts at the beginning; drop --cursor');
@@ -303,6 +305,26 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         if (page.total !== undefined) err(`total: ${page.total}\n`);
         if (page.next !== undefined) err(`more: ${nextCommand(page.next)}\n`);
         return EXIT.ok;
+      }
+      case 'export': {
+        // The lines are JSON already; --json changes nothing.
+        await exportPlants(client, listQueryArgs(values), io);
+        return EXIT.ok;
+      }
+      case 'import': {
+        const concurrency = concurrencyArg(values.concurrency);
+        const path = args[0] as string;
+        const digest = await digestArg(path);
+        const summary = await importFile(client, path, digest, { concurrency, signal: io.signal }, io.stderr);
+        if (values.json === true) json(summary);
+        else err(summaryLine(summary));
+        if (summary.interrupted) {
+          err(
+            'plant-store: interrupted; run the same import again to finish it: the lines already sent are replayed, not created twice\n',
+          );
+          return EXIT.interrupted;
+        }
+        return summary.failed > 0 ? EXIT.failed : EXIT.ok;
       }
     }
   } catch (error) {
