@@ -107,6 +107,25 @@ const get = async (server: ServerProcess, token: string, id: number) => {
   return { status: response.status, etag: response.headers.get('etag'), body: await response.text() };
 };
 
+const create = async (server: ServerProcess, token: string, body: unknown, key?: string) => {
+  const response = await fetch(`${server.url}/plants`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      ...(key === undefined ? {} : { 'idempotency-key': key }),
+    },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    etag: response.headers.get('etag'),
+    replayed: response.headers.get('idempotent-replayed'),
+    body: await response.text(),
+  };
+};
+
 /** Every `step`-th element of `list`, and its last one. */
 const sample = <A>(list: readonly A[], count: number): A[] => {
   const step = Math.max(1, Math.floor(list.length / count));
@@ -145,6 +164,9 @@ describe('plant-store-data backup of a SQLite store a server is writing to', () 
 
   it('copies while 50 connections create: every acknowledged create in, no half row, a server on the copy answers the same', async () => {
     const copy = join(dir.path, 'copy.db');
+    const keyed = { name: 'Kept with its key', tag: 'backup' };
+    const first = await create(server, token, keyed, 'backup-e2e-1');
+    expect(first.status).toBe(201);
     const load = startCreateLoad(server.url, token, CONNECTIONS);
     const loadStarted = performance.now();
     let ackedBefore: Ack[] = [];
@@ -220,6 +242,11 @@ describe('plant-store-data backup of a SQLite store a server is writing to', () 
       // The token was made before the copy: it is in it.
       expect(await get(copyServer, token, id)).toEqual(original);
     }
+    // The saved outcome of a keyed create came along: the same 201 again, replayed.
+    expect(await create(copyServer, token, keyed, 'backup-e2e-1')).toEqual({ ...first, replayed: 'true' });
+    const added = await create(copyServer, token, { name: 'Only in the copy' });
+    expect(added.status).toBe(201);
+    expect(inCopy.has(Number(added.location?.split('/').at(-1)))).toBe(false);
   });
 
   it('kill -9 mid-copy leaves nothing under the target name; a re-run makes a whole copy', async () => {
