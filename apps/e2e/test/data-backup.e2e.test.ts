@@ -279,6 +279,8 @@ describe('plant-store-data backup of a SQLite store a server is writing to', () 
     expect(again.stdout).toMatch(BACKUP_LINE);
     expect(integrity(target)).toBe('ok');
     expect(sqlitePlantCount(target)).toBe(sqlitePlantCount(store));
+    // The killed command's partial copy is gone with it: the re-run removed it.
+    expect(existsSync(partial)).toBe(false);
   });
 
   it('refuses an existing target without --force, leaving it as it was; replaces it with --force', async () => {

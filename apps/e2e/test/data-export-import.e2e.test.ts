@@ -93,6 +93,7 @@ describe('plant-store-data export and import', () => {
 
     const skipping = await dataCli(['import', file, '--skip-invalid'], env(store));
     expect(skipping.stdout).toBe('imported 4, already present 0, conflicts 0, invalid 3\n');
+    expect(skipping.code).toBe(1);
     expect(skipping.stderr.trim().split('\n')).toEqual(reported.slice(0, 3));
     expect(rows(store)).toEqual(good.map(asRow));
   });

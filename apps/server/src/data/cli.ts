@@ -163,7 +163,8 @@ const importCommand = async ({ args, config, logger }: ToolContext): Promise<num
     process.stdout.write(
       `imported ${summary.created}, already present ${summary.present}, conflicts ${summary.conflicts}, invalid ${summary.skipped}\n`,
     );
-    return summary.conflicts > 0 ? 1 : 0;
+    // Skipped invalid lines count as failures too: a script sees that not every line went in.
+    return summary.conflicts > 0 || summary.skipped > 0 ? 1 : 0;
   };
   if (values['emit-events'] === true) {
     // Through the server's own create, which writes each plant's event with it.

@@ -1,4 +1,14 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -52,6 +62,25 @@ const syncFile = (path: string): void => {
   }
 };
 
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Removes the partial copies of `target` that killed backups left (their process is gone). */
+const removeAbandoned = (target: string): void => {
+  const prefix = `.${basename(target)}.partial-`;
+  for (const name of readdirSync(dirname(target))) {
+    const pid = Number(name.slice(prefix.length));
+    if (name.startsWith(prefix) && Number.isSafeInteger(pid) && pid > 0 && !isRunning(pid))
+      rmSync(join(dirname(target), name), { force: true });
+  }
+};
+
 /**
  * Writes a consistent copy of the store at `source` to `target` while other processes keep
  * writing to it: copied beside the target under a hidden name, checked (`integrity_check`),
@@ -69,6 +98,8 @@ export const backupSqlite = async (
   if (target === source) throw new TargetNotEmpty(`the copy cannot replace the store itself (${target})`);
   if (!options.overwrite && existsSync(target))
     throw new TargetNotEmpty(`${target} exists; give --force to replace it`);
+  if (!existsSync(dirname(target))) throw new Error(`no folder ${dirname(target)} for the copy`);
+  removeAbandoned(target);
   const copy = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
   rmSync(copy, { force: true });
   const pageCount = Number(db.pragma('page_count', { simple: true }));
