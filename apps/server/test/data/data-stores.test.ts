@@ -21,16 +21,26 @@ import {
  * The same random content — every table, with names full of backslashes, tabs, quotes and
  * characters from every plane — written into SQLite, moved to PostgreSQL and back to SQLite:
  * each store reads back exactly what was written (the model), and the id state with it.
- * DATA_STORES_RUNS sets the number of runs; the seed is printed by fast-check on a failure.
+ * DATA_STORES_RUNS sets the number of runs, DATA_STORES_SEED the seed (`random` for a new one);
+ * fast-check prints the seed of a failure.
  */
 
 const RUNS = Number(process.env['DATA_STORES_RUNS'] ?? 8);
+const SEED =
+  process.env['DATA_STORES_SEED'] === 'random' ? Date.now() : Number(process.env['DATA_STORES_SEED'] ?? 20261126);
 const NOW = Date.now();
 const silent = progressOn({ isTTY: false } as NodeJS.WriteStream);
 
 // Text PostgreSQL can hold (no NUL), whole code points; the COPY escapes are the point.
 const text = fc
-  .string({ unit: fc.oneof(fc.constantFrom('\\', '\t', '\n', '\r', '"', "'", ' ', 'N'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), minLength: 1, maxLength: 12 })
+  .string({
+    unit: fc.oneof(
+      fc.constantFrom('\\', '\t', '\n', '\r', '"', "'", ' ', 'N'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    ),
+    minLength: 1,
+    maxLength: 12,
+  })
   .filter((s) => !s.includes('\u0000'));
 const ms = fc.integer({ min: 0, max: 2 ** 41 });
 const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null });
@@ -52,18 +62,22 @@ const content: fc.Arbitrary<Content> = fc
       }),
       { selector: (p) => p.id, maxLength: 25 },
     ),
-    tokens: fc.uniqueArray(
-      fc.record({
-        id: text,
-        name: text,
-        scopes: fc.uniqueArray(fc.constantFrom('plants:read', 'plants:write')),
-        hash: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
-        createdAt: ms,
-        expiresAt: optional(ms),
-        revokedAt: optional(ms),
-      }),
-      { selector: (t) => t.id, maxLength: 4 },
-    ).filter((ts) => new Set(ts.map((t) => t.name)).size === ts.length && new Set(ts.map((t) => t.hash)).size === ts.length),
+    tokens: fc
+      .uniqueArray(
+        fc.record({
+          id: text,
+          name: text,
+          scopes: fc.uniqueArray(fc.constantFrom('plants:read', 'plants:write')),
+          hash: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
+          createdAt: ms,
+          expiresAt: optional(ms),
+          revokedAt: optional(ms),
+        }),
+        { selector: (t) => t.id, maxLength: 4 },
+      )
+      .filter(
+        (ts) => new Set(ts.map((t) => t.name)).size === ts.length && new Set(ts.map((t) => t.hash)).size === ts.length,
+      ),
     keys: fc.uniqueArray(
       fc.record({
         owner: text,
@@ -106,7 +120,12 @@ const content: fc.Arbitrary<Content> = fc
         createdAt: ms,
         endedAt: optional(ms),
         tries: fc.array(
-          fc.record({ startedAt: ms, durationMs: fc.nat({ max: 60_000 }), status: optional(fc.nat({ max: 599 })), error: optional(text) }),
+          fc.record({
+            startedAt: ms,
+            durationMs: fc.nat({ max: 60_000 }),
+            status: optional(fc.nat({ max: 599 })),
+            error: optional(text),
+          }),
           { maxLength: 3 },
         ),
       }),
@@ -153,7 +172,10 @@ const readAll = async (read: DataReader): Promise<Content> => {
  * tables are compared after one more sort of both sides (comparable).
  */
 const sorted = (c: Content): Content => {
-  const byNumber = <T>(key: (row: T) => number) => (rows: readonly T[]) => [...rows].sort((a, b) => key(a) - key(b));
+  const byNumber =
+    <T>(key: (row: T) => number) =>
+    (rows: readonly T[]) =>
+      [...rows].sort((a, b) => key(a) - key(b));
   return {
     ...c,
     rows: {
@@ -214,7 +236,7 @@ describePostgres('the same random content through SQLite and PostgreSQL', () => 
           await pg.drop();
         }
       }),
-      { numRuns: RUNS, endOnFailure: true },
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
   }, 120_000);
 });
