@@ -81,7 +81,7 @@ const writePlantsFile = async (file: string, count: number): Promise<void> => {
 interface CommandRun extends CommandFigures {
   readonly stdout: string;
   readonly stderr: string;
-  /** Largest VmRSS sampled every 100 ms (a cross-check of maxRss, which it can only undershoot). */
+  /** Largest VmRSS sampled every 100 ms: a cross-check of maxRss (they agree within a fraction of a MB). */
   readonly sampledRss: number | undefined;
 }
 

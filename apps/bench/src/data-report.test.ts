@@ -135,7 +135,7 @@ describe('formatDataTable', () => {
     expect(row('export')).toMatch(/–.*< 150 MB RSS \| –/);
     expect(row('migrate SQLite → PostgreSQL')).toMatch(/32\.7 s \|\s+140 MB \| ≤ 60 s\s+\| met/);
     expect(row('migrate PostgreSQL → SQLite')).toMatch(/61\.0 s .*\| MISSED/);
-    expect(row('backup')).toContain('4.2 s, 80 MB, 1.1M plants');
+    expect(row('backup')).toContain('4.2 s, 80 MB, 1,150,000 plants');
     expect(row('creates/s before')).toContain('20,000 → 12,000 → 19,000');
     expect(row('slowest')).toContain('300 ms (150 ms)');
     expect(row('other work')).toMatch(/2% \/ 5% .*\| quiet/);

@@ -186,7 +186,7 @@ export const dataTableCells = (f: DataFigures): string[][] => {
     ],
     [
       'backup under load (wall, copy)',
-      b === undefined ? '–' : `${seconds(b.seconds)}, ${mb(b.bytes)} MB, ${compact(b.plants)} plants`,
+      b === undefined ? '–' : `${seconds(b.seconds)}, ${mb(b.bytes)} MB, ${int(b.plants)} plants`,
       megabytes(b?.maxRss),
       '',
       '',
