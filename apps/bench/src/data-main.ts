@@ -343,7 +343,10 @@ const main = async (config: DataBenchConfig): Promise<number> => {
       const s = (b.at - a.at) / 1000;
       const srv = a.server === undefined || b.server === undefined ? undefined : (b.server - a.server) / s;
       const core = a.core === undefined || b.core === undefined ? undefined : (b.core - a.core) / s;
-      return { serverCpu: srv, otherOnServerCore: srv === undefined || core === undefined ? undefined : core - srv };
+      return {
+        serverCpu: srv,
+        otherOnServerCore: srv === undefined || core === undefined ? undefined : Math.max(0, core - srv),
+      };
     };
     if (counts.unexpected + counts.errors > 0)
       failures.push(
