@@ -58,7 +58,7 @@ const DEFAULT_STORES: readonly StoreName[] = STORES.filter(
  */
 const DEFAULT_BUDGET_SECONDS = 640;
 
-const intFromString = (name: string, min: number, max: number) =>
+export const intFromString = (name: string, min: number, max: number) =>
   new t.Type<number, string, unknown>(
     name,
     (u): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= min && u <= max,

@@ -197,6 +197,8 @@ export interface PlantServerOptions {
   readonly cpuProfileDir?: string;
   /** Another build's `apps/server` folder (BENCH_BASELINE_DIR); default this checkout's. */
   readonly serverDir?: string;
+  /** More flags for node, before the entry (`--import` of the data bench's probe). */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** The production server: `node apps/server/dist/main.js`, configured by environment. */
@@ -206,8 +208,9 @@ export const startPlantServer = ({
   token,
   cpuProfileDir,
   serverDir,
+  nodeFlags = [],
 }: PlantServerOptions): Promise<RunningServer> => {
   const dir = serverDir ?? serverPackageDir();
-  const flags = cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir];
+  const flags = [...nodeFlags, ...(cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir])];
   return launch([...flags, join(dir, 'dist', 'main.js')], env, core, token, dir);
 };
