@@ -40,26 +40,15 @@ Usage:
   ${NAME} --help
 
 URLs as DATABASE_URL takes them: sqlite:<file>, a file path, or postgres://…. Relative paths start
-where the command was typed (from the root, pnpm data …: the root).
-Environment: DATABASE_URL (default sqlite:./data/plant-store.db, relative to apps/server when run
-with pnpm data, like the server).
+in the working directory (pnpm data …: the repository root).
+Environment: DATABASE_URL (default sqlite:./data/plant-store.db; pnpm data … makes it the server's
+apps/server/data/plant-store.db).
 Progress bars on stderr when it is a terminal; otherwise only results and errors.
 Exit codes: 0 done, 1 failed, 2 usage error or refused target.
 From the repository root: pnpm data <command> …
 `;
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
-
-/**
- * Where relative paths on the command line start: the folder the command was typed in. Run as
- * `pnpm data …` from the root, the process runs in apps/server (like the server, so the default
- * DATABASE_URL names the same file), and pnpm passes the folder it was started in as INIT_CWD.
- */
-const typedIn =
-  process.env['npm_lifecycle_event'] === 'data' && process.env['INIT_CWD'] !== undefined
-    ? process.env['INIT_CWD']
-    : process.cwd();
-const userPath = (path: string): string => resolve(typedIn, path);
 
 /** TargetNotEmpty ends the command with exit 2 and its message; anything else goes on. */
 const refusedTarget = async (run: () => Promise<number | void>): Promise<number | void> => {
@@ -95,7 +84,7 @@ const backup = async ({ args, config }: ToolContext): Promise<number | void> => 
     const progress = progressOn(process.stderr, 'bytes');
     progress.start('copying', 0);
     const report = await refusedTarget(async () => {
-      const done = await (store.backup as NonNullable<typeof store.backup>)(userPath(file), {
+      const done = await (store.backup as NonNullable<typeof store.backup>)(resolve(file), {
         overwrite: values.force === true,
         onProgress: (written, total) => {
           progress.start('copying', total);
@@ -123,7 +112,7 @@ const exportCommand = async ({ args, config }: ToolContext): Promise<void> => {
       return;
     }
     // Written beside, renamed when whole: the name never holds half an export.
-    const target = userPath(values.output);
+    const target = resolve(values.output);
     const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
     const out = createWriteStream(partial);
     try {
@@ -147,7 +136,7 @@ const importCommand = async ({ args, config, logger }: ToolContext): Promise<num
     options: { 'skip-invalid': { type: 'boolean' }, 'emit-events': { type: 'boolean' } },
     allowPositionals: true,
   });
-  const file = userPath(oneFile('import', positionals));
+  const file = resolve(oneFile('import', positionals));
   const report: ImportReport = {
     invalid: (line, problems) => say(`line ${line}: ${problems.join('; ')}`),
     conflict: (line, plant, stored) =>
@@ -211,7 +200,7 @@ const createWithEvent = async (
 const location = (option: string, url: string): StoreLocation => {
   const parsed = parseStoreLocation(url);
   if (parsed === undefined) throw new UsageError(`${option}: not a store URL: ${url}`);
-  return parsed.kind === 'sqlite' && parsed.file !== ':memory:' ? { ...parsed, file: userPath(parsed.file) } : parsed;
+  return parsed;
 };
 
 const migrateCommand = async ({ args, config }: ToolContext): Promise<number | void> => {
