@@ -81,6 +81,25 @@ describePostgres('the PostgreSQL rate limiter (RateLimiterPostgres over a pg poo
   });
 });
 
+describePostgres('the PostgreSQL rate limiter when instances start together', () => {
+  it('opens in each of six instances starting at once on a new schema, five times over', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const fresh = await freshPostgresUrl();
+      try {
+        const opened = await Promise.allSettled(
+          Array.from({ length: 6 }, () => openPostgresRateLimiter({ url: fresh.url, policy: rateLimitPolicy(1, 1) })),
+        );
+        for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+        expect(opened.map((o) => (o.status === 'rejected' ? String((o.reason as Error).cause) : 'open'))).toEqual(
+          Array.from({ length: 6 }, () => 'open'),
+        );
+      } finally {
+        await fresh.drop();
+      }
+    }
+  });
+});
+
 describePostgres('the PostgreSQL rate limiter when PostgreSQL is not there', () => {
   it('refuses to open (start-up stops, as it does for the store)', async () => {
     await expect(

@@ -24,8 +24,8 @@ export interface PostgresRateLimiterOptions {
  * has its own small `pg` pool. That also keeps the checks off the plant store's pool: a request's
  * limit check never waits behind plant writes, and a limiter in trouble cannot starve the store.
  *
- * The table is created here (CREATE TABLE IF NOT EXISTS, safe when instances start together), so a
- * limiter that is returned is ready; if PostgreSQL cannot be reached now, this rejects and start-up
+ * The table is created here (CREATE TABLE IF NOT EXISTS, asked again when another instance created
+ * it at the same moment), so a limiter that is returned is ready; if PostgreSQL cannot be reached now, this rejects and start-up
  * stops, as it does for the store itself. Later outages make checks fail (fail open, see
  * rate-limiter.ts); the pool reconnects by itself.
  */
@@ -40,25 +40,34 @@ export const openPostgresRateLimiter = async (options: PostgresRateLimiterOption
   });
   // An idle client whose connection dies emits 'error' on the pool; without a listener that would crash the process.
   pool.on('error', () => undefined);
-  const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
-    const created: RateLimiterPostgres = new RateLimiterPostgres(
-      {
-        storeClient: pool,
-        storeType: 'pool',
-        tableName: RATE_LIMIT_TABLE,
-        keyPrefix: RATE_LIMIT_KEY_PREFIX,
-        points: options.policy.quota,
-        duration: options.policy.windowSeconds,
-      },
-      (err?: unknown) =>
-        err === undefined || err === null
-          ? resolve(created)
-          : reject(err instanceof Error ? err : new Error(String(err))),
-    );
-  }).catch(async (err: unknown) => {
-    await pool.end().catch(() => undefined);
-    throw new Error('could not prepare the rate limiter table in PostgreSQL', { cause: err });
-  });
+  const prepare = () =>
+    new Promise<RateLimiterPostgres>((resolve, reject) => {
+      const created: RateLimiterPostgres = new RateLimiterPostgres(
+        {
+          storeClient: pool,
+          storeType: 'pool',
+          tableName: RATE_LIMIT_TABLE,
+          keyPrefix: RATE_LIMIT_KEY_PREFIX,
+          points: options.policy.quota,
+          duration: options.policy.windowSeconds,
+        },
+        (err?: unknown) =>
+          err === undefined || err === null
+            ? resolve(created)
+            : reject(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
+  // Two instances starting at once can both pass CREATE TABLE IF NOT EXISTS's check, and the
+  // second then fails on the table's row type (42710) or name (42P07, 23505): the table exists
+  // by then, so asking once more finds it.
+  const limiter = await prepare()
+    .catch((err: unknown) =>
+      ['42710', '42P07', '23505'].includes(String((err as { code?: unknown }).code)) ? prepare() : Promise.reject(err),
+    )
+    .catch(async (err: unknown) => {
+      await pool.end().catch(() => undefined);
+      throw new Error('could not prepare the rate limiter table in PostgreSQL', { cause: err });
+    });
   return {
     name: 'postgres',
     consume: (key) => limiter.consume(key),
