@@ -13,26 +13,23 @@ import {
   type ImportPlant,
   type PlantRow,
 } from '../../ports/store-data.js';
+import { holdsAnything, num, rowReaders, strOrNull, type Row } from '../data-rows.js';
 import { migratePostgres } from './migrations.js';
 
 /** Rows per read and per INSERT of the small tables. */
 const CHUNK = 5000;
 
-type Row = Record<string, unknown>;
 type Sql = postgres.Sql | postgres.TransactionSql;
 
 /** Milliseconds since the epoch, as a JS number (timestamptz keeps microseconds: floored). */
 const ms = (column: string): string => `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const json = (v: unknown): unknown => (v === null || v === undefined ? null : JSON.parse(String(v)));
+/** Lists arrive as JSON text (selected ::text or array_to_json); flags as booleans. */
+const READ = rowReaders({ list: (v) => JSON.parse(String(v)) as string[], flag: (v) => v === true });
 
-interface TableMap<T extends DataTable> {
+interface TableMap {
   /** Key columns with their types, for keyset reads. */
   readonly key: readonly (readonly [string, string])[];
   readonly columns: string;
-  readonly fromRow: (row: Row) => DataRows[T];
   /** Only rows that still count; `$now` is the cut-off, in ms. */
   readonly live?: string;
   /**
@@ -42,30 +39,15 @@ interface TableMap<T extends DataTable> {
   readonly insert?: { readonly into: string; readonly select: string; readonly record: string };
 }
 
-const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
+const TABLES: { readonly [T in DataTable]: TableMap } = {
   plants: {
     key: [['id', 'int8']],
     columns: 'id::float8 AS id, name, tag, version::float8 AS version',
-    fromRow: (r): PlantRow => ({
-      id: num(r['id']),
-      name: String(r['name']),
-      tag: strOrNull(r['tag']),
-      version: num(r['version']),
-    }),
   },
   tokens: {
     key: [['id', 'text']],
     columns: `id, name, scopes::text AS scopes, encode(hash, 'hex') AS hash, ${ms('created_at')}, ${ms('expires_at')},
               ${ms('revoked_at')}`,
-    fromRow: (r) => ({
-      id: String(r['id']),
-      name: String(r['name']),
-      scopes: json(r['scopes']) as string[],
-      hash: String(r['hash']),
-      createdAt: num(r['created_at']),
-      expiresAt: numOrNull(r['expires_at']),
-      revokedAt: numOrNull(r['revoked_at']),
-    }),
     insert: {
       into: 'tokens (id, name, scopes, hash, created_at, expires_at, revoked_at)',
       select: `x.id, x.name, x.scopes, decode(x.hash, 'hex'), to_timestamp(x."createdAt" / 1000.0),
@@ -81,15 +63,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     columns: `owner, key, request, status::int4 AS status, plant_id::float8 AS plant_id, ${ms('expires_at')},
               version::float8 AS version`,
     live: 'expires_at > to_timestamp($now / 1000.0)',
-    fromRow: (r) => ({
-      owner: String(r['owner']),
-      key: String(r['key']),
-      request: String(r['request']),
-      status: num(r['status']),
-      plantId: num(r['plant_id']),
-      expiresAt: num(r['expires_at']),
-      version: num(r['version']),
-    }),
     insert: {
       into: 'idempotency_keys (owner, key, request, status, plant_id, expires_at, version)',
       select: `x.owner, x.key, x.request, x.status, x."plantId", to_timestamp(x."expiresAt" / 1000.0), x.version`,
@@ -100,17 +73,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     key: [['id', 'text']],
     columns: `id, url, array_to_json(events)::text AS events, secret, previous_secret, ${ms('rotated_at')}, enabled,
               disabled_reason, ${ms('created_at')}`,
-    fromRow: (r) => ({
-      id: String(r['id']),
-      url: String(r['url']),
-      events: json(r['events']) as string[] | null,
-      secret: String(r['secret']),
-      previousSecret: strOrNull(r['previous_secret']),
-      rotatedAt: numOrNull(r['rotated_at']),
-      enabled: r['enabled'] === true,
-      disabledReason: strOrNull(r['disabled_reason']),
-      createdAt: num(r['created_at']),
-    }),
     insert: {
       into: 'webhook_endpoints (id, url, events, secret, previous_secret, rotated_at, enabled, disabled_reason, created_at)',
       select: `x.id, x.url,
@@ -125,22 +87,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     key: [['id', 'int8']],
     columns: `id::float8 AS id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
               ${ms('next_attempt_at')}, held_by, last_status, last_error, ${ms('created_at')}, ${ms('ended_at')}`,
-    fromRow: (r) => ({
-      id: num(r['id']),
-      eventId: String(r['event_id']),
-      eventType: String(r['event_type']),
-      body: String(r['body']),
-      endpointId: String(r['endpoint_id']),
-      status: String(r['status']),
-      attempts: num(r['attempts']),
-      totalAttempts: num(r['total_attempts']),
-      nextAttemptAt: num(r['next_attempt_at']),
-      heldBy: strOrNull(r['held_by']),
-      lastStatus: numOrNull(r['last_status']),
-      lastError: strOrNull(r['last_error']),
-      createdAt: num(r['created_at']),
-      endedAt: numOrNull(r['ended_at']),
-    }),
     insert: {
       into: `webhook_deliveries (id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
                next_attempt_at, held_by, last_status, last_error, created_at, ended_at) OVERRIDING SYSTEM VALUE`,
@@ -158,14 +104,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
       ['n', 'int4'],
     ],
     columns: `delivery_id::float8 AS delivery_id, n, ${ms('started_at')}, duration_ms, status, error`,
-    fromRow: (r) => ({
-      deliveryId: num(r['delivery_id']),
-      n: num(r['n']),
-      startedAt: num(r['started_at']),
-      durationMs: num(r['duration_ms']),
-      status: numOrNull(r['status']),
-      error: strOrNull(r['error']),
-    }),
     insert: {
       into: 'webhook_attempts (delivery_id, n, started_at, duration_ms, status, error)',
       select: `x."deliveryId", x.n, to_timestamp(x."startedAt" / 1000.0), x."durationMs", x.status, x.error`,
@@ -182,7 +120,7 @@ const copyField = (text: string | null): string =>
 
 const reader = (sql: Sql): DataReader => ({
   async *rows<T extends DataTable>(table: T, now: number): AsyncIterable<readonly DataRows[T][]> {
-    const map = TABLES[table] as TableMap<T>;
+    const map = TABLES[table];
     const live = map.live;
     const order = map.key.map(([k]) => k).join(', ');
     let after: unknown[] | undefined;
@@ -206,7 +144,7 @@ const reader = (sql: Sql): DataReader => ({
         params as postgres.ParameterOrJSON<never>[],
       )) as unknown as Row[];
       if (rows.length === 0) return;
-      yield rows.map(map.fromRow);
+      yield rows.map(READ[table] as (row: Row) => DataRows[T]);
       if (rows.length < CHUNK) return;
       const last = rows[rows.length - 1] as Row;
       after = map.key.map(([k]) => String(last[k]));
@@ -231,16 +169,6 @@ const reader = (sql: Sql): DataReader => ({
     return { highWater: num(row['high_water']), gapCursor: num(row['gap_cursor']), revision: num(row['revision']) };
   },
 });
-
-const holdsAnything = async (read: DataReader): Promise<string | undefined> => {
-  for (const table of Object.keys(TABLES) as DataTable[]) {
-    const n = await read.count(table, 0);
-    if (n > 0) return `${n} row(s) in ${table}`;
-  }
-  const ids = await read.ids();
-  if (ids.highWater > 0 || ids.revision > 0) return 'ids or versions already handed out';
-  return undefined;
-};
 
 /** The URL without its password, for messages. */
 const redact = (url: string): string => url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');

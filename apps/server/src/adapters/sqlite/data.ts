@@ -12,24 +12,23 @@ import {
   type IdState,
   type ImportOutcome,
   type ImportPlant,
-  type PlantRow,
 } from '../../ports/store-data.js';
 import { migrateSqlite } from './migrations.js';
+import { holdsAnything, num, rowReaders, type Row } from '../data-rows.js';
 import { backupSqlite, type BackupOptions, type BackupReport } from './backup.js';
 
 /** Rows per read: large enough to amortise the statement, small enough to keep memory flat. */
 const CHUNK = 5000;
 
-type Row = Record<string, unknown>;
-
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const words = (v: unknown): string[] => (v === null || v === '' ? [] : String(v).split(' '));
+/** Lists are space-separated text ('' for none); flags are 0 or 1. */
+const READ = rowReaders({
+  list: (v) => (v === '' ? [] : String(v).split(' ')),
+  flag: (v) => v === 1,
+});
 
 /**
- * Each table as the data commands see it: how to read a chunk after a key (key order), how to
- * turn a row into the store-neutral one and back. Columns are those of the migrations.
+ * Each table as the data commands see it: how to read a chunk after a key (key order), and how to
+ * write a store-neutral row (data-rows.ts reads them). Columns are those of the migrations.
  */
 interface TableMap<T extends DataTable> {
   /** SELECT … ORDER BY the key LIMIT ?, the first chunk. */
@@ -37,7 +36,6 @@ interface TableMap<T extends DataTable> {
   /** The same after the last row's key. */
   readonly after: string;
   readonly keyOf: (row: Row) => unknown[];
-  readonly fromRow: (row: Row) => DataRows[T];
   readonly insert: string;
   readonly toRow: (row: DataRows[T]) => unknown[];
   /** Only rows that still count (the keys' expiry); a WHERE clause with `@now`. */
@@ -64,25 +62,10 @@ const tableMap = <T extends DataTable>(
 
 const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
   plants: tableMap('plants', ['id'], 'id, name, tag, version', {
-    fromRow: (r): PlantRow => ({
-      id: num(r['id']),
-      name: String(r['name']),
-      tag: strOrNull(r['tag']),
-      version: num(r['version']),
-    }),
     insert: 'INSERT INTO plants (id, name, tag, version, name_folded) VALUES (?, ?, ?, ?, ?)',
     toRow: (p) => [p.id, p.name, p.tag, p.version, fold(p.name)],
   }),
-  tokens: tableMap('tokens', ['id'], 'id, name, scopes, hex(hash) AS hash, created_at, expires_at, revoked_at', {
-    fromRow: (r) => ({
-      id: String(r['id']),
-      name: String(r['name']),
-      scopes: words(r['scopes']),
-      hash: String(r['hash']).toLowerCase(),
-      createdAt: num(r['created_at']),
-      expiresAt: numOrNull(r['expires_at']),
-      revokedAt: numOrNull(r['revoked_at']),
-    }),
+  tokens: tableMap('tokens', ['id'], 'id, name, scopes, lower(hex(hash)) AS hash, created_at, expires_at, revoked_at', {
     insert:
       'INSERT INTO tokens (id, name, scopes, hash, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     toRow: (t) => [t.id, t.name, t.scopes.join(' '), Buffer.from(t.hash, 'hex'), t.createdAt, t.expiresAt, t.revokedAt],
@@ -93,15 +76,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     'owner, key, request, status, plant_id, expires_at, version',
     {
       live: 'expires_at > @now',
-      fromRow: (r) => ({
-        owner: String(r['owner']),
-        key: String(r['key']),
-        request: String(r['request']),
-        status: num(r['status']),
-        plantId: num(r['plant_id']),
-        expiresAt: num(r['expires_at']),
-        version: num(r['version']),
-      }),
       insert:
         'INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at, version) VALUES (?, ?, ?, ?, ?, ?, ?)',
       toRow: (k) => [k.owner, k.key, k.request, k.status, k.plantId, k.expiresAt, k.version],
@@ -112,17 +86,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     ['id'],
     'id, url, events, secret, previous_secret, rotated_at, enabled, disabled_reason, created_at',
     {
-      fromRow: (r) => ({
-        id: String(r['id']),
-        url: String(r['url']),
-        events: r['events'] === null ? null : words(r['events']),
-        secret: String(r['secret']),
-        previousSecret: strOrNull(r['previous_secret']),
-        rotatedAt: numOrNull(r['rotated_at']),
-        enabled: r['enabled'] === 1,
-        disabledReason: strOrNull(r['disabled_reason']),
-        createdAt: num(r['created_at']),
-      }),
       insert: `INSERT INTO webhook_endpoints (id, url, events, secret, previous_secret, rotated_at, enabled, disabled_reason, created_at)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       toRow: (e) => [
@@ -144,22 +107,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     `id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts, next_attempt_at, held_by,
      last_status, last_error, created_at, ended_at`,
     {
-      fromRow: (r) => ({
-        id: num(r['id']),
-        eventId: String(r['event_id']),
-        eventType: String(r['event_type']),
-        body: String(r['body']),
-        endpointId: String(r['endpoint_id']),
-        status: String(r['status']),
-        attempts: num(r['attempts']),
-        totalAttempts: num(r['total_attempts']),
-        nextAttemptAt: num(r['next_attempt_at']),
-        heldBy: strOrNull(r['held_by']),
-        lastStatus: numOrNull(r['last_status']),
-        lastError: strOrNull(r['last_error']),
-        createdAt: num(r['created_at']),
-        endedAt: numOrNull(r['ended_at']),
-      }),
       insert: `INSERT INTO webhook_deliveries (id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
                  next_attempt_at, held_by, last_status, last_error, created_at, ended_at)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -186,14 +133,6 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     ['delivery_id', 'n'],
     'delivery_id, n, started_at, duration_ms, status, error',
     {
-      fromRow: (r) => ({
-        deliveryId: num(r['delivery_id']),
-        n: num(r['n']),
-        startedAt: num(r['started_at']),
-        durationMs: num(r['duration_ms']),
-        status: numOrNull(r['status']),
-        error: strOrNull(r['error']),
-      }),
       insert:
         'INSERT INTO webhook_attempts (delivery_id, n, started_at, duration_ms, status, error) VALUES (?, ?, ?, ?, ?, ?)',
       toRow: (a) => [a.deliveryId, a.n, a.startedAt, a.durationMs, a.status, a.error],
@@ -209,7 +148,7 @@ const reader = (db: Database.Database): DataReader => ({
     const named = map.live === undefined ? {} : { now };
     let rows = first.all(named, CHUNK) as Row[];
     while (rows.length > 0) {
-      yield rows.map(map.fromRow);
+      yield rows.map(READ[table] as (row: Row) => DataRows[T]);
       if (rows.length < CHUNK) return;
       const last = rows[rows.length - 1] as Row;
       rows = after.all(named, ...map.keyOf(last), CHUNK) as Row[];
@@ -235,17 +174,6 @@ const reader = (db: Database.Database): DataReader => ({
     });
   },
 });
-
-/** What makes a store not empty: a row anywhere, or an id or a version ever handed out. */
-const holdsAnything = async (read: DataReader): Promise<string | undefined> => {
-  for (const table of Object.keys(TABLES) as DataTable[]) {
-    const n = await read.count(table, 0);
-    if (n > 0) return `${n} row(s) in ${table}`;
-  }
-  const ids = await read.ids();
-  if (ids.highWater > 0 || ids.revision > 0) return 'ids or versions already handed out';
-  return undefined;
-};
 
 export interface SqliteDataOptions {
   readonly file: string;
