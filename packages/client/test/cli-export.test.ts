@@ -1,22 +1,13 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../src/run-cli.js';
-import { stagePlants, startFakeServer, TOKEN, type FakeServer, type ScriptedHandler } from './fake-server.js';
+import type { CliIo } from '../src/run-cli.js';
+import { runCliAgainst } from './cli-run.js';
+import { stagePlants, startFakeServer, type FakeServer, type ScriptedHandler } from './fake-server.js';
 import { fakeTerminal } from './fake-terminal.js';
 
 let server: FakeServer;
 
-const run = async (argv: readonly string[], io: Partial<CliIo> = {}) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    env: { PLANT_STORE_URL: server.url, PLANT_STORE_TOKEN: TOKEN },
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    ...io,
-  });
-  return { code, stdout, stderr };
-};
+const run = (argv: readonly string[], io: Partial<CliIo> = {}) => runCliAgainst(server, argv, io);
 
 const jsonLines = (plants: readonly object[]): string => plants.map((plant) => `${JSON.stringify(plant)}\n`).join('');
 

@@ -1,19 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../src/run-cli.js';
-import { raw, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import { runCliAgainst } from './cli-run.js';
+import { raw, startFakeServer, type FakeServer } from './fake-server.js';
 
 let server: FakeServer;
 
-const run = async (argv: readonly string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    env: { PLANT_STORE_URL: server.url, PLANT_STORE_TOKEN: TOKEN },
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-  });
-  return { code, stdout, stderr };
-};
+const run = (argv: readonly string[]) => runCliAgainst(server, argv);
 
 const lines = (stdout: string): string[] => stdout.split('\n').filter((line) => line !== '');
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../src/run-cli.js';
+import { runCliAgainst, type CliRun as Run } from './cli-run.js';
 import {
   answerLost,
   drop,
@@ -16,27 +16,11 @@ import {
 
 let server: FakeServer;
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-const run = async (
+const run = (
   argv: readonly string[],
   env: Record<string, string | undefined> = {},
   signal?: AbortSignal,
-): Promise<Run> => {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    env: { PLANT_STORE_URL: server.url, PLANT_STORE_TOKEN: TOKEN, ...env },
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    ...(signal === undefined ? {} : { signal }),
-  });
-  return { code, stdout, stderr };
-};
+): Promise<Run> => runCliAgainst(server, argv, { env, ...(signal === undefined ? {} : { signal }) });
 
 beforeEach(async () => {
   server = await startFakeServer();
