@@ -31,6 +31,7 @@ import { decodeTimeline, windowStats } from './data-windows.js';
 import { redact } from './plans.js';
 import {
   captureOutput,
+  cleanUpOnSignal,
   coreBusySecondsOf,
   cpuSecondsOf,
   sampleRss,
@@ -123,15 +124,7 @@ const main = async (config: DataBenchConfig): Promise<number> => {
   log(`plant-store data bench: ${machine.cpus} cpus (${machine.model}), node ${machine.node}, ${machine.pinned}`);
   log(`${n} plants, work dir ${work}`);
 
-  const interrupted = (): void => {
-    log('interrupted: stopping servers and cleaning up');
-    void Promise.allSettled(cleanups.map((c) => c())).finally(() => {
-      rmSync(work, { recursive: true, force: true });
-      process.exit(130);
-    });
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  cleanUpOnSignal(cleanups, work, log);
 
   const storeFile = join(work, 'store', 'plant-store.db');
   mkdirSync(join(work, 'store'));

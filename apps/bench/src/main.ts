@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseConfig, type BenchConfig } from './config.js';
 import { formatProbe, probeDisk, type DiskProbe } from './disk-probe.js';
 import { planStores, redact, type Launched, type Plan } from './plans.js';
-import { tasksetAvailable } from './processes.js';
+import { cleanUpOnSignal, tasksetAvailable } from './processes.js';
 import { BASES, formatTable, NOISY, rate, type Row, type SideBySide } from './report.js';
 import { runScenario } from './run-scenario.js';
 import { SCENARIOS, type DriverSpec, type LoadGenerator, type ScenarioKind } from './scenarios.js';
@@ -104,15 +104,7 @@ const main = async (config: BenchConfig): Promise<number> => {
       `stores: ${config.stores.join(', ')}, work dir ${work}`,
   );
 
-  const interrupted = (): void => {
-    log('interrupted: stopping servers and cleaning up');
-    void Promise.allSettled(cleanups.map((c) => c())).finally(() => {
-      rmSync(work, { recursive: true, force: true });
-      process.exit(130);
-    });
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  cleanUpOnSignal(cleanups, work, log);
 
   // Before any server starts and after the last stops: the disk's own durable-write latency,
   // the floor under every synchronous=FULL row (a shared VM's disk stalls now and then).

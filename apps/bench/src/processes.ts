@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -172,4 +172,24 @@ export const sampleRss = (pid: number, intervalMs = 100): { stop(): number | und
       return peak;
     },
   };
+};
+
+/**
+ * On Ctrl-C or SIGTERM: runs every cleanup (servers stopped, databases dropped), removes the work
+ * folder and exits 130, so an interrupted run leaves nothing behind.
+ */
+export const cleanUpOnSignal = (
+  cleanups: readonly (() => Promise<unknown>)[],
+  work: string,
+  log: (line: string) => void,
+): void => {
+  const interrupted = (): void => {
+    log('interrupted: stopping servers and cleaning up');
+    void Promise.allSettled(cleanups.map((c) => c())).finally(() => {
+      rmSync(work, { recursive: true, force: true });
+      process.exit(130);
+    });
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
 };
