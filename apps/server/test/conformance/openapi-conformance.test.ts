@@ -22,12 +22,12 @@ import { createPlant, request, startTestServer, testStoreKind, type Reply, type 
 import { brokenObject, brokenValues, valid } from './arbitraries.js';
 import { readDocument, type Document, type Operation, type Parameter, type Schema } from './document.js';
 import { responseProblems } from './responses.js';
+import { seedFrom } from '../support/seed.js';
 
 const runs = Number(process.env['PLANT_STORE_CONFORMANCE_RUNS'] ?? 1000);
 /** Generous: under the whole suite's load on 2 cores a run of 1,000 requests took up to a minute. */
 const timeout = Math.max(180_000, runs * 150);
-const seedSetting = process.env['PLANT_STORE_CONFORMANCE_SEED'] ?? '17';
-const seed = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(seedSetting);
+const seed = seedFrom('PLANT_STORE_CONFORMANCE_SEED', 17);
 if (!Number.isInteger(seed) || !Number.isInteger(runs) || runs < 1) {
   throw new TypeError(
     'PLANT_STORE_CONFORMANCE_SEED must be an integer or "random", PLANT_STORE_CONFORMANCE_RUNS an integer ≥ 1',

@@ -16,6 +16,7 @@ import {
   type DataStore,
   type IdState,
 } from '../../src/ports/store-data.js';
+import { seedFrom } from '../support/seed.js';
 
 /*
  * The same random content — every table, with names full of backslashes, tabs, quotes and
@@ -26,8 +27,7 @@ import {
  */
 
 const RUNS = Number(process.env['DATA_STORES_RUNS'] ?? 8);
-const SEED =
-  process.env['DATA_STORES_SEED'] === 'random' ? Date.now() : Number(process.env['DATA_STORES_SEED'] ?? 20261126);
+const SEED = seedFrom('DATA_STORES_SEED', 20261126);
 const NOW = Date.now();
 const silent = progressOn({ isTTY: false } as NodeJS.WriteStream);
 

@@ -17,6 +17,7 @@ import {
   type WirePlant,
 } from './search-support.js';
 import { bearer, jsonHeaders, request, startTestServer, type Reply, type TestServer } from './support.js';
+import { seedFrom } from '../support/seed.js';
 
 /*
  * A model-based test (fast-check `commands`) of search, sort, paging and counting: random
@@ -30,8 +31,7 @@ import { bearer, jsonHeaders, request, startTestServer, type Reply, type TestSer
  * store) set the run; a failure prints the seed, the path to the shrunk case and the commands.
  */
 
-const seedSetting = process.env['SEARCH_MODEL_SEED'] ?? '20261126';
-const SEED = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(seedSetting);
+const SEED = seedFrom('SEARCH_MODEL_SEED', 20261126);
 const RUNS = Number(process.env['SEARCH_MODEL_RUNS'] ?? 25);
 
 interface Model {

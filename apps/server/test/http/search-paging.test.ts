@@ -11,6 +11,7 @@ import {
   type WirePlant,
 } from './search-support.js';
 import { bearer, jsonHeaders, request, startTestServer, type TestServer } from './support.js';
+import { seedFrom } from '../support/seed.js';
 
 /*
  * Keyset paging while another client writes (docs/reference/api.md): a reader pages through a
@@ -22,8 +23,7 @@ import { bearer, jsonHeaders, request, startTestServer, type TestServer } from '
  * SEARCH_PAGING_SEED (default fixed, `random`) sets the names and the writer's choices.
  */
 
-const seedSetting = process.env['SEARCH_PAGING_SEED'] ?? '4242';
-const SEED = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(seedSetting);
+const SEED = seedFrom('SEARCH_PAGING_SEED', 4242);
 const STABLE = 48;
 /** Ids of the stable plants are GAP apart; the writer's plants take ids in between. */
 const GAP = 16;

@@ -23,6 +23,7 @@ import {
   type WirePlant,
 } from './search-support.js';
 import { bearer, jsonHeaders, request, startTestServer, type Reply, type TestServer } from './support.js';
+import { seedFrom } from '../support/seed.js';
 
 /*
  * One random store built on SQLite and on PostgreSQL by the same requests (creates with explicit
@@ -36,8 +37,7 @@ import { bearer, jsonHeaders, request, startTestServer, type Reply, type TestSer
  * and SEARCH_STORES_QUERIES set the run.
  */
 
-const seedSetting = process.env['SEARCH_STORES_SEED'] ?? '1126';
-const SEED = seedSetting === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(seedSetting);
+const SEED = seedFrom('SEARCH_STORES_SEED', 1126);
 const PLANTS = Number(process.env['SEARCH_STORES_PLANTS'] ?? 300);
 const QUERIES = Number(process.env['SEARCH_STORES_QUERIES'] ?? 150);
 /** Pages compared per query at most: enough to cross many cursors, few enough to keep the run short. */
