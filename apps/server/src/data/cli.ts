@@ -80,22 +80,26 @@ const backup = async ({ args, config }: ToolContext): Promise<number | void> => 
   }
   const store = await openDataStore(config.storeLocation, false);
   try {
-    if (store.backup === undefined) throw new Refused('this store cannot take an online backup');
+    const copy = store.backup;
+    if (copy === undefined) throw new Refused('this store cannot take an online backup');
     const progress = progressOn(process.stderr, 'bytes');
-    progress.start('copying', 0);
-    const report = await refusedTarget(async () => {
-      const done = await (store.backup as NonNullable<typeof store.backup>)(resolve(file), {
-        overwrite: values.force === true,
-        onProgress: (written, total) => {
-          progress.start('copying', total);
-          progress.update(written);
-        },
-      });
-      progress.stop();
-      process.stdout.write(`${done.file}: ${done.plants} plants, ${done.bytes} bytes, integrity ok\n`);
+    // The bar starts once the source's size is known, and runs on from there.
+    let shownTotal: number | undefined;
+    return await refusedTarget(async () => {
+      try {
+        const done = await copy(resolve(file), {
+          overwrite: values.force === true,
+          onProgress: (written, total) => {
+            if (total !== shownTotal) progress.start('copying', (shownTotal = total));
+            progress.update(written);
+          },
+        });
+        progress.stop();
+        process.stdout.write(`${done.file}: ${done.plants} plants, ${done.bytes} bytes, integrity ok\n`);
+      } finally {
+        progress.stop();
+      }
     });
-    progress.stop();
-    return report;
   } finally {
     await store.close();
   }

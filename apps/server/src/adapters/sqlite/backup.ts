@@ -105,6 +105,7 @@ export const backupSqlite = async (
   const pageCount = Number(db.pragma('page_count', { simple: true }));
   const pageSize = Number(db.pragma('page_size', { simple: true }));
   const total = pageCount * pageSize;
+  options.onProgress?.(0, total);
   const worker = new Worker(workerSource, {
     eval: true,
     workerData: {
