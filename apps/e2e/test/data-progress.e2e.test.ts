@@ -39,6 +39,22 @@ describe.runIf(hasScript)('plant-store-data progress', () => {
     expect(run.stdout).toContain(`20000 plants written to ${dir.path}/out.jsonl`);
   });
 
+  it('draws the backup as MiB copied of the store size, from its first frame to 100%', () => {
+    const command = `${process.execPath} ${paths.dataCli} backup ${dir.path}/copy.db`;
+    const run = spawnSync('script', ['-qec', command, '/dev/null'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(0);
+    const totals = [...run.stdout.matchAll(/copying +\[.*?\] \d+% \| [\d.]+ MiB \/ ([\d.]+) MiB/g)].map((m) => m[1]);
+    expect(totals.length).toBeGreaterThan(0);
+    expect(new Set(totals).size).toBe(1);
+    expect(Number(totals[0])).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/copying +\[.*\] 100% \|/);
+    expect(run.stdout).toContain(`${dir.path}/copy.db: 20000 plants`);
+  });
+
   it('prints only the result when stderr is not a terminal', async () => {
     const run = await runNode(paths.dataCli, ['export', '--output', `${dir.path}/out2.jsonl`], {
       DATABASE_URL: databaseUrl,
