@@ -1,7 +1,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataCli, jsonLines, readSqlite, seededPlant, sqlitePlantCount, type PlantLine } from './support/data-cli.js';
+import {
+  dataCli,
+  jsonLines,
+  readSqlite,
+  seededPlant,
+  sqlitePlantCount,
+  startDataCli,
+  writeSeedFile,
+  type PlantLine,
+} from './support/data-cli.js';
+
+/** Lines the import writes per transaction (apps/server/src/data/import.ts). */
+const IMPORT_CHUNK = 1000;
 import { paths } from './support/paths.js';
 import { runNode, tempDir } from './support/processes.js';
 
@@ -145,5 +157,40 @@ describe('plant-store-data export and import', () => {
     expect(written.map((d) => [d.event_type, d.status])).toEqual(announced.map(() => ['plant.created', 'pending']));
     const events = written.map((d) => (JSON.parse(d.body) as { data: PlantLine }).data);
     expect(events.sort((a, b) => a.id - b.id)).toEqual(announced);
+  });
+
+  it('kill -9 mid-import leaves whole chunks, each plant as in the file; the re-run adds the rest', async () => {
+    const total = 100_000;
+    const file = fresh('big.jsonl');
+    await writeSeedFile(file, 1, total);
+    const store = fresh('killed.db');
+    const command = startDataCli(['import', file], env(store));
+    let stored = 0;
+    const end = Date.now() + 60_000;
+    // Killed once a few chunks are in and well before the last.
+    while (stored < 3 * IMPORT_CHUNK && Date.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      try {
+        stored = sqlitePlantCount(store);
+      } catch {
+        // Not created yet, or its tables not yet made.
+      }
+    }
+    command.kill('SIGKILL');
+    expect((await command.done).signal).toBe('SIGKILL');
+
+    stored = sqlitePlantCount(store);
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(total);
+    expect(stored % IMPORT_CHUNK).toBe(0);
+    expect(readSqlite(store, (db) => db.pragma('integrity_check', { simple: true }))).toBe('ok');
+    expect(rows(store)).toEqual(Array.from({ length: stored }, (_, i) => asRow(seededPlant(i + 1))));
+
+    expect(await dataCli(['import', file], env(store))).toEqual({
+      code: 0,
+      stdout: `imported ${total - stored}, already present ${stored}, conflicts 0, invalid 0\n`,
+      stderr: '',
+    });
+    expect(sqlitePlantCount(store)).toBe(total);
   });
 });
