@@ -302,6 +302,14 @@ describe('plant-store-data backup of a SQLite store a server is writing to', () 
     expect(sqlitePlantCount(target)).toBe(sqlitePlantCount(store));
   });
 
+  it('makes the folders the target names', async () => {
+    const target = join(dir.path, 'backups', 'daily', 'copy.db');
+    const made = await dataCli(['backup', target], env);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(BACKUP_LINE);
+    expect(integrity(target)).toBe('ok');
+  });
+
   it('on PostgreSQL: names pg_dump, writes nothing and exits 2', async () => {
     const target = join(dir.path, 'from-postgres.db');
     // Nothing listens there: the command must refuse before it connects.

@@ -3,6 +3,7 @@ import {
   existsSync,
   fsyncSync,
   linkSync,
+  mkdirSync,
   openSync,
   readdirSync,
   renameSync,
@@ -98,7 +99,7 @@ export const backupSqlite = async (
   if (target === source) throw new TargetNotEmpty(`the copy cannot replace the store itself (${target})`);
   if (!options.overwrite && existsSync(target))
     throw new TargetNotEmpty(`${target} exists; give --force to replace it`);
-  if (!existsSync(dirname(target))) throw new Error(`no folder ${dirname(target)} for the copy`);
+  mkdirSync(dirname(target), { recursive: true });
   removeAbandoned(target);
   const copy = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
   rmSync(copy, { force: true });
