@@ -16,6 +16,8 @@ import { requestIdMiddleware } from './http/request-id.js';
 import { routeFallback } from './http/route-fallback.js';
 import { securityHeaders } from './http/security-headers.js';
 import { createCors } from './http/cors.js';
+import { traceRequests } from './http/trace-requests.js';
+import type { Tracing } from './tracing/tracing.js';
 import type { Authenticator } from './tokens/principal.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
@@ -39,11 +41,13 @@ export interface AppDeps {
   readonly corsOrigins?: readonly string[] | undefined;
   /** Prometheus metrics (METRICS_PORT); absent: nothing is counted. */
   readonly metrics?: Metrics | undefined;
+  /** OpenTelemetry tracing (OTEL_*); absent: no span, and no cost. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /**
  * Builds the Koa app of docs/reference/api.md; never listens (see http/server.ts). Middleware order:
- * reply after the turn's reads → X-Request-Id → security headers (nosniff, CSP, no-store on
+ * the request's SERVER span when tracing is on → reply after the turn's reads → X-Request-Id → security headers (nosniff, CSP, no-store on
  * /plants) → error middleware (defects → 500, one log line per request) → request-head checks
  * (HTTP/1.1 without Host, two Host lines, a fragment in the target → 400; a transfer coding
  * besides chunked → 501) → CORS when configured (preflights answered here, before
@@ -72,6 +76,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     rateLimiter: deps.rateLimiter,
   });
 
+  if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing));
   app.use(replyAfterReads);
   app.use(requestIdMiddleware);
   app.use(securityHeaders);

@@ -16,6 +16,7 @@ import {
 } from './config/env-codecs.js';
 import { SERVER_TIMEOUTS } from './config/server-timeouts.js';
 import { DEFAULT_STORE_LOCATION, StoreLocationFromUrl, type StoreLocation } from './config/store-location.js';
+import { decodeTracing, tracingWarnings, type TracingConfig } from './config/tracing.js';
 import { isB64Token } from './tokens/opaque-token.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './webhooks/retry-schedule.js';
 
@@ -41,6 +42,8 @@ export interface Config {
   readonly postgres: PostgresConfig;
   /** METRICS_PORT / METRICS_HOST: where GET /metrics listens; undefined: no metrics at all. */
   readonly metrics: { readonly host: string; readonly port: number } | undefined;
+  /** OTEL_*: where spans go; undefined: tracing off (no SDK loaded). */
+  readonly tracing: TracingConfig | undefined;
   /** CORS_ORIGINS: the exact origins a browser may call the API from; empty: CORS off (no Access-Control-* header anywhere). */
   readonly corsOrigins: readonly string[];
   /** HEADERS_TIMEOUT_MS: how long a client may take to send the request line and headers → 408. */
@@ -249,6 +252,7 @@ export const decodeConfig = (
     else problems.push(`${name} expects ${codecs[name].name}`);
   }
   const auth = decodeAuth(decoded, problems);
+  const tracing = decodeTracing(env, problems);
   const storeLocation = decoded.DATABASE_URL ?? DEFAULT_STORE_LOCATION;
   const workers =
     decoded.WORKERS === 'auto'
@@ -295,6 +299,7 @@ export const decodeConfig = (
       decoded.METRICS_PORT === undefined
         ? undefined
         : { host: decoded.METRICS_HOST ?? '127.0.0.1', port: decoded.METRICS_PORT },
+    tracing,
     headersTimeoutMs,
     requestTimeoutMs,
     webhooks: {
@@ -318,12 +323,14 @@ export const CLIENT_TOKEN_VARIABLE = 'PLANT_STORE_TOKEN';
  * What start-up should warn about in `env` without refusing to start: one line each, naming
  * variables only, never a value.
  */
-export const configWarnings = (env: Readonly<Record<string, string | undefined>>): string[] =>
-  (env[CLIENT_TOKEN_VARIABLE] ?? '') === ''
+export const configWarnings = (env: Readonly<Record<string, string | undefined>>): string[] => [
+  ...((env[CLIENT_TOKEN_VARIABLE] ?? '') === ''
     ? []
     : [
         `${CLIENT_TOKEN_VARIABLE} is set but the server ignores it: it is the client CLI's token; the server's extra token is PLANT_STORE_STATIC_TOKEN`,
-      ];
+      ]),
+  ...tracingWarnings(env),
+];
 
 const decodeRateLimit = (
   d: Decoded,

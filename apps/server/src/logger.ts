@@ -38,6 +38,8 @@ export interface LoggerOptions {
   readonly pretty?: boolean;
   /** Where JSON lines go (tests); default: stdout through pino's asynchronous destination. */
   readonly destination?: pino.DestinationStream;
+  /** Fields added to every line (the active trace's ids, when tracing is on). */
+  readonly mixin?: (() => Record<string, string>) | undefined;
 }
 
 /** pino: JSON lines with secrets redacted and errors serialised with their `cause` chain. */
@@ -46,6 +48,7 @@ export const createLogger = (options: LoggerOptions): Logger => {
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { err: pino.stdSerializers.errWithCause },
+    ...(options.mixin === undefined ? {} : { mixin: options.mixin }),
   };
   if (options.destination !== undefined) return pino(base, options.destination);
   if (options.pretty ?? process.stdout.isTTY === true) {

@@ -26,6 +26,10 @@ import {
   watchOutbox,
 } from './start-components.js';
 import { printFirstRunToken } from './tokens/first-run-token.js';
+import { traceLogFields } from './tracing/log-fields.js';
+import { startConfiguredTracing } from './tracing/start.js';
+import { traceStore } from './tracing/trace-store.js';
+import type { Tracing } from './tracing/tracing.js';
 
 /** Exits after the log is flushed (pino's asynchronous destination may hold buffered lines). */
 const exit = (logger: Logger, code: number): void => {
@@ -53,7 +57,7 @@ const STOP_REQUESTED = Symbol('stop requested');
  * shutdown request) goes through closeAndExit, which closes them newest first: the HTTP listener
  * drains, then the dispatcher, the metrics listener, the purges, the rate limiter and the store.
  */
-const serve = async (config: Config, logger: Logger): Promise<void> => {
+const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracing) => void): Promise<void> => {
   const lifecycle = createLifecycle(logger);
   const worker = cluster.isWorker ? cluster.worker : undefined;
   /** From the first shutdown request on: /readyz answers 503 and responses say `Connection: close`. */
@@ -127,6 +131,16 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
 
   try {
     const metrics = config.metrics === undefined ? undefined : createMetrics({ store: config.storeLocation.kind });
+    let tracing: Tracing | undefined;
+    if (config.tracing !== undefined) {
+      const tracingConfig = config.tracing;
+      tracing = await step('could not start tracing', () => startConfiguredTracing(tracingConfig, logger, metrics));
+      onTracing(tracing);
+      const started = tracing;
+      // Closed last: the spans of the drain and of the store's close are exported too, within a bound.
+      lifecycle.add('tracing', () => started.shutdown(Math.min(2_000, config.shutdownTimeoutMs)));
+      checkpoint();
+    }
     // The store wakes the dispatcher after a commit that wrote deliveries (SQLite; PostgreSQL is polled).
     let wakeDispatcher = (): void => undefined;
     const store = await step('could not open the store', () =>
@@ -136,13 +150,17 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
         onEvents: () => wakeDispatcher(),
         logger,
         ...config.postgres,
-        ...(metrics === undefined ? {} : { observer: metrics.store }),
+        ...(metrics === undefined && tracing === undefined
+          ? {}
+          : { observer: { ...metrics?.store, ...(tracing === undefined ? {} : { tracing }) } }),
       }),
     );
     lifecycle.add('store', () => store.close());
+    // What requests see: with tracing on, each operation in a span of its own.
+    const served = tracing === undefined ? store : traceStore(store, tracing, config.storeLocation.kind);
 
     const { auth, newToken } = await step('could not prepare authentication', () =>
-      prepareAuthentication(config, store, worker?.id),
+      prepareAuthentication(config, served, worker?.id),
     );
     checkpoint();
 
@@ -172,7 +190,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     if (metrics !== undefined) watchOutbox(metrics, store);
 
     const app = createApp({
-      store,
+      store: served,
       auth,
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -181,6 +199,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
       rateLimiter,
       corsOrigins: config.corsOrigins,
       metrics,
+      tracing,
     });
     if (metrics !== undefined && config.metrics !== undefined) {
       if (worker !== undefined) {
@@ -208,7 +227,7 @@ const serve = async (config: Config, logger: Logger): Promise<void> => {
     server.on('request', () => {
       requestsReceived += 1;
     });
-    const dispatcher = startDispatcher(config, store, logger, metrics, () => requestsReceived, lifecycle);
+    const dispatcher = startDispatcher(config, store, logger, metrics, tracing, () => requestsReceived, lifecycle);
     wakeDispatcher = () => dispatcher.wake();
     // Signals are counted, not requests: the second signal this process gets exits at once.
     let signals = 0;
@@ -263,9 +282,17 @@ const main = async (): Promise<void> => {
   };
 
   if (config.workers === 1 || cluster.isWorker) {
-    const logger = createLogger({ level: config.logLevel });
+    const traceFields = traceLogFields();
+    const logger = createLogger({
+      level: config.logLevel,
+      mixin: config.tracing === undefined ? undefined : traceFields.mixin,
+    });
     if (cluster.isPrimary) warn(logger);
-    return serve(config, cluster.isWorker ? logger.child({ role: 'worker', worker: cluster.worker?.id }) : logger);
+    return serve(
+      config,
+      cluster.isWorker ? logger.child({ role: 'worker', worker: cluster.worker?.id }) : logger,
+      traceFields.bind,
+    );
   }
 
   // WORKERS=N: this process only supervises; every worker opens its own store and pool. Its few

@@ -9,6 +9,7 @@ import type { Lifecycle } from './lifecycle.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './ops/metrics.js';
 import type { Store } from './ports/store.js';
+import type { Tracing } from './tracing/tracing.js';
 import type { RateLimiterHooks } from './rate-limit/rate-limiter.js';
 import { firstRunToken } from './tokens/first-run-token.js';
 import { createJwtAuthenticator } from './tokens/jwt-authenticator.js';
@@ -97,6 +98,7 @@ export const startDispatcher = (
   store: Store,
   logger: Logger,
   metrics: Metrics | undefined,
+  tracing: Tracing | undefined,
   requestsReceived: () => number,
   lifecycle: Lifecycle,
 ): WebhookDispatcher => {
@@ -115,6 +117,7 @@ export const startDispatcher = (
     userAgent: webhookUserAgent(),
     requestsReceived,
     logger,
+    tracing,
     ...(metrics === undefined
       ? {}
       : { onAttempt: (kind: 'delivered' | 'retry' | 'failed') => metrics.webhookAttempt(kind) }),

@@ -74,6 +74,8 @@ export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
     lastError: strOrNull(r['last_error']),
     createdAt: num(r['created_at']),
     endedAt: numOrNull(r['ended_at']),
+    traceParent: strOrNull(r['trace_parent']),
+    traceState: strOrNull(r['trace_state']),
   }),
   webhook_attempts: (r) => ({
     deliveryId: num(r['delivery_id']),

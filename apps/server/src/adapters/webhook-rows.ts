@@ -124,6 +124,8 @@ const ClaimRow = t.type(
     secret: t.string,
     previous_secret: OptionalText,
     rotated_at: OptionalMillis,
+    trace_parent: OptionalText,
+    trace_state: OptionalText,
   },
   'ClaimRow',
 );
@@ -145,6 +147,14 @@ export const claimFromRow =
       url: r.url,
       secrets: previousSigns && r.previous_secret !== null ? [r.secret, r.previous_secret] : [r.secret],
       attempts: r.attempts,
+      ...(r.trace_parent === null
+        ? {}
+        : {
+            traceContext:
+              r.trace_state === null
+                ? { traceparent: r.trace_parent }
+                : { traceparent: r.trace_parent, tracestate: r.trace_state },
+          }),
     });
   };
 

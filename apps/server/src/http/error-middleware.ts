@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { AppMiddleware } from './context.js';
 import { internalError } from './request-error.js';
 import { sendError } from './respond.js';
-import { routeTemplate } from './route-template.js';
+import { matchedRoute } from './route-template.js';
 import type { Metrics } from '../ops/metrics.js';
 
 const keptOnDefect = new Set([
@@ -15,10 +15,6 @@ const keptOnDefect = new Set([
   'access-control-allow-origin',
   'access-control-expose-headers',
 ]);
-
-interface MatchedRoute {
-  readonly _matchedRoute?: string | RegExp;
-}
 
 /**
  * The first real middleware. Expected failures are answered where they occur (sendError); anything
@@ -50,8 +46,7 @@ export const createErrorMiddleware = (
     }
     // Once shutdown began, no connection is kept alive after its current response.
     if (isShuttingDown() && !ctx.headerSent) ctx.set('Connection', 'close');
-    const matched = (ctx as MatchedRoute)._matchedRoute;
-    const route = matched === undefined ? undefined : routeTemplate(String(matched));
+    const route = matchedRoute(ctx);
     const status = ctx.status;
     const ms = performance.now() - started;
     const line = {

@@ -12,3 +12,13 @@ export const routeTemplate = (routerPath: string): string => {
   }
   return template;
 };
+
+interface MatchedRoute {
+  readonly _matchedRoute?: string | RegExp;
+}
+
+/** The template of the route that matched the request (@koa/router leaves it on the context); undefined when none did. */
+export const matchedRoute = (ctx: object): string | undefined => {
+  const matched = (ctx as MatchedRoute)._matchedRoute;
+  return matched === undefined ? undefined : routeTemplate(String(matched));
+};

@@ -22,6 +22,11 @@ export interface Metrics {
   rateLimitStoreError(backend: string): void;
   /** One webhook attempt ended: delivered, to be retried, or failed for good (a 410 included). */
   webhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void;
+  /**
+   * Tracing on: `count` finished spans left the export queue — `exported`, `queue_full` (dropped:
+   * the exporter fell behind), or the error that failed their export.
+   */
+  traceSpans(outcome: string, count: number): void;
   /** Where the outbox backlog gauges read from at each scrape (undefined: the store did not answer). */
   watchOutbox(read: () => Promise<OutboxBacklog | undefined>): void;
 }
@@ -168,9 +173,17 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
     },
   });
 
+  const traceSpans = new client.Counter({
+    name: 'plant_store_trace_spans_total',
+    help: 'Finished spans by what became of them: exported, dropped with the export queue full (queue_full), or lost to a failed export (the error).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+
   return {
     registry,
     webhookAttempt: (outcome) => attempts.labels(outcome).inc(),
+    traceSpans: (outcome, count) => traceSpans.labels(outcome).inc(count),
     watchOutbox: (read) => {
       readOutbox = read;
     },

@@ -63,6 +63,9 @@ export interface DeliveryRow {
   readonly lastError: string | null;
   readonly createdAt: number;
   readonly endedAt: number | null;
+  /** The W3C trace context saved with the event (tracing was on for its change). */
+  readonly traceParent: string | null;
+  readonly traceState: string | null;
 }
 
 export interface AttemptRow {

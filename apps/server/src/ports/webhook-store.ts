@@ -1,5 +1,6 @@
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@plant-store/domain';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { SavedTraceContext } from '../tracing/tracing.js';
 import type { StoreError } from './plant-store.js';
 
 /**
@@ -71,6 +72,8 @@ export interface ClaimedDelivery {
   readonly secrets: readonly string[];
   /** Failed attempts so far (since creation or the last replay). */
   readonly attempts: number;
+  /** The trace of the request whose change emitted the event, when it was traced: each attempt continues it. */
+  readonly traceContext?: SavedTraceContext;
 }
 
 /** What became of one attempt, as the dispatcher decided it. */

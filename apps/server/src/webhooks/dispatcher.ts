@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../ports/webhook-store.js';
 import { nextAttemptDelayMs } from './retry-schedule.js';
 import { signatureHeader } from './signature.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { AttemptOutcome, AttemptRequest } from './webhook-sender.js';
 
 /** Sends one attempt; never rejects (WebhookSender). */
@@ -46,6 +47,8 @@ export interface WebhookDispatcherOptions {
   /** Told each attempt's outcome (metrics). */
   readonly onAttempt?: (kind: AttemptKind) => void;
   readonly random?: () => number;
+  /** Tracing on: each attempt in a CLIENT span continuing the trace saved with its event, sent as `traceparent`. */
+  readonly tracing?: Pick<Tracing, 'startWebhookAttempt'> | undefined;
 }
 
 /** How far a hold outlasts the attempt's own limit: room for the record to commit after it. */
@@ -265,9 +268,17 @@ export class WebhookDispatcher {
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const { sender, schedule, userAgent, logger, onAttempt, random } = this.options;
+    const { sender, schedule, userAgent, logger, onAttempt, random, tracing } = this.options;
     const startedAt = new Date();
     const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const span = tracing?.startWebhookAttempt({
+      saved: delivery.traceContext,
+      url: new URL(delivery.url),
+      endpointId: delivery.endpointId,
+      deliveryId: delivery.id,
+      eventId: delivery.eventId,
+      attempt: delivery.attempts + 1,
+    });
     const outcome = await sender.send({
       url: delivery.url,
       body: delivery.body,
@@ -276,8 +287,10 @@ export class WebhookDispatcher {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(delivery.secrets, delivery.eventId, timestamp, delivery.body),
         'user-agent': userAgent,
+        ...span?.headers,
       },
     });
+    span?.end(outcome.kind === 'delivered' ? { status: outcome.status } : { status: outcome.status, error: outcome.error });
     // Handed back at shutdown meanwhile: no longer ours to record.
     if (!this.held.has(delivery.id)) return;
     const base = { deliveryId: delivery.id, startedAt, durationMs: outcome.durationMs };

@@ -86,16 +86,18 @@ const TABLES: { readonly [T in DataTable]: TableMap } = {
   webhook_deliveries: {
     key: [['id', 'int8']],
     columns: `id::float8 AS id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
-              ${ms('next_attempt_at')}, held_by, last_status, last_error, ${ms('created_at')}, ${ms('ended_at')}`,
+              ${ms('next_attempt_at')}, held_by, last_status, last_error, ${ms('created_at')}, ${ms('ended_at')},
+              trace_parent, trace_state`,
     insert: {
       into: `webhook_deliveries (id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
-               next_attempt_at, held_by, last_status, last_error, created_at, ended_at) OVERRIDING SYSTEM VALUE`,
+               next_attempt_at, held_by, last_status, last_error, created_at, ended_at, trace_parent, trace_state)
+             OVERRIDING SYSTEM VALUE`,
       select: `x.id, x."eventId", x."eventType", x.body, x."endpointId", x.status, x.attempts, x."totalAttempts",
                to_timestamp(x."nextAttemptAt" / 1000.0), x."heldBy", x."lastStatus", x."lastError",
-               to_timestamp(x."createdAt" / 1000.0), to_timestamp(x."endedAt" / 1000.0)`,
+               to_timestamp(x."createdAt" / 1000.0), to_timestamp(x."endedAt" / 1000.0), x."traceParent", x."traceState"`,
       record: `id int8, "eventId" text, "eventType" text, body text, "endpointId" text, status text, attempts int4,
                "totalAttempts" int4, "nextAttemptAt" float8, "heldBy" text, "lastStatus" int4, "lastError" text,
-               "createdAt" float8, "endedAt" float8`,
+               "createdAt" float8, "endedAt" float8, "traceParent" text, "traceState" text`,
     },
   },
   webhook_attempts: {

@@ -188,7 +188,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }, REFOLD_INTERVAL_MS);
   refold.unref();
 
-  const writes = new PostgresWriteQueue({ sql, gate, acquireTimeoutMs, maxBatchSize, idempotencyTtlSeconds });
+  const writes = new PostgresWriteQueue({
+    sql,
+    gate,
+    acquireTimeoutMs,
+    maxBatchSize,
+    idempotencyTtlSeconds,
+    tracing: options.observer?.tracing,
+  });
   const plants = createPostgresPlantStore(sql, gate, writes, logger);
   const tokens = createPostgresTokenStore(sql, gate, logger, tokenCacheMs);
   const webhooks = createPostgresWebhookStore(sql, gate);

@@ -133,9 +133,10 @@ export const createPostgresWebhookStore = (sql: postgres.Sql, gate: PostgresGate
              ), claimed AS (
                UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => $3::float8 / 1000), held_by = $1
                  FROM due WHERE d.id = due.id
-               RETURNING d.id, d.event_id, d.body, d.endpoint_id, d.attempts
+               RETURNING d.id, d.event_id, d.body, d.endpoint_id, d.attempts, d.trace_parent, d.trace_state
              )
-             SELECT c.id::float8 AS id, c.event_id, c.body, c.endpoint_id, c.attempts, e.url, e.secret, e.previous_secret,
+             SELECT c.id::float8 AS id, c.event_id, c.body, c.endpoint_id, c.attempts, c.trace_parent, c.trace_state,
+                    e.url, e.secret, e.previous_secret,
                     ${ms('e.rotated_at')} AS rotated_at, ${ms('now()')} AS now
                FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id
               ORDER BY c.id`,

@@ -2,6 +2,7 @@ import { MAX_PLANT_ID, type PlantId, type UpdatePlantRequest } from '@plant-stor
 import * as E from 'fp-ts/lib/Either.js';
 import type postgres from 'postgres';
 import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
+import type { StoreTracing } from '../../tracing/tracing.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
 import { GapRow, SegmentRows, type SegmentRow } from './rows.js';
 import type { CreateOutcome, CreateWrite, DeleteOutcome, UpdateOutcome, Write } from './write.js';
@@ -24,6 +25,8 @@ export interface WriteQueueOptions {
   readonly maxBatchSize: number;
   /** How long a keyed create's outcome is kept (IDEMPOTENCY_TTL_SECONDS). */
   readonly idempotencyTtlSeconds: number;
+  /** Tracing on: each write's trace is captured when it is queued (its events save it), and each batch gets a span linked to them. */
+  readonly tracing?: StoreTracing | undefined;
 }
 
 /**
@@ -72,16 +75,22 @@ export class PostgresWriteQueue {
 
   /** A create, with its key when it has one (see plant_store_write in migrations.ts). */
   create(plant: NewPlant, claim?: IdempotencyClaim): Promise<CreateOutcome> {
-    return new Promise((resolve) => this.submit({ kind: 'create', plant, claim, resolve }));
+    return new Promise((resolve) =>
+      this.submit({ kind: 'create', plant, claim, resolve, trace: this.options.tracing?.current() }),
+    );
   }
 
   /** A merge patch under `condition`, checked and written in one statement (see plant_store_write_v2). */
   update(id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition): Promise<UpdateOutcome> {
-    return new Promise((resolve) => this.submit({ kind: 'update', id, patch, condition, resolve }));
+    return new Promise((resolve) =>
+      this.submit({ kind: 'update', id, patch, condition, resolve, trace: this.options.tracing?.current() }),
+    );
   }
 
   delete(id: PlantId, condition?: WriteCondition): Promise<DeleteOutcome> {
-    return new Promise((resolve) => this.submit({ kind: 'delete', id, condition, resolve }));
+    return new Promise((resolve) =>
+      this.submit({ kind: 'delete', id, condition, resolve, trace: this.options.tracing?.current() }),
+    );
   }
 
   /** Refuses new writes, then resolves once the queued ones are committed (or failed). */
@@ -135,8 +144,15 @@ export class PostgresWriteQueue {
     const writes = batch.map((queued) => queued.write);
     this.lastBatchSize = writes.length;
     const since = Math.min(...batch.map((queued) => queued.arrivedAt));
+    const span = this.options.tracing?.batch(
+      'postgresql',
+      'postgresql write batch',
+      writes.map((write) => write.trace),
+    );
     this.running = this.commit(writes, since)
+      .then((failure) => span?.end(failure))
       .catch((error: unknown) => {
+        span?.end(error);
         // A defect (commit itself never rejects on database errors): fail whatever is still
         // waiting rather than leave it hanging; resolving an already resolved write is a no-op.
         const failed = E.left(
@@ -150,7 +166,8 @@ export class PostgresWriteQueue {
       });
   }
 
-  private async commit(writes: readonly Write[], since: number): Promise<void> {
+  /** Resolves with what failed the batch, if anything did (for its span). */
+  private async commit(writes: readonly Write[], since: number): Promise<unknown> {
     const segments = segment(writes);
     for (const [index, part] of segments.entries()) {
       const outcome = await this.options.gate.run(`write batch of ${part.length}`, () => this.runSegment(part), {
@@ -160,12 +177,13 @@ export class PostgresWriteQueue {
         // This segment rolled back (or its outcome is unknown); the later ones never ran.
         const failed = E.left(outcome.left);
         for (const write of segments.slice(index).flat()) fail(write, failed);
-        return;
+        return outcome.left;
       }
       // The statement has returned, so it has committed: hand out the outcomes.
       const exhausted = settle(part, outcome.right);
       for (const write of exhausted) write.resolve(await this.createInGap(write.plant, write.claim));
     }
+    return undefined;
   }
 
   /**
@@ -206,10 +224,7 @@ export class PostgresWriteQueue {
     // Creates without keys (the common case) take a plain statement; a segment with a key, an
     // update or a delete takes the function.
     const rows = await (writes.every(isUnkeyedCreate)
-      ? createsStatement(
-          sql,
-          writes.map((write) => write.plant),
-        )
+      ? createsStatement(sql, writes)
       : functionStatement(sql, writes, idempotencyTtlSeconds));
     const decoded = SegmentRows.decode(rows);
     if (decoded._tag === 'Left' || decoded.right.length !== writes.length) {

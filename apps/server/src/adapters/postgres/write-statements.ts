@@ -1,7 +1,22 @@
 import { fold, MAX_PLANT_ID } from '@plant-store/domain';
 import type postgres from 'postgres';
 import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
+import type { WriteTrace } from '../../tracing/tracing.js';
 import type { Write } from './write.js';
+
+/** A create and the trace it was made in (tracing on), saved with its event. */
+export interface TracedCreate {
+  readonly plant: NewPlant;
+  readonly trace?: WriteTrace | undefined;
+}
+
+/** The trace context members of a write's input row; none when it was not traced (the columns read NULL). */
+const traceMembers = (trace: WriteTrace | undefined): { trace_parent?: string; trace_state?: string } =>
+  trace === undefined
+    ? {}
+    : trace.saved.tracestate === undefined
+      ? { trace_parent: trace.saved.traceparent }
+      : { trace_parent: trace.saved.traceparent, trace_state: trace.saved.tracestate };
 
 // The statements of the write queue (see PostgresWriteQueue): the two a segment can take, and
 // the one for a server-assigned create once the high-water mark is used up.
@@ -35,10 +50,12 @@ import type { Write } from './write.js';
  */
 export const createsStatement = (
   sql: postgres.Sql,
-  creates: readonly NewPlant[],
+  creates: readonly TracedCreate[],
 ): postgres.PendingQuery<postgres.Row[]> => {
-  const [only] = creates;
-  if (creates.length === 1 && only !== undefined) {
+  const [first] = creates;
+  if (creates.length === 1 && first !== undefined) {
+    const only = first.plant;
+    const saved = first.trace?.saved;
     // A lone create: its fields as parameters, no JSON to build and unpack, no input table to
     // materialise, sort and join (less work for PostgreSQL than the batch form).
     const chosen = only.id ?? null;
@@ -53,16 +70,24 @@ export const createsStatement = (
           FROM counter c WHERE c.id <= 9007199254740991
         ON CONFLICT (id) DO NOTHING
         RETURNING plants.id, plants.name, plants.tag, plants.version
-      ), ${outbox(sql)}
+      ), ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
       SELECT 0 AS i, c.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
              NULL::text AS name, NULL::text AS tag, NULL::int2 AS saved_status
         FROM counter c LEFT JOIN stored s ON true`;
   }
   let autos = 0;
   let maxExplicit = 0;
-  const input = creates.map(({ id, name, tag }, i) => {
+  const input = creates.map(({ plant: { id, name, tag }, trace }, i) => {
     if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
-    return { i, id: id ?? null, auto: id === undefined ? autos++ : null, name, tag: tag ?? null, folded: fold(name) };
+    return {
+      i,
+      id: id ?? null,
+      auto: id === undefined ? autos++ : null,
+      name,
+      tag: tag ?? null,
+      folded: fold(name),
+      ...traceMembers(trace),
+    };
   });
   // `LIMIT 1` on the one counter row: a table without statistics (a new store, autovacuum not
   // yet run) is estimated at far more than one row, and that estimate multiplied into every CTE
@@ -74,15 +99,16 @@ export const createsStatement = (
          SET next_id = GREATEST(next_id, ${maxExplicit}::int8 + 1) + ${autos}::int8
       RETURNING next_id - ${autos}::int8 AS base, clock_timestamp() AS at
     ), input AS (
-      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, x.name, x.tag, x.folded
+      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, x.name, x.tag, x.folded, x.trace_parent, x.trace_state
         FROM (SELECT * FROM counter LIMIT 1) c,
-             jsonb_to_recordset(${sql.json(input)}::jsonb) AS x(i int4, id int8, auto int8, name text, tag text, folded text)
+             jsonb_to_recordset(${sql.json(input)}::jsonb)
+               AS x(i int4, id int8, auto int8, name text, tag text, folded text, trace_parent text, trace_state text)
     ), stored AS (
       INSERT INTO plants (id, name, tag, name_folded)
       SELECT n.id, n.name, n.tag, n.folded FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
       ON CONFLICT (id) DO NOTHING
       RETURNING plants.id, plants.name, plants.tag, plants.version
-    ), ${outbox(sql)}
+    ), ${outbox(sql, sql`n.trace_parent, n.trace_state FROM stored s JOIN input n ON n.id = s.id`)}
     SELECT n.i, n.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
            NULL::text AS name, NULL::text AS tag, NULL::int2 AS saved_status
       FROM input n LEFT JOIN stored s ON s.id = n.id
@@ -92,19 +118,25 @@ export const createsStatement = (
 /**
  * The outbox after `counter (…, at)` and `stored (id, name, tag, version)`: one event per stored
  * plant (its id shared by its deliveries), as plant_store_write_v2 writes it; nothing when no
- * enabled endpoint takes plant.created. No parameters, so each statement's text stays the same.
+ * enabled endpoint takes plant.created. `traced` is the events' trace context columns and the
+ * FROM that has them (`stored s`, maybe joined): the same text whatever the values, so each
+ * statement's text stays the same.
  */
-const outbox = (sql: postgres.Sql): postgres.PendingQuery<postgres.Row[]> => sql`
+const outbox = (
+  sql: postgres.Sql,
+  traced: postgres.PendingQuery<postgres.Row[]>,
+): postgres.PendingQuery<postgres.Row[]> => sql`
   events AS MATERIALIZED (
     SELECT 'msg_' || replace(gen_random_uuid()::text, '-', '') AS id, c.at,
            '{"type":"plant.created","timestamp":"' || to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
              || '","data":{"id":' || s.id || ',"name":' || to_json(s.name)::text
-             || COALESCE(',"tag":' || to_json(s.tag)::text, '') || '}}' AS body
-      FROM stored s, (SELECT * FROM counter LIMIT 1) c
+             || COALESCE(',"tag":' || to_json(s.tag)::text, '') || '}}' AS body,
+           ${traced}, (SELECT * FROM counter LIMIT 1) c
      WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.enabled AND (e.events IS NULL OR 'plant.created' = ANY (e.events)))
   ), outbox AS (
-    INSERT INTO webhook_deliveries (event_id, event_type, body, endpoint_id, status, next_attempt_at, created_at)
-    SELECT ev.id, 'plant.created', ev.body, e.id, 'pending', ev.at, ev.at
+    INSERT INTO webhook_deliveries (event_id, event_type, body, endpoint_id, status, next_attempt_at, created_at,
+                                    trace_parent, trace_state)
+    SELECT ev.id, 'plant.created', ev.body, e.id, 'pending', ev.at, ev.at, ev.trace_parent, ev.trace_state
       FROM events ev JOIN webhook_endpoints e ON e.enabled AND (e.events IS NULL OR 'plant.created' = ANY (e.events))
   )`;
 
@@ -119,7 +151,8 @@ export const functionStatement = (
   const input = writes.map((write, i) => {
     // A delete or update never raises the mark: it stores no new id, and a 404 delete of
     // 2^53−1 would otherwise send every later server-assigned create to the gap search for good.
-    if (write.kind === 'delete') return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition) };
+    if (write.kind === 'delete')
+      return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition), ...traceMembers(write.trace) };
     if (write.kind === 'update') {
       const { name, tag } = write.patch;
       return {
@@ -131,6 +164,7 @@ export const functionStatement = (
         tag: tag ?? null,
         set_tag: tag !== undefined,
         ...conditionColumns(write.condition),
+        ...traceMembers(write.trace),
       };
     }
     const { plant, claim } = write;
@@ -145,6 +179,7 @@ export const functionStatement = (
       name_folded: fold(name),
       tag: tag ?? null,
       ...(claim === undefined ? {} : { owner: claim.owner, key: claim.key, request: claim.request }),
+      ...traceMembers(write.trace),
     };
   });
   return sql`

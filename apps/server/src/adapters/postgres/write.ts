@@ -9,6 +9,7 @@ import type {
   VersionedPlant,
   WriteCondition,
 } from '../../ports/plant-store.js';
+import type { WriteTrace } from '../../tracing/tracing.js';
 
 // A write the write queue commits (see PostgresWriteQueue): what it asks for, and where its
 // outcome goes once its statement has returned.
@@ -24,6 +25,7 @@ export type Write =
       readonly plant: NewPlant;
       readonly claim: IdempotencyClaim | undefined;
       readonly resolve: (outcome: CreateOutcome) => void;
+      readonly trace?: WriteTrace | undefined;
     }
   | {
       readonly kind: 'update';
@@ -31,12 +33,14 @@ export type Write =
       readonly patch: UpdatePlantRequest;
       readonly condition: WriteCondition;
       readonly resolve: (outcome: UpdateOutcome) => void;
+      readonly trace?: WriteTrace | undefined;
     }
   | {
       readonly kind: 'delete';
       readonly id: PlantId;
       readonly condition: WriteCondition | undefined;
       readonly resolve: (outcome: DeleteOutcome) => void;
+      readonly trace?: WriteTrace | undefined;
     };
 
 export type CreateWrite = Extract<Write, { readonly kind: 'create' }>;

@@ -1,3 +1,4 @@
+import type { SavedTraceContext } from '../../tracing/tracing.js';
 import type { BatchContext } from './group-commit.js';
 import type { OutboxBatch } from './outbox.js';
 import type { PlantIdAllocator } from './plant-ids.js';
@@ -23,5 +24,9 @@ export class SqliteBatch implements BatchContext {
 
   committed(): void {
     if (this.outbox.wrote) this.onEvents();
+  }
+
+  traced(trace: SavedTraceContext | undefined): void {
+    this.outbox.trace = trace;
   }
 }

@@ -105,11 +105,11 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
     'webhook_deliveries',
     ['id'],
     `id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts, next_attempt_at, held_by,
-     last_status, last_error, created_at, ended_at`,
+     last_status, last_error, created_at, ended_at, trace_parent, trace_state`,
     {
       insert: `INSERT INTO webhook_deliveries (id, event_id, event_type, body, endpoint_id, status, attempts, total_attempts,
-                 next_attempt_at, held_by, last_status, last_error, created_at, ended_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                 next_attempt_at, held_by, last_status, last_error, created_at, ended_at, trace_parent, trace_state)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       toRow: (d) => [
         d.id,
         d.eventId,
@@ -125,6 +125,8 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
         d.lastError,
         d.createdAt,
         d.endedAt,
+        d.traceParent,
+        d.traceState,
       ],
     },
   ),

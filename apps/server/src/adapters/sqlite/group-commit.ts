@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { storeUnavailable, type StoreUnavailable } from '../../ports/plant-store.js';
+import type { SavedTraceContext, StoreTracing, WriteTrace } from '../../tracing/tracing.js';
 
 /** Where the adapter reports what no caller can act on. pino's logger fits. */
 export interface StoreLogger {
@@ -16,12 +17,15 @@ export interface BatchContext {
   applied?(): void;
   /** Runs once the batch is committed and durable, just before its writes are answered. */
   committed?(): void;
+  /** Tracing on: runs before each write with the trace it was queued in (its events save it). */
+  traced?(trace: SavedTraceContext | undefined): void;
 }
 
 interface Job<C> {
   readonly apply: (context: C) => E.Either<unknown, unknown>;
   readonly resolve: (outcome: E.Either<unknown, unknown>) => void;
   readonly durable: boolean;
+  readonly trace: WriteTrace | undefined;
 }
 
 export interface SubmitOptions {
@@ -55,6 +59,8 @@ export interface GroupCommitOptions<C extends BatchContext> {
   readonly logger: StoreLogger | undefined;
   /** Told the size of every batch (metrics). */
   readonly onBatch?: ((size: number) => void) | undefined;
+  /** Tracing on: each write's trace is captured when it is queued, and each batch gets a span linked to them. */
+  readonly tracing?: StoreTracing | undefined;
 }
 
 /**
@@ -97,6 +103,7 @@ export class GroupCommit<C extends BatchContext> {
         apply,
         resolve: resolve as (outcome: E.Either<unknown, unknown>) => void,
         durable: options.durable !== false,
+        trace: this.options.tracing?.current(),
       });
       this.schedule();
     });
@@ -122,8 +129,14 @@ export class GroupCommit<C extends BatchContext> {
     const batch = this.queue.splice(0, this.options.maxBatchSize);
     if (batch.length === 0) return;
     this.options.onBatch?.(batch.length);
-    const { sync, logger } = this.options;
+    const { sync, logger, tracing } = this.options;
+    const span = tracing?.batch(
+      'sqlite',
+      'sqlite group commit',
+      batch.map((job) => job.trace),
+    );
     const failAll = (cause: unknown): void => {
+      span?.end(cause);
       const failure = E.left(storeUnavailable(cause));
       for (const job of batch) job.resolve(failure);
     };
@@ -136,7 +149,9 @@ export class GroupCommit<C extends BatchContext> {
       logger?.error({ err: cause, writes: batch.length }, 'store transaction failed; its writes were not applied');
       return failAll(cause);
     }
+    span?.event('committed');
     const answer = (): void => {
+      span?.end();
       context.committed?.();
       batch.forEach((job, i) => job.resolve(outcomes[i] as E.Either<unknown, unknown>));
     };
@@ -172,6 +187,7 @@ export class GroupCommit<C extends BatchContext> {
       const outcomes = batch.map((job) => {
         let outcome: E.Either<unknown, unknown>;
         try {
+          if (this.options.tracing !== undefined) context.traced?.(job.trace?.saved);
           outcome = job.apply(context);
         } catch (cause) {
           outcome = E.left(storeUnavailable(cause));

@@ -141,6 +141,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     maxBatchSize,
     logger,
     onBatch: options.observer?.batch,
+    tracing: options.observer?.tracing,
   });
 
   const worker: CheckpointWorker | undefined = memory

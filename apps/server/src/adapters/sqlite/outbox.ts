@@ -3,6 +3,7 @@ import type { Plant, PlantId } from '@plant-store/domain';
 import type BetterSqlite3 from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventType } from '../../ports/webhook-store.js';
+import type { SavedTraceContext } from '../../tracing/tracing.js';
 import { endpointsFromRows, newEventId } from '../webhook-rows.js';
 
 interface Subscriber {
@@ -23,7 +24,7 @@ interface Subscriber {
  */
 export class SqliteOutbox {
   private readonly enabledEndpoints: BetterSqlite3.Statement<[]>;
-  private readonly insert: BetterSqlite3.Statement<[string, string, string, string, number, number]>;
+  private readonly insert: BetterSqlite3.Statement<OutboxRow>;
   private subscribers: readonly Subscriber[] | undefined;
   private version: unknown;
 
@@ -32,8 +33,9 @@ export class SqliteOutbox {
       'SELECT id, url, events, enabled, disabled_reason, created_at, rotated_at FROM webhook_endpoints WHERE enabled = 1',
     );
     this.insert = db.prepare(
-      `INSERT INTO webhook_deliveries (event_id, event_type, body, endpoint_id, status, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+      `INSERT INTO webhook_deliveries (event_id, event_type, body, endpoint_id, status, next_attempt_at, created_at,
+                                       trace_parent, trace_state)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
     );
   }
 
@@ -70,14 +72,18 @@ export class SqliteOutbox {
 const eventData = (plant: Plant): object =>
   plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
 
+type OutboxRow = [string, string, string, string, number, number, string | null, string | null];
+
 /** One transaction's events. `wrote`: it wrote at least one delivery (wake the dispatcher after commit). */
 export class OutboxBatch {
   wrote = false;
+  /** The trace of the write being applied (tracing on), saved with its events. */
+  trace: SavedTraceContext | undefined;
   private readonly timestamp: string;
 
   constructor(
     private readonly subscribers: () => readonly Subscriber[],
-    private readonly insert: BetterSqlite3.Statement<[string, string, string, string, number, number]>,
+    private readonly insert: BetterSqlite3.Statement<OutboxRow>,
     private readonly now: number,
   ) {
     this.timestamp = new Date(now).toISOString();
@@ -107,7 +113,17 @@ export class OutboxBatch {
         body = JSON.stringify({ type, timestamp: this.timestamp, data });
         eventId = newEventId(randomUUID());
       }
-      this.insert.run(eventId, type, body, subscriber.id, this.now, this.now);
+      const trace = this.trace;
+      this.insert.run(
+        eventId,
+        type,
+        body,
+        subscriber.id,
+        this.now,
+        this.now,
+        trace?.traceparent ?? null,
+        trace?.tracestate ?? null,
+      );
       this.wrote = true;
     }
   }

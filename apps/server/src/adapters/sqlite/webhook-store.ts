@@ -78,7 +78,7 @@ export const createSqliteWebhookStore = (
     `UPDATE webhook_deliveries SET next_attempt_at = ?, held_by = ?
       WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
                     ORDER BY next_attempt_at, id LIMIT ?)
-     RETURNING id, event_id, body, endpoint_id, attempts`,
+     RETURNING id, event_id, body, endpoint_id, attempts, trace_parent, trace_state`,
   );
   const endpointSecrets = db.prepare<[string]>(
     'SELECT url, secret, previous_secret, rotated_at FROM webhook_endpoints WHERE id = ?',

@@ -1,0 +1,117 @@
+/**
+ * What the server's parts ask of tracing. One implementation, tracing/otel-tracing.ts, loaded only
+ * when OTEL_* turn tracing on; off, every part holds `undefined` and pays one check. Nothing of
+ * the OpenTelemetry SDK or API leaks through these types, so this file loads nothing.
+ */
+
+/** A request's trace context as saved with an outbox event: the W3C headers that continue it. */
+export interface SavedTraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string | undefined;
+}
+
+/** The trace a write was made in, captured when it was queued (a traced request's store span). */
+export interface WriteTrace {
+  /** Saved with the events the write emits, so their deliveries continue the trace. */
+  readonly saved: SavedTraceContext;
+  /** Whether the trace is recorded (sampled): only those are linked from a batch span. */
+  readonly sampled: boolean;
+  /** What the batch span links to (opaque to the stores). */
+  readonly link: unknown;
+}
+
+/** A span in progress, as the parts that start one hold it. */
+export interface SpanHandle {
+  /** Something that happened at this instant (a commit, a sync). */
+  event(name: string): void;
+  /** Ends the span; a `failure` marks it an error, with its type (never its message's values). */
+  end(failure?: unknown): void;
+}
+
+/** What a request's SERVER span needs from the incoming request; never the token, the query or the body. */
+export interface IncomingRequest {
+  readonly method: string;
+  /** The path without the query. */
+  readonly path: string;
+  readonly host: string | undefined;
+  readonly userAgent: string | undefined;
+  readonly traceparent: string | undefined;
+  readonly tracestate: string | undefined;
+}
+
+/** How a request ended, for its SERVER span. */
+export interface FinishedRequest {
+  /** The route template (`/plants/{id}`); undefined when no route matched. */
+  readonly route: string | undefined;
+  readonly status: number;
+  /** The error answered, by tag (`PreconditionFailed`, `RateLimited`…), if any. */
+  readonly errorTag: string | undefined;
+  /** The answer is an idempotent replay of a saved outcome. */
+  readonly replayed: boolean;
+}
+
+export interface ServerSpan {
+  /** Runs `fn` with this span as the active context (store spans and log lines find it). */
+  run<T>(fn: () => T): T;
+  finish(request: FinishedRequest): void;
+}
+
+/** The outcome of one webhook attempt, for its CLIENT span. */
+export interface AttemptEnd {
+  readonly status?: number | undefined;
+  /** Why it failed without a status (a timeout, a refused connection). */
+  readonly error?: string | undefined;
+}
+
+export interface WebhookAttemptSpan {
+  /** `traceparent` (and `tracestate`) to send with the attempt: this span's context. */
+  readonly headers: Readonly<Record<string, string>>;
+  end(outcome: AttemptEnd): void;
+}
+
+export interface WebhookAttempt {
+  /** The context saved with the event; undefined when the change was not traced. */
+  readonly saved: SavedTraceContext | undefined;
+  readonly url: URL;
+  readonly endpointId: string;
+  readonly deliveryId: number;
+  readonly eventId: string;
+  /** This attempt's number, from 1. */
+  readonly attempt: number;
+}
+
+/** The store as tracing sees it: `sqlite` or `postgresql` (db.system.name). */
+export type TracedSystem = 'sqlite' | 'postgresql';
+
+/** What the stores ask: the trace of the write being queued, and a span for each batch of writes. */
+export interface StoreTracing {
+  /** The trace of the operation running now; undefined outside a traced request. */
+  current(): WriteTrace | undefined;
+  /**
+   * A span for one batch of writes (a group-commit transaction, a write statement), linked to the
+   * traces of the writes it carries; undefined when none of them is sampled (nothing to record).
+   */
+  batch(system: TracedSystem, name: string, writes: readonly (WriteTrace | undefined)[]): SpanHandle | undefined;
+}
+
+export interface Tracing extends StoreTracing {
+  /** Starts the SERVER span of a request, continuing an incoming `traceparent`. */
+  startRequest(request: IncomingRequest): ServerSpan;
+  /**
+   * Runs one store operation in a child span of the active one (`db.operation.name`, never a
+   * value); runs it bare outside a traced request. `failed` tells whether its outcome is an error.
+   */
+  storeOperation<A>(
+    system: TracedSystem,
+    operation: string,
+    collection: string,
+    run: () => Promise<A>,
+    failed: (outcome: A) => unknown,
+  ): Promise<A>;
+  /** The CLIENT span of one webhook attempt, continuing the trace saved with its event. */
+  startWebhookAttempt(attempt: WebhookAttempt): WebhookAttemptSpan;
+  /** `trace_id` and `span_id` of the active span, for a log line; empty outside a trace. */
+  logFields(): Record<string, string>;
+  /** Exports what is queued (within `timeoutMs`), then stops. */
+  shutdown(timeoutMs: number): Promise<void>;
+}
