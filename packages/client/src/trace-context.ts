@@ -1,11 +1,23 @@
 import { createRequire } from 'node:module';
-import type { ContextAPI, PropagationAPI, TraceAPI } from '@opentelemetry/api';
 
-/** The part of `@opentelemetry/api` the client uses. */
+/**
+ * The part of `@opentelemetry/api` the client uses, written out rather than imported so that no
+ * published declaration names a package the user may not have installed.
+ */
 export interface OtelApi {
-  readonly context: Pick<ContextAPI, 'active'>;
-  readonly propagation: Pick<PropagationAPI, 'inject'>;
-  readonly trace: Pick<TraceAPI, 'getSpanContext' | 'isSpanContextValid'>;
+  readonly context: { active(): unknown };
+  readonly propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+  readonly trace: {
+    getSpanContext(context: unknown): SpanContextLike | undefined;
+    isSpanContextValid(spanContext: SpanContextLike): boolean;
+  };
+}
+
+interface SpanContextLike {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceFlags: number;
+  readonly traceState?: { serialize(): string };
 }
 
 /**
