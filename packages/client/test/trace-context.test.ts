@@ -12,8 +12,8 @@ import {
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AlwaysOffSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RetryInfo } from '../src/index.js';
-import { fastRetryingClient, reply, startFakeServer, type FakeServer } from './fake-server.js';
+import { createPlantStoreClient, type RetryInfo } from '../src/index.js';
+import { fastRetryingClient, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
 
 // A caller's upstream context with a tracestate: the SDK gives child spans their parent's tracestate.
 const upstream = trace.setSpanContext(ROOT_CONTEXT, {
@@ -229,4 +229,18 @@ describe('trace context through the registered propagator', () => {
     expect(request?.headers['x-request-id']).toBe('own-id');
     expect(request?.headers.authorization).toMatch(/^Bearer /);
   });
+});
+
+it('runs the README tracing snippet', async () => {
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  let traceId = '';
+  let spanId = '';
+
+  await trace.getTracer('nursery').startActiveSpan('restock', async (span) => {
+    await client.plants.create({ name: 'Fern' }); // traceparent: 00-<span's trace id>-<span id>-01
+    span.end();
+    ({ traceId, spanId } = span.spanContext());
+  });
+
+  expect(server.requests[0]?.headers['traceparent']).toBe(`00-${traceId}-${spanId}-01`);
 });
