@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,7 +75,9 @@ describe('the packed domain and client packages', () => {
     ).toEqual([]);
   });
 
-  it('type-check and run in a plain ESM project against the live server', async () => {
+  it('type-check and run in a plain ESM project without @opentelemetry/api against the live server', async () => {
+    // Tracing is an optional peer of the client: npm does not install it, and nothing may need it.
+    expect(existsSync(join(project.path, 'node_modules', '@opentelemetry', 'api'))).toBe(false);
     const tsc = join(paths.root, 'node_modules', 'typescript', 'bin', 'tsc');
     const compiled = await runNode(tsc, ['-p', join(project.path, 'tsconfig.json')], {}, 120_000);
     expect(compiled, compiled.stdout).toMatchObject({ code: 0 });

@@ -15,6 +15,7 @@ import { decodeErrorBody } from './decode-body.js';
 import type { PlantStoreHooks, RequestInfo } from './hooks.js';
 import { backoffDelay, isRetryableResponse, resolveRetry, type RetryOptions, type RetryPolicy } from './retry.js';
 import { parseRetryAfter } from './retry-after.js';
+import { traceHeaders } from './trace-context.js';
 
 /** Options every operation takes as its last argument; they override the client's. */
 export interface CallOptions {
@@ -153,6 +154,8 @@ export const createTransport = (config: TransportConfig) => {
         : url.protocol === 'https:'
           ? { https: config.agent as HttpsAgent }
           : { http: config.agent };
+    // Read once per call: every attempt, retries included, belongs to the same caller's span.
+    const trace = traceHeaders();
 
     for (let attempt = 1; ; attempt++) {
       const details: PlantStoreErrorDetails = {
@@ -163,7 +166,10 @@ export const createTransport = (config: TransportConfig) => {
         ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       };
       if (signal?.aborted === true) throw abortFailure(signal, { ...details, attempts: attempt - 1 });
+      // The trace headers come first so the client's own headers win over a propagator's, and
+      // before the hooks so a caller's beforeRequest hook can replace or remove them.
       const headers: Record<string, string> = {
+        ...trace,
         accept: 'application/json',
         authorization: `Bearer ${config.token}`,
         'user-agent': config.userAgent,
