@@ -41,7 +41,7 @@ const restrict = (...patterns) => ({
 });
 
 const server = 'apps/server/src';
-const capabilities = ['plants', 'idempotency', 'webhooks', 'tokens', 'ops', 'ports', 'rate-limit', 'data'];
+const capabilities = ['plants', 'idempotency', 'webhooks', 'tokens', 'ops', 'ports', 'rate-limit', 'data', 'tracing'];
 const unitTests = [`${server}/**/*.test.ts`];
 
 export default tseslint.config(

@@ -69,9 +69,8 @@ const httpUrl = (expected: string): t.Type<string, string, unknown> =>
 const keyValues = (what: string): t.Type<Record<string, string>, string, unknown> =>
   fromString(`a comma-separated list of key=value ${what} (values percent-encoded)`, parseKeyValueList);
 
-const protocol = fromString(
-  'http/protobuf or http/json (grpc is not built in)',
-  (s) => TRACE_PROTOCOLS.find((p) => p === s),
+const protocol = fromString('http/protobuf or http/json (grpc is not built in)', (s) =>
+  TRACE_PROTOCOLS.find((p) => p === s),
 );
 
 /** The OpenTelemetry variables the server reads (the SDK reads none itself: everything is passed explicitly). */
@@ -153,7 +152,12 @@ export const tracingWarnings = (env: Readonly<Record<string, string | undefined>
   const others = (Object.keys(tracingCodecs) as TracingVariable[]).filter(
     (name) =>
       has(name) &&
-      !['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_SDK_DISABLED', 'OTEL_TRACES_EXPORTER'].includes(name),
+      ![
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+        'OTEL_SDK_DISABLED',
+        'OTEL_TRACES_EXPORTER',
+      ].includes(name),
   );
   return endpoint || others.length === 0
     ? []

@@ -52,7 +52,6 @@ import type { TracingConfig } from '../config/tracing.js';
 import type {
   FinishedRequest,
   IncomingRequest,
-  SavedTraceContext,
   ServerSpan,
   SpanHandle,
   TracedSystem,

@@ -1,0 +1,374 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { context, ROOT_CONTEXT, trace, TraceFlags, type SpanContext } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { createPlantStoreClient, type PlantsApi } from '@plant-store/client';
+import {
+  describePostgres,
+  freshPostgresUrl,
+  spanTree,
+  startOtlpReceiver,
+  type FreshPostgres,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '@plant-store/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paths } from './support/paths.js';
+import { runNode, startServer, tempDir, type ServerProcess } from './support/processes.js';
+import { createToken } from './support/token.js';
+
+// Traces through real processes: the built server exporting to an OTLP/HTTP receiver this test
+// starts (both encodings), the client in this process continuing a trace of ours, and a webhook
+// receiver that gets the trace's `traceparent` — across a restart of the server between the
+// create and the delivery, on SQLite and on PostgreSQL.
+
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+
+const ALLOW_LOOPBACK = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
+/** Spans leave the server within a tenth of a second. */
+const FAST_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '100' };
+
+const hex = (bytes: number): string =>
+  Array.from({ length: bytes }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0')).join('');
+
+/** A caller's span context of our own: what the client continues. */
+const callerSpan = (): SpanContext => ({ traceId: hex(16), spanId: hex(8), traceFlags: TraceFlags.SAMPLED });
+
+const inCallerTrace = <T>(caller: SpanContext, fn: () => Promise<T>): Promise<T> =>
+  context.with(trace.setSpanContext(ROOT_CONTEXT, caller), fn);
+
+interface Delivery {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** A webhook receiver that records what it got; `failFirst` answers that many attempts 503. */
+const startWebhookReceiver = async () => {
+  const received: Delivery[] = [];
+  let failing = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      received.push({ headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (failing > 0) {
+        failing -= 1;
+        res.writeHead(503).end();
+      } else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/secret-path-part`,
+    received,
+    failNext: (n: number) => {
+      failing = n;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
+
+const until = async (what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> => {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+const inTrace = (spans: readonly ReceivedSpan[], traceId: string): ReceivedSpan[] =>
+  spans.filter((s) => s.traceId === traceId);
+
+const one = (spans: readonly ReceivedSpan[], predicate: (s: ReceivedSpan) => boolean, what: string): ReceivedSpan => {
+  const found = spans.filter(predicate);
+  if (found.length !== 1) {
+    throw new Error(`expected one ${what}, found ${found.length}:\n${spans.map((s) => `${s.name} [${s.kind}]`).join('\n')}`);
+  }
+  return found[0] as ReceivedSpan;
+};
+
+interface StoreCase {
+  readonly name: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly system: 'sqlite' | 'postgresql';
+  readonly batchSpan: string;
+  /** A fresh store's DATABASE_URL, and how to remove it. */
+  readonly open: () => Promise<{ url: string; remove: () => Promise<void> }>;
+}
+
+const sqliteCase: StoreCase = {
+  name: 'SQLite',
+  protocol: 'http/protobuf',
+  system: 'sqlite',
+  batchSpan: 'sqlite group commit',
+  open: async () => {
+    const dir = await tempDir('e2e-traces');
+    return { url: `sqlite:${dir.path}/plant-store.db`, remove: dir.remove };
+  },
+};
+
+const postgresCase: StoreCase = {
+  name: 'PostgreSQL',
+  protocol: 'http/json',
+  system: 'postgresql',
+  batchSpan: 'postgresql write batch',
+  open: async () => {
+    const fresh: FreshPostgres = await freshPostgresUrl();
+    return { url: fresh.url, remove: fresh.drop };
+  },
+};
+
+const tracedStore = (c: StoreCase): void => {
+  let otlp: OtlpReceiver;
+  let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  let store: { url: string; remove: () => Promise<void> };
+  let server: ServerProcess;
+  let token: string;
+  let client: PlantsApi;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+    hooks = await startWebhookReceiver();
+    store = await c.open();
+    token = await createToken(store.url, 'traces');
+    const added = await runNode(paths.webhooksCli, ['add', '--url', hooks.url], {
+      DATABASE_URL: store.url,
+      ...ALLOW_LOOPBACK,
+    });
+    expect(added.code, added.stderr).toBe(0);
+    env = {
+      DATABASE_URL: store.url,
+      ...ALLOW_LOOPBACK,
+      ...FAST_EXPORT,
+      WEBHOOK_RETRY_SCHEDULE: '1500ms',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: c.protocol,
+      OTEL_SERVICE_NAME: 'plant-store-e2e',
+    };
+    server = await startServer(env);
+    client = createPlantStoreClient({ baseUrl: server.url, token }).plants;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await hooks?.close();
+    await otlp?.close();
+    await store?.remove();
+  });
+
+  it('exports the span tree of a create, from the caller through the store to the webhook receiver', async () => {
+    const caller = callerSpan();
+    const created = await inCallerTrace(caller, () => client.create({ name: 'Secret Fern Name', tag: 'ferns' }));
+    const id = created.id;
+    await until('the webhook delivery', () => hooks.received.some((d) => d.body.includes(`"id":${id}`)));
+    const delivery = hooks.received.find((d) => d.body.includes(`"id":${id}`)) as Delivery;
+
+    const spans = await otlp.waitForSpans(
+      (all) => inTrace(all, caller.traceId).some((s) => s.kind === 'CLIENT' && s.name === 'POST'),
+      { timeoutMs: 15_000 },
+    );
+    const tree = inTrace(spans, caller.traceId);
+    const why = spanTree(spans, caller.traceId);
+
+    const request = one(tree, (s) => s.kind === 'SERVER', 'SERVER span');
+    expect(request.name, why).toBe('POST /plants');
+    expect(request.parentSpanId).toBe(caller.spanId);
+    expect(request.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/plants',
+      'http.response.status_code': 201,
+      'url.scheme': 'http',
+      'server.address': '127.0.0.1',
+      'server.port': server.port,
+    });
+    expect(request.resource['service.name']).toBe('plant-store-e2e');
+
+    const insert = one(tree, (s) => s.name === 'INSERT plants', 'store span');
+    expect(insert.parentSpanId, why).toBe(request.spanId);
+    expect(insert.attributes).toMatchObject({ 'db.system.name': c.system, 'db.operation.name': 'INSERT' });
+
+    // The batch span is in this trace (a child of the first write it carried), linked from each.
+    const batch = one(spans, (s) => s.name === c.batchSpan && s.links.some((l) => l.spanId === insert.spanId), 'batch');
+    expect(batch.links.map((l) => l.traceId)).toContain(caller.traceId);
+    expect(batch.attributes['db.system.name']).toBe(c.system);
+
+    const attempt = one(tree, (s) => s.kind === 'CLIENT' && s.name === 'POST', 'webhook attempt');
+    expect(attempt.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 204 });
+    expect(delivery.headers['traceparent']).toBe(`00-${caller.traceId}-${attempt.spanId}-01`);
+
+    // Each log line of the request names the trace.
+    const line = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"route":"/plants"') && l.includes(request.spanId));
+    expect(line, 'request log line with span_id').toBeDefined();
+    expect(JSON.parse(line as string)).toMatchObject({ trace_id: caller.traceId, span_id: request.spanId });
+  });
+
+  it('marks a keyed replay and a failed precondition on the request span', async () => {
+    const caller = callerSpan();
+    const key = `trace-key-${hex(4)}`;
+    const first = await inCallerTrace(caller, () => client.create({ name: 'replayed fern' }, { idempotencyKey: key }));
+    await inCallerTrace(caller, () => client.create({ name: 'replayed fern' }, { idempotencyKey: key }));
+    await inCallerTrace(caller, () =>
+      client.update(first.id, { name: 'changed' }, { ifMatch: '"999999999"' }).catch(() => undefined),
+    );
+    const spans = await otlp.waitForSpans(
+      (all) => inTrace(all, caller.traceId).filter((s) => s.kind === 'SERVER').length >= 3,
+      { timeoutMs: 15_000 },
+    );
+    const requests = inTrace(spans, caller.traceId).filter((s) => s.kind === 'SERVER');
+    const replay = one(requests, (s) => s.attributes['plant_store.idempotent_replay'] === true, 'replay');
+    expect(replay.events.map((e) => e.name)).toContain('idempotent replay');
+    const failed = one(requests, (s) => s.attributes['http.response.status_code'] === 412, '412');
+    expect(failed.name).toBe('PATCH /plants/{id}');
+    expect(failed.attributes['plant_store.error']).toBe('PreconditionFailed');
+    expect(failed.events.map((e) => e.name)).toContain('precondition failed');
+  });
+
+  it("continues the request's trace in a delivery made after a restart", async () => {
+    hooks.failNext(1);
+    const before = hooks.received.length;
+    const caller = callerSpan();
+    const created = await inCallerTrace(caller, () => client.create({ name: 'restart fern' }));
+    // The first attempt is answered 503; the retry is due 1.5 s later, by then in the next process.
+    await until('the first attempt', () => hooks.received.length > before);
+    await server.stop();
+    server = await startServer(env);
+    client = createPlantStoreClient({ baseUrl: server.url, token }).plants;
+    await until('the retried delivery', () =>
+      hooks.received.slice(before).filter((d) => d.body.includes(`"id":${created.id}`)).length >= 2,
+    );
+    const attempts = hooks.received.slice(before).filter((d) => d.body.includes(`"id":${created.id}`));
+    for (const attempt of attempts) expect(attempt.headers['traceparent']).toMatch(new RegExp(`^00-${caller.traceId}-`));
+    const spans = await otlp.waitForSpans(
+      (all) => inTrace(all, caller.traceId).filter((s) => s.kind === 'CLIENT').length >= 2,
+      { timeoutMs: 15_000 },
+    );
+    const clientSpans = inTrace(spans, caller.traceId).filter((s) => s.kind === 'CLIENT');
+    expect(clientSpans.map((s) => s.attributes['http.response.status_code']).sort()).toEqual([204, 503]);
+    const retry = one(clientSpans, (s) => s.attributes['http.response.status_code'] === 204, 'retry');
+    expect(retry.attributes['http.request.resend_count']).toBe(1);
+    expect(attempts.at(-1)?.headers['traceparent']).toBe(`00-${caller.traceId}-${retry.spanId}-01`);
+  });
+
+  it('exports no token, body text, query text or webhook URL path', async () => {
+    const list = await fetch(`${server.url}/plants?q=zzsecretquery&limit=5`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(list.status).toBe(200);
+    await otlp.waitForSpans((all) => all.some((s) => s.attributes['url.path'] === '/plants' && s.kind === 'SERVER'), {
+      timeoutMs: 15_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const exported = Buffer.concat(otlp.rawBodies()).toString('latin1');
+    for (const secret of [token, token.slice(4), 'Secret Fern Name', 'secret fern name', 'zzsecretquery', 'secret-path-part']) {
+      expect(exported.includes(secret), secret).toBe(false);
+    }
+  });
+};
+
+describe('traces on SQLite (http/protobuf)', () => tracedStore(sqliteCase));
+describePostgres('traces on PostgreSQL (http/json)', () => tracedStore(postgresCase));
+
+describe('a rate-limited request', () => {
+  it('is marked on its span', async () => {
+    const otlp = await startOtlpReceiver();
+    const store = await sqliteCase.open();
+    const token = await createToken(store.url, 'limited');
+    const server = await startServer({
+      DATABASE_URL: store.url,
+      ...FAST_EXPORT,
+      RATE_LIMIT_PER_SECOND: '1',
+      RATE_LIMIT_BURST: '1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+        await response.arrayBuffer();
+        statuses.push(response.status);
+      }
+      expect(statuses).toContain(429);
+      const spans = await otlp.waitForSpans(
+        (all) => all.some((s) => s.attributes['http.response.status_code'] === 429),
+        { timeoutMs: 15_000 },
+      );
+      const limited = one(
+        spans,
+        (s) => s.kind === 'SERVER' && s.attributes['http.response.status_code'] === 429,
+        '429',
+      );
+      expect(limited.attributes['plant_store.error']).toBe('RateLimited');
+      expect(limited.events.map((e) => e.name)).toContain('rate limited');
+    } finally {
+      await server.stop();
+      await otlp.close();
+      await store.remove();
+    }
+  });
+});
+
+describe('an exporter that is down or slow', () => {
+  it('changes no answer; the spans it cannot take are dropped and counted', async () => {
+    const otlp = await startOtlpReceiver({ delayMs: 12_000 });
+    const store = await sqliteCase.open();
+    const token = await createToken(store.url, 'slow');
+    const metricsPort = 0;
+    const server = await startServer({
+      DATABASE_URL: store.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_BSP_MAX_QUEUE_SIZE: '64',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '16',
+      METRICS_PORT: String(metricsPort),
+    });
+    try {
+      const client = createPlantStoreClient({ baseUrl: server.url, token }).plants;
+      const created = await Promise.all(Array.from({ length: 300 }, (_, i) => client.create({ name: `slow ${i}` })));
+      expect(created).toHaveLength(300);
+      expect(new Set(created.map((p) => p.id)).size).toBe(300);
+      const page = await client.list({ limit: 1000 });
+      expect(page.plants).toHaveLength(300);
+      const metricsUrl = /"url":"(http:\/\/[^"]+)","msg":"metrics listening"/.exec(server.output())?.[1];
+      expect(metricsUrl).toBeDefined();
+      const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+      const dropped = /plant_store_trace_spans_total\{outcome="queue_full"\} (\d+)/.exec(metrics)?.[1];
+      expect(Number(dropped)).toBeGreaterThan(0);
+    } finally {
+      await server.stop();
+      await otlp.close();
+      await store.remove();
+    }
+  });
+
+  it('changes no answer when nothing listens at the endpoint', async () => {
+    const store = await sqliteCase.open();
+    const token = await createToken(store.url, 'down');
+    // A port that was free a moment ago: connections to it are refused.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const server = await startServer({
+      DATABASE_URL: store.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      ...FAST_EXPORT,
+    });
+    try {
+      const client = createPlantStoreClient({ baseUrl: server.url, token }).plants;
+      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => client.create({ name: `down ${i}` })));
+      expect(created).toHaveLength(100);
+      expect((await client.get(created[0]?.id as number)).name).toBe('down 0');
+      expect(server.alive()).toBe(true);
+    } finally {
+      await server.stop();
+      await store.remove();
+    }
+  });
+});
