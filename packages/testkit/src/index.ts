@@ -1,4 +1,21 @@
 export {
+  type Attributes,
+  type ReceivedSpan,
+  type SpanEvent,
+  type SpanKindName,
+  type SpanLink,
+  type SpanStatus,
+  type StatusCodeName,
+} from './otlp-model.js';
+export {
+  startOtlpReceiver,
+  type OtlpBehaviour,
+  type OtlpReceiver,
+  type OtlpReceiverOptions,
+  type ReceivedRequest,
+  type WaitForSpansOptions,
+} from './otlp-receiver.js';
+export {
   describePostgres,
   freshPostgresUrl,
   openAdminSql,
