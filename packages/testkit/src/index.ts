@@ -33,3 +33,4 @@ export {
   type ServerProcess,
   type StartServerOptions,
 } from './processes.js';
+export { spanTree } from './span-tree.js';
