@@ -1,4 +1,21 @@
 export {
+  type Attributes,
+  type ReceivedSpan,
+  type SpanEvent,
+  type SpanKindName,
+  type SpanLink,
+  type SpanStatus,
+  type StatusCodeName,
+} from './otlp-model.js';
+export {
+  startOtlpReceiver,
+  type OtlpBehaviour,
+  type OtlpReceiver,
+  type OtlpReceiverOptions,
+  type ReceivedRequest,
+  type WaitForSpansOptions,
+} from './otlp-receiver.js';
+export {
   describePostgres,
   freshPostgresUrl,
   openAdminSql,
@@ -16,3 +33,4 @@ export {
   type ServerProcess,
   type StartServerOptions,
 } from './processes.js';
+export { spanTree } from './span-tree.js';
