@@ -29,7 +29,11 @@ const ALLOW_LOOPBACK = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'tru
 const FAST_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '100' };
 
 const hex = (bytes: number): string =>
-  Array.from({ length: bytes }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0')).join('');
+  Array.from({ length: bytes }, () =>
+    Math.floor(Math.random() * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('');
 
 /** A caller's span context of our own: what the client continues. */
 const callerSpan = (): SpanContext => ({ traceId: hex(16), spanId: hex(8), traceFlags: TraceFlags.SAMPLED });
@@ -42,18 +46,19 @@ interface Delivery {
   readonly body: string;
 }
 
-/** A webhook receiver that records what it got; `failFirst` answers that many attempts 503. */
+/** A webhook receiver that records what it got; `failOnce(text)` answers the next attempt whose body has `text` 503. */
 const startWebhookReceiver = async () => {
   const received: Delivery[] = [];
-  let failing = 0;
+  let failing: string | undefined;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      received.push({ headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (failing > 0) {
-        failing -= 1;
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers, body });
+      if (failing !== undefined && body.includes(failing)) {
+        failing = undefined;
         res.writeHead(503).end();
       } else res.writeHead(204).end();
     });
@@ -62,8 +67,8 @@ const startWebhookReceiver = async () => {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/secret-path-part`,
     received,
-    failNext: (n: number) => {
-      failing = n;
+    failOnce: (text: string) => {
+      failing = text;
     },
     close: async () => {
       server.closeAllConnections();
@@ -80,13 +85,34 @@ const until = async (what: string, check: () => boolean, timeoutMs = 15_000): Pr
   }
 };
 
+/** Every span received, once `check` holds for them (the receiver's waitForSpans looks at one span at a time). */
+const spansWhen = async (
+  otlp: OtlpReceiver,
+  check: (spans: readonly ReceivedSpan[]) => boolean,
+  options: { readonly timeoutMs: number },
+): Promise<readonly ReceivedSpan[]> => {
+  await until('the spans', () => check(otlp.spans()), options.timeoutMs).catch((err: unknown) => {
+    throw new Error(
+      `${String(err)}; received: ${otlp
+        .spans()
+        .map((s) => `${s.name} [${s.kind}]`)
+        .join(', ')}`,
+    );
+  });
+  return otlp.spans();
+};
+
+const isWebhookAttempt = (s: ReceivedSpan): boolean => s.kind === 'CLIENT' && s.name === 'POST';
+
 const inTrace = (spans: readonly ReceivedSpan[], traceId: string): ReceivedSpan[] =>
   spans.filter((s) => s.traceId === traceId);
 
 const one = (spans: readonly ReceivedSpan[], predicate: (s: ReceivedSpan) => boolean, what: string): ReceivedSpan => {
   const found = spans.filter(predicate);
   if (found.length !== 1) {
-    throw new Error(`expected one ${what}, found ${found.length}:\n${spans.map((s) => `${s.name} [${s.kind}]`).join('\n')}`);
+    throw new Error(
+      `expected one ${what}, found ${found.length}:\n${spans.map((s) => `${s.name} [${s.kind}]`).join('\n')}`,
+    );
   }
   return found[0] as ReceivedSpan;
 };
@@ -167,7 +193,8 @@ const tracedStore = (c: StoreCase): void => {
     await until('the webhook delivery', () => hooks.received.some((d) => d.body.includes(`"id":${id}`)));
     const delivery = hooks.received.find((d) => d.body.includes(`"id":${id}`)) as Delivery;
 
-    const spans = await otlp.waitForSpans(
+    const spans = await spansWhen(
+      otlp,
       (all) => inTrace(all, caller.traceId).some((s) => s.kind === 'CLIENT' && s.name === 'POST'),
       { timeoutMs: 15_000 },
     );
@@ -217,7 +244,8 @@ const tracedStore = (c: StoreCase): void => {
     await inCallerTrace(caller, () =>
       client.update(first.id, { name: 'changed' }, { ifMatch: '"999999999"' }).catch(() => undefined),
     );
-    const spans = await otlp.waitForSpans(
+    const spans = await spansWhen(
+      otlp,
       (all) => inTrace(all, caller.traceId).filter((s) => s.kind === 'SERVER').length >= 3,
       { timeoutMs: 15_000 },
     );
@@ -231,7 +259,7 @@ const tracedStore = (c: StoreCase): void => {
   });
 
   it("continues the request's trace in a delivery made after a restart", async () => {
-    hooks.failNext(1);
+    hooks.failOnce('restart fern');
     const before = hooks.received.length;
     const caller = callerSpan();
     const created = await inCallerTrace(caller, () => client.create({ name: 'restart fern' }));
@@ -240,16 +268,19 @@ const tracedStore = (c: StoreCase): void => {
     await server.stop();
     server = await startServer(env);
     client = createPlantStoreClient({ baseUrl: server.url, token }).plants;
-    await until('the retried delivery', () =>
-      hooks.received.slice(before).filter((d) => d.body.includes(`"id":${created.id}`)).length >= 2,
-    );
+    await until(
+      'the retried delivery',
+      () => hooks.received.slice(before).filter((d) => d.body.includes(`"id":${created.id}`)).length >= 2,
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}: ${hooks.received.length - before} received\n${server.output()}`);
+    });
     const attempts = hooks.received.slice(before).filter((d) => d.body.includes(`"id":${created.id}`));
-    for (const attempt of attempts) expect(attempt.headers['traceparent']).toMatch(new RegExp(`^00-${caller.traceId}-`));
-    const spans = await otlp.waitForSpans(
-      (all) => inTrace(all, caller.traceId).filter((s) => s.kind === 'CLIENT').length >= 2,
-      { timeoutMs: 15_000 },
-    );
-    const clientSpans = inTrace(spans, caller.traceId).filter((s) => s.kind === 'CLIENT');
+    for (const attempt of attempts)
+      expect(attempt.headers['traceparent']).toMatch(new RegExp(`^00-${caller.traceId}-`));
+    const spans = await spansWhen(otlp, (all) => inTrace(all, caller.traceId).filter(isWebhookAttempt).length >= 2, {
+      timeoutMs: 15_000,
+    });
+    const clientSpans = inTrace(spans, caller.traceId).filter(isWebhookAttempt);
     expect(clientSpans.map((s) => s.attributes['http.response.status_code']).sort()).toEqual([204, 503]);
     const retry = one(clientSpans, (s) => s.attributes['http.response.status_code'] === 204, 'retry');
     expect(retry.attributes['http.request.resend_count']).toBe(1);
@@ -261,12 +292,19 @@ const tracedStore = (c: StoreCase): void => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(list.status).toBe(200);
-    await otlp.waitForSpans((all) => all.some((s) => s.attributes['url.path'] === '/plants' && s.kind === 'SERVER'), {
+    await spansWhen(otlp, (all) => all.some((s) => s.attributes['url.path'] === '/plants' && s.kind === 'SERVER'), {
       timeoutMs: 15_000,
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const exported = Buffer.concat(otlp.rawBodies()).toString('latin1');
-    for (const secret of [token, token.slice(4), 'Secret Fern Name', 'secret fern name', 'zzsecretquery', 'secret-path-part']) {
+    for (const secret of [
+      token,
+      token.slice(4),
+      'Secret Fern Name',
+      'secret fern name',
+      'zzsecretquery',
+      'secret-path-part',
+    ]) {
       expect(exported.includes(secret), secret).toBe(false);
     }
   });
@@ -295,15 +333,11 @@ describe('a rate-limited request', () => {
         statuses.push(response.status);
       }
       expect(statuses).toContain(429);
-      const spans = await otlp.waitForSpans(
-        (all) => all.some((s) => s.attributes['http.response.status_code'] === 429),
-        { timeoutMs: 15_000 },
-      );
-      const limited = one(
-        spans,
-        (s) => s.kind === 'SERVER' && s.attributes['http.response.status_code'] === 429,
-        '429',
-      );
+      const spans = await spansWhen(otlp, (all) => all.some((s) => s.attributes['http.response.status_code'] === 429), {
+        timeoutMs: 15_000,
+      });
+      const limited = spans.find((s) => s.kind === 'SERVER' && s.attributes['http.response.status_code'] === 429);
+      if (limited === undefined) throw new Error('no SERVER span of a 429');
       expect(limited.attributes['plant_store.error']).toBe('RateLimited');
       expect(limited.events.map((e) => e.name)).toContain('rate limited');
     } finally {
@@ -336,10 +370,10 @@ describe('an exporter that is down or slow', () => {
       const page = await client.list({ limit: 1000 });
       expect(page.plants).toHaveLength(300);
       const metricsUrl = /"url":"(http:\/\/[^"]+)","msg":"metrics listening"/.exec(server.output())?.[1];
-      expect(metricsUrl).toBeDefined();
-      const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+      expect(metricsUrl, server.output()).toBeDefined();
+      const metrics = await (await fetch(metricsUrl as string)).text();
       const dropped = /plant_store_trace_spans_total\{outcome="queue_full"\} (\d+)/.exec(metrics)?.[1];
-      expect(Number(dropped)).toBeGreaterThan(0);
+      expect(Number(dropped), metrics).toBeGreaterThan(0);
     } finally {
       await server.stop();
       await otlp.close();

@@ -329,8 +329,7 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
   };
 
   const startWebhookAttempt = (attempt: WebhookAttempt): WebhookAttemptSpan => {
-    const parent =
-      attempt.saved === undefined ? ROOT_CONTEXT : w3c.extract(ROOT_CONTEXT, { ...attempt.saved }, getter);
+    const parent = attempt.saved === undefined ? ROOT_CONTEXT : w3c.extract(ROOT_CONTEXT, { ...attempt.saved }, getter);
     const { url } = attempt;
     const scheme = url.protocol.slice(0, -1);
     // Never url.full: a webhook URL may carry a secret in its path or query.
@@ -381,7 +380,9 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     clearTimeout(timer);
   };
 
-  return { startRequest, storeOperation, current, batch, startWebhookAttempt, logFields, shutdown };
+  const detached = <T>(fn: () => T): T => context.with(ROOT_CONTEXT, fn);
+
+  return { startRequest, storeOperation, current, batch, detached, startWebhookAttempt, logFields, shutdown };
 };
 
 /** The answer on a recorded SERVER span: route, status, and what the contract wants seen (replay, 412, 429). */
@@ -404,4 +405,3 @@ const describeAnswer = (span: Span, method: string, finished: FinishedRequest): 
   if (status === 412) span.addEvent('precondition failed');
   if (status === 429) span.addEvent('rate limited');
 };
-

@@ -92,6 +92,12 @@ export interface StoreTracing {
    * traces of the writes it carries; undefined when none of them is sampled (nothing to record).
    */
   batch(system: TracedSystem, name: string, writes: readonly (WriteTrace | undefined)[]): SpanHandle | undefined;
+  /**
+   * Runs `fn` outside any trace. A batch runs in the context of whoever queued its first write, and
+   * what it sets off (the dispatcher woken by its events, the next batch) would otherwise count
+   * as part of that request.
+   */
+  detached<T>(fn: () => T): T;
 }
 
 export interface Tracing extends StoreTracing {

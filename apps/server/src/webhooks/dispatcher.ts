@@ -290,7 +290,9 @@ export class WebhookDispatcher {
         ...span?.headers,
       },
     });
-    span?.end(outcome.kind === 'delivered' ? { status: outcome.status } : { status: outcome.status, error: outcome.error });
+    span?.end(
+      outcome.kind === 'delivered' ? { status: outcome.status } : { status: outcome.status, error: outcome.error },
+    );
     // Handed back at shutdown meanwhile: no longer ours to record.
     if (!this.held.has(delivery.id)) return;
     const base = { deliveryId: delivery.id, startedAt, durationMs: outcome.durationMs };

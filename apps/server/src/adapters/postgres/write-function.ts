@@ -6,7 +6,9 @@
  * new input members are optional: an instance of the release before, calling it during a rolling
  * upgrade or after a rollback, gets what it always got (its events without a trace context).
  */
-export const writeFunction = (traced: boolean): string => `      CREATE OR REPLACE FUNCTION plant_store_write_v2(writes jsonb, max_explicit int8, autos int8, ttl_seconds int4)
+export const writeFunction = (
+  traced: boolean,
+): string => `      CREATE OR REPLACE FUNCTION plant_store_write_v2(writes jsonb, max_explicit int8, autos int8, ttl_seconds int4)
       RETURNS TABLE (i int4, id text, done boolean, found boolean, version text, name text, tag text,
                      saved_request text, saved_status int2, saved_id text, saved_version text)
       -- No JIT: the planner's estimate for this statement (100 rows per set-returning call,

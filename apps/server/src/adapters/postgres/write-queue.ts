@@ -2,7 +2,7 @@ import { MAX_PLANT_ID, type PlantId, type UpdatePlantRequest } from '@plant-stor
 import * as E from 'fp-ts/lib/Either.js';
 import type postgres from 'postgres';
 import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
-import type { StoreTracing } from '../../tracing/tracing.js';
+import type { SpanHandle, StoreTracing } from '../../tracing/tracing.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
 import { GapRow, SegmentRows, type SegmentRow } from './rows.js';
 import type { CreateOutcome, CreateWrite, DeleteOutcome, UpdateOutcome, Write } from './write.js';
@@ -137,7 +137,14 @@ export class PostgresWriteQueue {
     }
   }
 
+  /** Sends the next batch, outside the trace of whichever write scheduled it (see StoreTracing.detached). */
   private flush(): void {
+    const { tracing } = this.options;
+    if (tracing === undefined) this.flushBatch();
+    else tracing.detached(() => this.flushBatch());
+  }
+
+  private flushBatch(): void {
     const batch = this.queue.splice(0, this.options.maxBatchSize);
     if (batch.length === 0) return;
     for (const { timer } of batch) clearTimeout(timer);
@@ -149,8 +156,7 @@ export class PostgresWriteQueue {
       'postgresql write batch',
       writes.map((write) => write.trace),
     );
-    this.running = this.commit(writes, since)
-      .then((failure) => span?.end(failure))
+    this.running = this.commit(writes, since, span)
       .catch((error: unknown) => {
         span?.end(error);
         // A defect (commit itself never rejects on database errors): fail whatever is still
@@ -166,8 +172,8 @@ export class PostgresWriteQueue {
       });
   }
 
-  /** Resolves with what failed the batch, if anything did (for its span). */
-  private async commit(writes: readonly Write[], since: number): Promise<unknown> {
+  /** Commits the batch; ends its span (when traced) once every write has its outcome. */
+  private async commit(writes: readonly Write[], since: number, span: SpanHandle | undefined): Promise<void> {
     const segments = segment(writes);
     for (const [index, part] of segments.entries()) {
       const outcome = await this.options.gate.run(`write batch of ${part.length}`, () => this.runSegment(part), {
@@ -177,13 +183,14 @@ export class PostgresWriteQueue {
         // This segment rolled back (or its outcome is unknown); the later ones never ran.
         const failed = E.left(outcome.left);
         for (const write of segments.slice(index).flat()) fail(write, failed);
-        return outcome.left;
+        span?.end(outcome.left);
+        return;
       }
       // The statement has returned, so it has committed: hand out the outcomes.
       const exhausted = settle(part, outcome.right);
       for (const write of exhausted) write.resolve(await this.createInGap(write.plant, write.claim));
     }
-    return undefined;
+    span?.end();
   }
 
   /**

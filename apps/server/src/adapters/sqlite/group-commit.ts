@@ -118,9 +118,11 @@ export class GroupCommit<C extends BatchContext> {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
+    const { tracing } = this.options;
     setImmediate(() => {
       this.scheduled = false;
-      this.flushOne();
+      if (tracing === undefined) this.flushOne();
+      else tracing.detached(() => this.flushOne());
       if (this.queue.length > 0) this.schedule();
     });
   }
