@@ -122,7 +122,9 @@ const content: fc.Arbitrary<Content> = fc
         traceParent: optional(
           fc
             .tuple(fc.bigInt({ min: 1n, max: 2n ** 128n - 1n }), fc.bigInt({ min: 1n, max: 2n ** 64n - 1n }))
-            .map(([trace, span]) => `00-${trace.toString(16).padStart(32, '0')}-${span.toString(16).padStart(16, '0')}-01`),
+            .map(
+              ([trace, span]) => `00-${trace.toString(16).padStart(32, '0')}-${span.toString(16).padStart(16, '0')}-01`,
+            ),
         ),
         traceState: optional(text),
         tries: fc.array(
