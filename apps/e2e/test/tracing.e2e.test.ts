@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { context, ROOT_CONTEXT, trace, TraceFlags, type SpanContext } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { createPlantStoreClient, type PlantsApi } from '@plant-store/client';
@@ -404,5 +407,38 @@ describe('an exporter that is down or slow', () => {
       await server.stop();
       await store.remove();
     }
+  });
+});
+
+describe('traces off', () => {
+  it('loads no OpenTelemetry module; on, the server loads the SDK', async () => {
+    const register = fileURLToPath(new URL('./support/module-log-register.mjs', import.meta.url));
+    const loaded = async (env: Record<string, string>): Promise<string[]> => {
+      const store = await sqliteCase.open();
+      const log = join(store.url.slice('sqlite:'.length, -'plant-store.db'.length), 'modules.log');
+      const server = await startServer({
+        DATABASE_URL: store.url,
+        NODE_OPTIONS: `--import ${register}`,
+        MODULE_LOG: log,
+        ...env,
+      });
+      try {
+        const response = await fetch(`${server.url}/plants`);
+        await response.arrayBuffer();
+        expect(response.status).toBe(401);
+      } finally {
+        await server.stop();
+      }
+      const urls = (await readFile(log, 'utf8')).split('\n').filter((url) => url !== '');
+      await store.remove();
+      expect(
+        urls.some((url) => url.includes('/koa/')),
+        'the hooks saw the server load',
+      ).toBe(true);
+      return urls.filter((url) => url.includes('/@opentelemetry/'));
+    };
+    expect(await loaded({})).toEqual([]);
+    const on = await loaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(on.some((url) => url.includes('/@opentelemetry/sdk-trace-node/'))).toBe(true);
   });
 });
