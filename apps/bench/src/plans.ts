@@ -87,6 +87,17 @@ export const DRAIN_LIMIT_SECONDS = 60;
 /** How often the drain is read (the drain time's resolution). */
 const DRAIN_POLL_MS = 100;
 
+/**
+ * How long a helper process (the webhook receiver) may live: past every run that could
+ * happen (each rerun, every side-by-side run, each followed by a full drain), so that it stops by
+ * itself only if the bench failed to stop it.
+ */
+export const helperLifetimeSeconds = (config: BenchConfig): number => {
+  const runs =
+    config.rounds * config.scenarios.length * config.stores.length * 2 + config.sideBySide * config.stores.length * 2;
+  return runs * (config.warmupSeconds + config.seconds + DRAIN_LIMIT_SECONDS + 5) + 600;
+};
+
 export const compact = (n: number): string =>
   n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n);
 
@@ -253,11 +264,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
    * to nothing).
    */
   const webhookPlan = (name: StoreName, label: string): Plan => {
-    // The receiver stops by itself at the latest after every run could have happened (each
-    // rerun, every side-by-side run, each followed by a full drain), and when the bench exits.
-    const runs =
-      config.rounds * config.scenarios.length * config.stores.length * 2 + config.sideBySide * config.stores.length * 2;
-    const lifetimeSeconds = runs * (config.warmupSeconds + config.seconds + DRAIN_LIMIT_SECONDS + 5) + 600;
+    const lifetimeSeconds = helperLifetimeSeconds(config);
     return {
       name,
       label,

@@ -148,6 +148,33 @@ export const addWebhookEndpoint = async (env: NodeJS.ProcessEnv, url: string): P
   }
 };
 
+/**
+ * One of the bench's helper processes (src/bounded-child.ts) on `core`, and a reader of its
+ * `GET /stats` (undefined when it did not answer).
+ */
+const startHelper = async <S>(
+  script: string,
+  core: number | undefined,
+  lifetimeSeconds: number,
+): Promise<{ readonly running: RunningServer; readonly stats: () => Promise<S | undefined> }> => {
+  const entry = fileURLToPath(new URL(script, import.meta.url));
+  const running = await launch(
+    [entry],
+    { ...process.env, RECEIVER_LIFETIME_SECONDS: String(Math.ceil(lifetimeSeconds)) },
+    core,
+    '',
+  );
+  const stats = async (): Promise<S | undefined> => {
+    try {
+      const res = await fetch(`${running.url}/stats`, { signal: AbortSignal.timeout(2000) });
+      return res.status === 200 ? ((await res.json()) as S) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return { running, stats };
+};
+
 /** The webhook receiver process (src/webhook-receiver-main.ts). */
 export interface RunningReceiver {
   /** The URL endpoints are registered with. */
@@ -166,26 +193,8 @@ export const startWebhookReceiver = async (
   core: number | undefined,
   lifetimeSeconds: number,
 ): Promise<RunningReceiver> => {
-  const entry = fileURLToPath(new URL('./webhook-receiver-main.js', import.meta.url));
-  const running = await launch(
-    [entry],
-    { ...process.env, RECEIVER_LIFETIME_SECONDS: String(Math.ceil(lifetimeSeconds)) },
-    core,
-    '',
-  );
-  return {
-    url: `${running.url}/hook`,
-    pid: running.pid,
-    stats: async () => {
-      try {
-        const res = await fetch(`${running.url}/stats`, { signal: AbortSignal.timeout(2000) });
-        return res.status === 200 ? ((await res.json()) as ReceiverStats) : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    stop: () => running.stop(),
-  };
+  const { running, stats } = await startHelper<ReceiverStats>('./webhook-receiver-main.js', core, lifetimeSeconds);
+  return { url: `${running.url}/hook`, pid: running.pid, stats, stop: () => running.stop() };
 };
 
 export interface PlantServerOptions {
