@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 
 /**
- * How the bench's helper processes (the webhook receiver) listen and end: HOST and
+ * How the bench's helper processes (the webhook receiver, the OTLP sink) listen and end: HOST and
  * PORT from the environment, SIGTERM closes the server. Each also stops by itself, after
  * RECEIVER_LIFETIME_SECONDS and within a second of the bench process going away (killed, crashed),
  * so none outlives a run.

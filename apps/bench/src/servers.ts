@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { captureOutput, freePort, spawnNode, stopChild, waitUntilReady } from './processes.js';
 import { serverPackageDir } from './stores.js';
+import type { SinkStats } from './otlp-sink.js';
 import type { ReceiverStats } from './webhook-receiver.js';
 
 const run = promisify(execFile);
@@ -195,6 +196,25 @@ export const startWebhookReceiver = async (
 ): Promise<RunningReceiver> => {
   const { running, stats } = await startHelper<ReceiverStats>('./webhook-receiver-main.js', core, lifetimeSeconds);
   return { url: `${running.url}/hook`, pid: running.pid, stats, stop: () => running.stop() };
+};
+
+/** The OTLP sink process (src/otlp-sink-main.ts). */
+export interface RunningSink {
+  /** The base URL, for OTEL_EXPORTER_OTLP_ENDPOINT (the server posts to `<url>/v1/traces`). */
+  readonly url: string;
+  readonly pid: number;
+  /** What it counted so far (GET /stats); undefined when it did not answer. */
+  stats(): Promise<SinkStats | undefined>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the OTLP sink as its own process on `core`; it exits by itself after `lifetimeSeconds` or
+ * when this process goes away.
+ */
+export const startOtlpSink = async (core: number | undefined, lifetimeSeconds: number): Promise<RunningSink> => {
+  const { running, stats } = await startHelper<SinkStats>('./otlp-sink-main.js', core, lifetimeSeconds);
+  return { url: running.url, pid: running.pid, stats, stop: () => running.stop() };
 };
 
 export interface PlantServerOptions {
