@@ -76,6 +76,20 @@ describe('planStores', () => {
     ]);
   });
 
+  it('plans each traced store as our server of its kind, running create, get and create 1 conn', () => {
+    const plans = planStores(
+      configOf({ BENCH_STORES: 'postgres-traced-ratio,sqlite-traced,postgres-traced,sqlite-traced-ratio' }),
+      ctx,
+    );
+    const traced = ['create', 'get', 'latency'];
+    expect(plans.map((p) => [p.name, p.label, p.scenarios])).toEqual([
+      ['sqlite-traced', 'sqlite FULL +tracing', traced],
+      ['sqlite-traced-ratio', 'sqlite FULL +tracing 10%', traced],
+      ['postgres-traced', 'postgres +tracing', traced],
+      ['postgres-traced-ratio', 'postgres +tracing 10%', traced],
+    ]);
+  });
+
   it('sizes the tagged stores from BENCH_TAG_SIZES', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large', BENCH_TAG_SIZES: '2500,5000000' }),
