@@ -95,6 +95,20 @@ describe('parseConfig', () => {
     });
   });
 
+  it('runs the traced stores only when named, in their places in the table', () => {
+    const config = parseConfig({
+      BENCH_STORES: 'postgres-traced-ratio,postgres-traced,postgres,sqlite-traced-ratio,sqlite-traced,sqlite',
+    });
+    expect(config._tag === 'Right' && config.right.stores).toEqual([
+      'sqlite',
+      'sqlite-traced',
+      'sqlite-traced-ratio',
+      'postgres',
+      'postgres-traced',
+      'postgres-traced-ratio',
+    ]);
+  });
+
   it('wants two tag sizes, the smaller first, each large enough for a full page after some cursor', () => {
     for (const sizes of [
       '10000',

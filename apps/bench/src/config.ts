@@ -16,11 +16,15 @@ export const STORES = [
   'sqlite-metrics',
   'sqlite-keyed',
   'sqlite-webhook',
+  'sqlite-traced',
+  'sqlite-traced-ratio',
   'sqlite-tag-small',
   'sqlite-tag-large',
   'fastify-postgres',
   'postgres',
   'postgres-baseline',
+  'postgres-traced',
+  'postgres-traced-ratio',
   'postgres-tag-small',
   'postgres-tag-large',
 ] as const;
@@ -42,13 +46,21 @@ export const TAG_STORES: readonly StoreName[] = [
 ];
 /** Another build's server (BENCH_BASELINE_DIR) beside this one's, on each store. */
 export const BASELINE_STORES: readonly StoreName[] = ['sqlite-baseline', 'postgres-baseline'];
+/** Our server exporting its traces to an OTLP sink, every root trace kept or one in ten, on each store. */
+export const TRACED_STORES: readonly StoreName[] = [
+  'sqlite-traced',
+  'sqlite-traced-ratio',
+  'postgres-traced',
+  'postgres-traced-ratio',
+];
 /**
  * What runs when BENCH_STORES is unset: every store but the baselines, which need
- * BENCH_BASELINE_DIR, and the tagged stores (four more servers, two of a million plants, and their
- * side-by-side runs), which are asked for by name.
+ * BENCH_BASELINE_DIR, the tagged stores (four more servers, two of a million plants, and their
+ * side-by-side runs) and the traced stores (four more servers and sinks, and their side-by-side
+ * runs), which are asked for by name.
  */
 const DEFAULT_STORES: readonly StoreName[] = STORES.filter(
-  (s) => !BASELINE_STORES.includes(s) && !TAG_STORES.includes(s),
+  (s) => !BASELINE_STORES.includes(s) && !TAG_STORES.includes(s) && !TRACED_STORES.includes(s),
 );
 
 /**

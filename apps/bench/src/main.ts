@@ -6,7 +6,7 @@ import { parseConfig, type BenchConfig } from './config.js';
 import { formatProbe, probeDisk, type DiskProbe } from './disk-probe.js';
 import { planStores, redact, type Launched, type Plan } from './plans.js';
 import { cleanUpOnSignal, tasksetAvailable } from './processes.js';
-import { BASES, formatTable, NOISY, rate, type Row, type SideBySide } from './report.js';
+import { BASES, formatTable, NOISY, rate, responsesOf, type Row, type SideBySide } from './report.js';
 import { runScenario } from './run-scenario.js';
 import { SCENARIOS, type DriverSpec, type LoadGenerator, type ScenarioKind } from './scenarios.js';
 import { smokeCheckSearchPages, type PagePools } from './search-checks.js';
@@ -14,6 +14,7 @@ import { seedPlants, smokeCheck, smokeCheckPatch, smokeCheckTagPage } from './se
 import type { RunningServer } from './servers.js';
 import { lastCursor, PAGE_TAG } from './tag-pages.js';
 import { checkTargets, formatTargets } from './targets.js';
+import { formatExport, type TraceExport, type TraceProbe } from './trace-export.js';
 import { formatDrain, type WebhookDrain, type WebhookProbe } from './webhook-drain.js';
 import { wrkAvailable } from './wrk.js';
 
@@ -58,9 +59,9 @@ const main = async (config: BenchConfig): Promise<number> => {
   const pinned = config.pin && availableParallelism() >= 2 && tasksetAvailable();
   const serverCore = pinned ? 0 : undefined;
   const driverCore = pinned ? 1 : undefined;
-  // The webhook receiver gets a core of its own when there is one; on 2 cores it shares the load
-  // generator's (which wrk leaves mostly idle at SQLite's rates), never the server's: the
-  // server's core is what the rows measure.
+  // The webhook receiver and the OTLP sinks get a core of their own when there is one; on 2 cores
+  // they share the load generator's (which wrk leaves mostly idle at SQLite's rates), never the
+  // server's: the server's core is what the rows measure.
   const receiverCore = pinned ? (availableParallelism() >= 3 ? 2 : 1) : undefined;
   const hasWrk = wrkAvailable();
   if (config.load === 'wrk' && !hasWrk)
@@ -88,7 +89,7 @@ const main = async (config: BenchConfig): Promise<number> => {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     pinned: pinned
-      ? `server on core 0, load generator on core 1, webhook receiver on core ${receiverCore ?? '–'} (taskset)`
+      ? `server on core 0, load generator on core 1, webhook receiver and OTLP sinks on core ${receiverCore ?? '–'} (taskset)`
       : 'not pinned',
     loadGenerator: generator,
     loadAverageAtStart: loadavg(),
@@ -122,6 +123,7 @@ const main = async (config: BenchConfig): Promise<number> => {
     readonly seedFrom: number;
     readonly seedTo: number;
     readonly webhooks: WebhookProbe | undefined;
+    readonly traces: TraceProbe | undefined;
     /** For a tagged store: the file of request paths of each page scenario. */
     readonly paths: Partial<Record<ScenarioKind, string>>;
     nextId: number;
@@ -169,6 +171,7 @@ const main = async (config: BenchConfig): Promise<number> => {
         seedFrom,
         seedTo,
         webhooks: launched.webhooks,
+        traces: launched.traces,
         paths,
         nextId: seedTo + 2,
         failed: false,
@@ -202,11 +205,13 @@ const main = async (config: BenchConfig): Promise<number> => {
       idempotencyKeys: plan.idempotencyKeys ?? 'none',
     };
     await entry.webhooks?.beforeLoad();
+    await entry.traces?.beforeLoad();
     const { row, nextId } = await runScenario(server, { name: plan.name, label: plan.label }, spec, {
       server: serverCore,
       driver: driverCore,
     });
     entry.nextId = nextId + 1;
+    const traceExport = await entry.traces?.afterLoad();
     // The load has stopped: how long the outbox takes to empty (and the next run starts from an
     // empty one).
     const webhookDrain = await entry.webhooks?.afterLoad();
@@ -230,8 +235,19 @@ const main = async (config: BenchConfig): Promise<number> => {
       if (webhookDrain.seconds === undefined)
         warn(`${label}: the webhook outbox did not drain within ${webhookDrain.limitSeconds} s`);
     }
+    // Nothing received is reported, not failed: a server build without tracing runs these rows
+    // untraced, which its log and the table's note then say.
+    if (entry.traces !== undefined)
+      log(
+        `${label}: traces: ${traceExport === undefined ? 'the OTLP sink did not answer' : formatExport(traceExport, responsesOf(row))}`,
+      );
     if (!server.alive()) throw new Error('the server process exited during the run');
-    return { ...row, round, ...(webhookDrain === undefined ? {} : { webhookDrain }) };
+    return {
+      ...row,
+      round,
+      ...(webhookDrain === undefined ? {} : { webhookDrain }),
+      ...(traceExport === undefined ? {} : { traceExport }),
+    };
   };
 
   // With BENCH_ROUNDS > 1 the whole sequence repeats, so that every comparison is made round by
@@ -296,6 +312,7 @@ const main = async (config: BenchConfig): Promise<number> => {
     )) {
       const ratios: number[] = [];
       const drains: WebhookDrain[] = [];
+      const exports: TraceExport[] = [];
       for (let run = 0; run < config.sideBySide && !variant.failed && !base.failed; run++) {
         const label = (entry: Live): string =>
           `${entry.plan.label} · ${SCENARIOS[kind].label} (side by side ${run + 1}/${config.sideBySide})`;
@@ -306,6 +323,7 @@ const main = async (config: BenchConfig): Promise<number> => {
           ]);
           ratios.push(v.rps / b.rps);
           if (v.webhookDrain !== undefined) drains.push(v.webhookDrain);
+          if (v.traceExport !== undefined) exports.push(v.traceExport);
         } catch (error) {
           variant.failed = true;
           failures.push(`${label(variant)}: ${message(error)}\n${variant.server.output()}\n${base.server.output()}`);
@@ -317,6 +335,7 @@ const main = async (config: BenchConfig): Promise<number> => {
           store: variant.plan.name,
           ratios,
           ...(drains.length === 0 ? {} : { webhookDrains: drains }),
+          ...(exports.length === 0 ? {} : { traceExports: exports }),
         });
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type BenchConfig } from './config.js';
-import { compact, planStores, type PlanContext } from './plans.js';
+import { compact, helperLifetimeSeconds, planStores, type PlanContext } from './plans.js';
 
 const configOf = (env: Record<string, string>): BenchConfig => {
   const config = parseConfig(env);
@@ -76,6 +76,20 @@ describe('planStores', () => {
     ]);
   });
 
+  it('plans each traced store as our server of its kind, running create, get and create 1 conn', () => {
+    const plans = planStores(
+      configOf({ BENCH_STORES: 'postgres-traced-ratio,sqlite-traced,postgres-traced,sqlite-traced-ratio' }),
+      ctx,
+    );
+    const traced = ['create', 'get', 'latency'];
+    expect(plans.map((p) => [p.name, p.label, p.scenarios])).toEqual([
+      ['sqlite-traced', 'sqlite FULL +tracing', traced],
+      ['sqlite-traced-ratio', 'sqlite FULL +tracing 10%', traced],
+      ['postgres-traced', 'postgres +tracing', traced],
+      ['postgres-traced-ratio', 'postgres +tracing 10%', traced],
+    ]);
+  });
+
   it('sizes the tagged stores from BENCH_TAG_SIZES', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'sqlite-tag-small,sqlite-tag-large', BENCH_TAG_SIZES: '2500,5000000' }),
@@ -85,6 +99,15 @@ describe('planStores', () => {
       ['sqlite FULL 2.5k', 2500],
       ['sqlite FULL 5M', 5_000_000],
     ]);
+  });
+});
+
+describe('helperLifetimeSeconds', () => {
+  it('outlasts every run the bench could make, each followed by a full drain', () => {
+    const config = configOf({ BENCH_STORES: 'sqlite,sqlite-webhook', BENCH_SCENARIOS: 'create,get,latency' });
+    // 1 round × 3 scenarios × 2 stores, each twice (reruns), and 3 side-by-side runs × 2 stores × 2.
+    const runs = 3 * 2 * 2 + 3 * 2 * 2;
+    expect(helperLifetimeSeconds(config)).toBe(runs * (2 + 8 + 60 + 5) + 600);
   });
 });
 

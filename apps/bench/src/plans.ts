@@ -16,6 +16,8 @@ import {
 import { SEARCH_NAMES } from './search-pages.js';
 import { createPgDatabase, preloadPostgres, preloadSqlite } from './stores.js';
 import { tagSql } from './tag-pages.js';
+import { TRACED, tracedPlan, type TracedPlanOptions } from './traced-plan.js';
+import { SAMPLE_ALL, SAMPLE_RATIO, withoutOtel, type TraceProbe } from './trace-export.js';
 import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
 
 /**
@@ -51,6 +53,8 @@ export interface Launched {
   readonly cleanup: () => Promise<void>;
   /** For a server with a webhook endpoint: the outbox read around each run (its drain after the load). */
   readonly webhooks?: WebhookProbe;
+  /** For a traced server: its OTLP sink read around each run. */
+  readonly traces?: TraceProbe;
 }
 
 /** One row group of the table: a store, the scenarios it runs, how to start it. */
@@ -87,6 +91,17 @@ export const DRAIN_LIMIT_SECONDS = 60;
 /** How often the drain is read (the drain time's resolution). */
 const DRAIN_POLL_MS = 100;
 
+/**
+ * How long a helper process (webhook receiver, OTLP sink) may live: past every run that could
+ * happen (each rerun, every side-by-side run, each followed by a full drain), so that it stops by
+ * itself only if the bench failed to stop it.
+ */
+export const helperLifetimeSeconds = (config: BenchConfig): number => {
+  const runs =
+    config.rounds * config.scenarios.length * config.stores.length * 2 + config.sideBySide * config.stores.length * 2;
+  return runs * (config.warmupSeconds + config.seconds + DRAIN_LIMIT_SECONDS + 5) + 600;
+};
+
 export const compact = (n: number): string =>
   n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${+(n / 1e3).toFixed(1)}k` : String(n);
 
@@ -106,8 +121,9 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
   const { work, serverCore, receiverCore, profileDir, log, warn, notes } = ctx;
   const profile = profileDir === undefined ? {} : { cpuProfileDir: profileDir };
 
+  // No OTEL_* from the bench's own environment: only the traced rows trace, each to its sink.
   const serverEnv = (databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-    ...process.env,
+    ...withoutOtel(process.env),
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: config.logLevel,
@@ -206,16 +222,20 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     }
   };
 
-  /**
-   * Our server (or another build's, `serverDir`) on a fresh database, with plants `1…tagged`
-   * preloaded by SQL when `tagged` is set.
-   */
+  interface PostgresOptions {
+    /** Plants `1…tagged`, tagged as src/tag-pages.ts says, written by SQL before the server starts. */
+    readonly tagged?: number;
+    /** Another build's `apps/server` (BENCH_BASELINE_DIR). */
+    readonly serverDir?: string;
+    readonly extraEnv?: Readonly<Record<string, string>>;
+  }
+
+  /** Our server (or another build's) on a fresh database. */
   const postgresPlan = (
     name: StoreName,
     label: string,
     scenarios: readonly ScenarioKind[],
-    tagged?: number,
-    serverDir?: string,
+    { tagged, serverDir, extraEnv = {} }: PostgresOptions = {},
   ): Plan => ({
     name,
     label,
@@ -223,7 +243,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
     ...(tagged === undefined ? {} : { tagged: { size: tagged } }),
     start: () =>
       onFreshDatabase(label, async (url) => {
-        const env = serverEnv(url);
+        const env = serverEnv(url, extraEnv);
         // The CLI also creates the schema, which the preload fills.
         const token = await createToken(env, warn, serverDir);
         if (tagged !== undefined) {
@@ -253,11 +273,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
    * to nothing).
    */
   const webhookPlan = (name: StoreName, label: string): Plan => {
-    // The receiver stops by itself at the latest after every run could have happened (each
-    // rerun, every side-by-side run, each followed by a full drain), and when the bench exits.
-    const runs =
-      config.rounds * config.scenarios.length * config.stores.length * 2 + config.sideBySide * config.stores.length * 2;
-    const lifetimeSeconds = runs * (config.warmupSeconds + config.seconds + DRAIN_LIMIT_SECONDS + 5) + 600;
+    const lifetimeSeconds = helperLifetimeSeconds(config);
     return {
       name,
       label,
@@ -330,6 +346,20 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       onFreshDatabase(label, async (url) => ({ server: await startPeer(name, serverCore, url), firstFreeId: 1 })),
   });
 
+  /** `base` exporting its traces to an OTLP sink of its own (src/traced-plan.ts), on the receiver's core. */
+  const traced = (name: StoreName, base: string, plan: TracedPlanOptions['plan']): Plan =>
+    tracedPlan({
+      name,
+      base,
+      sampling: name.endsWith('-ratio') ? SAMPLE_RATIO : SAMPLE_ALL,
+      sinkCore: receiverCore,
+      lifetimeSeconds: helperLifetimeSeconds(config),
+      log,
+      warn,
+      notes,
+      plan,
+    });
+
   const [small, large] = config.tagSizes;
   const plans: Plan[] = [];
   for (const store of config.stores) {
@@ -391,6 +421,12 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       case 'sqlite-webhook':
         plans.push(webhookPlan(store, 'sqlite FULL +webhook'));
         break;
+      case 'sqlite-traced':
+      case 'sqlite-traced-ratio':
+        plans.push(
+          traced(store, 'sqlite FULL', (label, env) => sqlitePlan(store, label, 'FULL', TRACED, { extraEnv: env })),
+        );
+        break;
       case 'sqlite-tag-small':
       case 'sqlite-tag-large': {
         // The same tag page on a small and a large store (the large one measured as a variant of
@@ -405,12 +441,16 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       case 'postgres-baseline':
         if (config.baselineDir === undefined)
           ctx.skipped.push('postgres-baseline: skipped, BENCH_BASELINE_DIR is not set');
-        else plans.push(postgresPlan(store, 'postgres baseline', ALL, undefined, config.baselineDir));
+        else plans.push(postgresPlan(store, 'postgres baseline', ALL, { serverDir: config.baselineDir }));
+        break;
+      case 'postgres-traced':
+      case 'postgres-traced-ratio':
+        plans.push(traced(store, 'postgres', (label, env) => postgresPlan(store, label, TRACED, { extraEnv: env })));
         break;
       case 'postgres-tag-small':
       case 'postgres-tag-large': {
         const size = store === 'postgres-tag-small' ? small : large;
-        plans.push(postgresPlan(store, `postgres ${compact(size)}`, TAGGED, size));
+        plans.push(postgresPlan(store, `postgres ${compact(size)}`, TAGGED, { tagged: size }));
         break;
       }
     }

@@ -66,6 +66,48 @@ describe('formatTable', () => {
   });
 });
 
+describe('the traced rows', () => {
+  const exported = { requests: 140, bytes: 1_234_567, spans: 45_210, unreadable: 0 };
+
+  it('compares each with the untraced row of its store, side by side, and says what its sink received', () => {
+    const rows = [
+      row({ scenario: 'create', store: 'sqlite', rps: 8000, storeLabel: 'sqlite FULL' }),
+      row({
+        scenario: 'create',
+        store: 'sqlite-traced',
+        rps: 7000,
+        storeLabel: 'sqlite FULL +tracing',
+        statusCounts: { '201': 46_000 },
+        traceExport: exported,
+      }),
+      row({ scenario: 'latency', store: 'postgres', rps: 1200, connections: 1 }),
+      row({
+        scenario: 'latency',
+        store: 'postgres-traced-ratio',
+        rps: 1140,
+        connections: 1,
+        storeLabel: 'postgres +tracing 10%',
+        statusCounts: { '201': 12_000 },
+        traceExport: { requests: 0, bytes: 0, spans: 0, unreadable: 0 },
+      }),
+    ];
+    const rated = rate(rows, [{ scenario: 'create', store: 'sqlite-traced', ratios: [0.9, 0.86, 0.88] }]);
+    expect(rated.map((r) => [r.store, r.vsBase, r.sideBySide])).toEqual([
+      ['sqlite', undefined, undefined],
+      ['sqlite-traced', 0.88, 3],
+      ['postgres', undefined, undefined],
+      ['postgres-traced-ratio', 0.95, undefined],
+    ]);
+    const table = formatTable(rated);
+    expect(table).toMatch(
+      /\| sqlite FULL \+tracing +\|.*\| 0\.88× untraced \(side by side, median of 3\); exported 1\.2 MB in 140 requests, 45,210 spans \(0\.98 per response\) +\|/,
+    );
+    expect(table).toMatch(
+      /\| postgres \+tracing 10% +\|.*\| 0\.95× untraced; exported nothing during the run \(0 requests to the sink\) +\|/,
+    );
+  });
+});
+
 describe('checkTargets', () => {
   it('checks the targets on the SQLite FULL rows and leaves unmeasured ones open', () => {
     const checks = checkTargets(

@@ -1,5 +1,6 @@
 import { PEER_STORES, STORES, type StoreName } from './config.js';
 import { SCENARIOS, type Latency, type ScenarioKind } from './scenarios.js';
+import { formatExport, type TraceExport } from './trace-export.js';
 import { drainTime, type WebhookDrain } from './webhook-drain.js';
 
 /** One measured (scenario, store) pair: a row of the table and of the JSON results. */
@@ -40,6 +41,8 @@ export interface Row {
   }[];
   /** For a server with a webhook endpoint: its outbox when this run's load stopped, and how long it took to empty. */
   readonly webhookDrain?: WebhookDrain;
+  /** For a traced server: what its OTLP sink received during this run. */
+  readonly traceExport?: TraceExport;
 }
 
 export interface RatedRow extends Row {
@@ -76,8 +79,12 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'sqlite-metrics': { store: 'sqlite', note: 'metrics off' },
   'sqlite-keyed': { store: 'sqlite', note: 'no key' },
   'sqlite-webhook': { store: 'sqlite', note: 'no webhook' },
+  'sqlite-traced': { store: 'sqlite', note: 'untraced' },
+  'sqlite-traced-ratio': { store: 'sqlite', note: 'untraced' },
   'sqlite-baseline': { store: 'sqlite', note: 'this build' },
   'postgres-baseline': { store: 'postgres', note: 'this build' },
+  'postgres-traced': { store: 'postgres', note: 'untraced' },
+  'postgres-traced-ratio': { store: 'postgres', note: 'untraced' },
   'sqlite-tag-large': { store: 'sqlite-tag-small', note: 'smaller store' },
   'postgres-tag-large': { store: 'postgres-tag-small', note: 'smaller store' },
 };
@@ -114,6 +121,8 @@ export interface SideBySide {
   readonly ratios: readonly number[];
   /** The variant's webhook outbox after each of these runs (for the JSON). */
   readonly webhookDrains?: readonly WebhookDrain[];
+  /** What the variant's OTLP sink received during each of these runs (for the JSON). */
+  readonly traceExports?: readonly TraceExport[];
 }
 
 /**
@@ -224,11 +233,15 @@ export const tableCells = (rows: readonly RatedRow[]): string[][] =>
       r.webhookDrain === undefined
         ? ''
         : `outbox ${int(r.webhookDrain.backlogAtStop)} at stop, ${drainTime(r.webhookDrain)}`,
+      r.traceExport === undefined ? '' : formatExport(r.traceExport, responsesOf(r)),
       r.discarded === undefined ? '' : 'quieter of 2 runs',
     ]
       .filter((n) => n !== '')
       .join('; '),
   ]);
+
+/** Responses of the whole run, warm-up included (what an OTLP sink's counts of the run stand beside). */
+export const responsesOf = (row: Row): number => Object.values(row.statusCounts).reduce((sum, n) => sum + n, 0);
 
 /** A Markdown table (renders in the README, reads fine on a terminal). */
 export const formatTable = (rows: readonly RatedRow[]): string => {

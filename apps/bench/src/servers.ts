@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { captureOutput, freePort, spawnNode, stopChild, waitUntilReady } from './processes.js';
 import { serverPackageDir } from './stores.js';
+import type { SinkStats } from './otlp-sink.js';
 import type { ReceiverStats } from './webhook-receiver.js';
 
 const run = promisify(execFile);
@@ -148,6 +149,33 @@ export const addWebhookEndpoint = async (env: NodeJS.ProcessEnv, url: string): P
   }
 };
 
+/**
+ * One of the bench's helper processes (src/bounded-child.ts) on `core`, and a reader of its
+ * `GET /stats` (undefined when it did not answer).
+ */
+const startHelper = async <S>(
+  script: string,
+  core: number | undefined,
+  lifetimeSeconds: number,
+): Promise<{ readonly running: RunningServer; readonly stats: () => Promise<S | undefined> }> => {
+  const entry = fileURLToPath(new URL(script, import.meta.url));
+  const running = await launch(
+    [entry],
+    { ...process.env, RECEIVER_LIFETIME_SECONDS: String(Math.ceil(lifetimeSeconds)) },
+    core,
+    '',
+  );
+  const stats = async (): Promise<S | undefined> => {
+    try {
+      const res = await fetch(`${running.url}/stats`, { signal: AbortSignal.timeout(2000) });
+      return res.status === 200 ? ((await res.json()) as S) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return { running, stats };
+};
+
 /** The webhook receiver process (src/webhook-receiver-main.ts). */
 export interface RunningReceiver {
   /** The URL endpoints are registered with. */
@@ -166,26 +194,27 @@ export const startWebhookReceiver = async (
   core: number | undefined,
   lifetimeSeconds: number,
 ): Promise<RunningReceiver> => {
-  const entry = fileURLToPath(new URL('./webhook-receiver-main.js', import.meta.url));
-  const running = await launch(
-    [entry],
-    { ...process.env, RECEIVER_LIFETIME_SECONDS: String(Math.ceil(lifetimeSeconds)) },
-    core,
-    '',
-  );
-  return {
-    url: `${running.url}/hook`,
-    pid: running.pid,
-    stats: async () => {
-      try {
-        const res = await fetch(`${running.url}/stats`, { signal: AbortSignal.timeout(2000) });
-        return res.status === 200 ? ((await res.json()) as ReceiverStats) : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    stop: () => running.stop(),
-  };
+  const { running, stats } = await startHelper<ReceiverStats>('./webhook-receiver-main.js', core, lifetimeSeconds);
+  return { url: `${running.url}/hook`, pid: running.pid, stats, stop: () => running.stop() };
+};
+
+/** The OTLP sink process (src/otlp-sink-main.ts). */
+export interface RunningSink {
+  /** The base URL, for OTEL_EXPORTER_OTLP_ENDPOINT (the server posts to `<url>/v1/traces`). */
+  readonly url: string;
+  readonly pid: number;
+  /** What it counted so far (GET /stats); undefined when it did not answer. */
+  stats(): Promise<SinkStats | undefined>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the OTLP sink as its own process on `core`; it exits by itself after `lifetimeSeconds` or
+ * when this process goes away.
+ */
+export const startOtlpSink = async (core: number | undefined, lifetimeSeconds: number): Promise<RunningSink> => {
+  const { running, stats } = await startHelper<SinkStats>('./otlp-sink-main.js', core, lifetimeSeconds);
+  return { url: running.url, pid: running.pid, stats, stop: () => running.stop() };
 };
 
 export interface PlantServerOptions {
