@@ -55,7 +55,8 @@ const STOP_REQUESTED = Symbol('stop requested');
  * Opens the store, prepares authentication and serves: the single process, or one worker of
  * WORKERS=N. Each component joins the lifecycle as it starts; every way out (a failed start, a
  * shutdown request) goes through closeAndExit, which closes them newest first: the HTTP listener
- * drains, then the dispatcher, the metrics listener, the purges, the rate limiter and the store.
+ * drains, then the dispatcher, the metrics listener, the purges, the rate limiter, the store and,
+ * last, tracing (its final export).
  */
 const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracing) => void): Promise<void> => {
   const lifecycle = createLifecycle(logger);
