@@ -64,7 +64,13 @@ export const createErrorMiddleware = (
       errorTag: ctx.state.errorTag,
       replayed: ctx.res.getHeader('idempotent-replayed') === 'true',
     });
-    if (status >= 500) logger.error({ ...line, err: ctx.state.cause }, 'request failed');
-    else requestLog.info(line, 'request');
+    const write = (): void => {
+      if (status >= 500) logger.error({ ...line, err: ctx.state.cause }, 'request failed');
+      else requestLog.info(line, 'request');
+    };
+    // Traced: written inside the request's trace, where the logger's mixin adds trace_id and
+    // span_id (spreading them into the line here cost a traced request a quarter of its time).
+    if (ctx.state.trace === undefined) write();
+    else ctx.state.trace.enter(write);
   };
 };

@@ -1,5 +1,5 @@
 import type { Tracing } from '../tracing/tracing.js';
-import type { AppMiddleware } from './context.js';
+import type { AppContext, AppMiddleware } from './context.js';
 import { matchedRoute } from './route-template.js';
 
 const single = (value: string | string[] | undefined): string | undefined =>
@@ -13,7 +13,7 @@ const single = (value: string | string[] | undefined): string | undefined =>
  */
 export const traceRequests =
   (tracing: Tracing): AppMiddleware =>
-  (ctx, next) => {
+  async (ctx, next) => {
     const { headers } = ctx.req;
     const span = tracing.startRequest({
       method: ctx.method,
@@ -23,16 +23,22 @@ export const traceRequests =
       traceparent: single(headers.traceparent),
       tracestate: single(headers.tracestate),
     });
-    return span.run(async () => {
-      try {
-        await next();
-      } finally {
-        span.finish({
-          route: matchedRoute(ctx),
-          status: ctx.status,
-          errorTag: ctx.state.errorTag,
-          replayed: ctx.res.getHeader('idempotent-replayed') === 'true',
-        });
-      }
-    });
+    ctx.state.trace = span;
+    try {
+      await next();
+    } finally {
+      span.finish({
+        route: matchedRoute(ctx),
+        status: ctx.status,
+        errorTag: ctx.state.errorTag,
+        replayed: ctx.res.getHeader('idempotent-replayed') === 'true',
+      });
+    }
   };
+
+/**
+ * Runs `fn` — a call that starts a store operation — as part of the request's trace, when it is
+ * traced: the operation's span is a child of the request's, and its writes save the trace.
+ */
+export const inRequestTrace = <T>(ctx: AppContext, fn: () => T): T =>
+  ctx.state.trace === undefined ? fn() : ctx.state.trace.enter(fn);

@@ -1,5 +1,4 @@
 import {
-  context,
   createNoopMeter,
   diag,
   DiagLogLevel,
@@ -163,11 +162,29 @@ const throttledDiag = (log: TracingLog, everyMs = 10_000) => {
   };
 };
 
+interface HostAndPort {
+  readonly address: string;
+  readonly port: number;
+}
+
 /** `host[:port]` of a Host header; the port is the scheme's when absent. */
-const hostAndPort = (host: string): { address: string; port: number } | undefined => {
+const parseHost = (host: string): HostAndPort | undefined => {
   const m = /^(\[[^\]]*\]|[^:]*)(?::([0-9]{1,5}))?$/.exec(host);
   if (m === null || m[1] === undefined || m[1] === '') return undefined;
   return { address: m[1].replace(/^\[|\]$/g, ''), port: m[2] === undefined ? 80 : Number(m[2]) };
+};
+
+/** parseHost, remembering the last header: a server's requests nearly all name the same host. */
+const lastHost = (): ((host: string) => HostAndPort | undefined) => {
+  let header: string | undefined;
+  let parsed: HostAndPort | undefined;
+  return (host) => {
+    if (host !== header) {
+      header = host;
+      parsed = parseHost(host);
+    }
+    return parsed;
+  };
 };
 
 /** What an error is, by type only: a tag, a code or a class name — never a message that may quote a value. */
@@ -187,10 +204,11 @@ const fail = (span: Span, failure: unknown): void => {
 };
 
 /**
- * Starts the OpenTelemetry SDK as `config` says — a Node tracer provider (AsyncLocalStorage
- * contexts, W3C Trace Context), the configured sampler, a batch span processor feeding the OTLP
- * exporter — and returns the server's tracing on top of it. Spans are exported off the request
- * path; past the processor's queue they are dropped and counted, never waited for.
+ * Starts the OpenTelemetry SDK as `config` says — a Node tracer provider with the configured
+ * sampler and a batch span processor feeding the OTLP exporter — and returns the server's tracing
+ * on top of it: W3C Trace Context in and out, the current trace passed synchronously (see
+ * tracing.ts). Spans are exported off the request path; past the processor's queue they are
+ * dropped and counted, never waited for.
  */
 export const startTracing = async (config: TracingConfig, options: TracingOptions): Promise<Tracing> => {
   diag.setLogger(throttledDiag(options.log), DiagLogLevel.WARN);
@@ -214,9 +232,25 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
       }),
     ],
   });
-  provider.register();
+  // Nothing is registered globally: the server passes its trace contexts itself (see tracing.ts).
   const tracer = provider.getTracer('@plant-store/server', options.version);
   const w3c = new W3CTraceContextPropagator();
+  const hostAndPort = lastHost();
+  /** The span of the request or store operation being started synchronously right now. */
+  let current: Span | undefined;
+  const within = <T>(span: Span, fn: () => T): T => {
+    const outer = current;
+    current = span;
+    try {
+      return fn();
+    } finally {
+      current = outer;
+    }
+  };
+  const idsOf = (span: Span): Record<string, string> => {
+    const { traceId, spanId } = span.spanContext();
+    return { trace_id: traceId, span_id: spanId };
+  };
 
   const startRequest = (request: IncomingRequest): ServerSpan => {
     const carrier = { traceparent: request.traceparent, tracestate: request.tracestate };
@@ -236,9 +270,8 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     }
     if (request.userAgent !== undefined) attributes[ATTR_USER_AGENT_ORIGINAL] = request.userAgent;
     const span = tracer.startSpan(known ? method : 'HTTP', { kind: SpanKind.SERVER, attributes }, parent);
-    const active = trace.setSpan(parent, span);
     return {
-      run: (fn) => context.with(active, fn),
+      enter: (fn) => within(span, fn),
       finish: (finished: FinishedRequest) => {
         if (span.isRecording()) describeAnswer(span, known ? method : 'HTTP', finished);
         span.end();
@@ -253,10 +286,10 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     run: () => Promise<A>,
     failed: (outcome: A) => unknown,
   ): Promise<A> => {
-    const parent = context.active();
+    const parent = current;
     // Only inside a recorded request: the background work (purges, the dispatcher's claims) and
     // sampled-out requests make no store spans.
-    if (trace.getSpan(parent)?.isRecording() !== true) return run();
+    if (parent?.isRecording() !== true) return run();
     const span = tracer.startSpan(
       `${operation} ${collection}`,
       {
@@ -267,9 +300,9 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
           [ATTR_DB_COLLECTION_NAME]: collection,
         },
       },
-      parent,
+      trace.setSpan(ROOT_CONTEXT, parent),
     );
-    return context.with(trace.setSpan(parent, span), run).then(
+    return within(span, run).then(
       (outcome) => {
         const failure = failed(outcome);
         if (failure !== undefined) fail(span, failure);
@@ -284,17 +317,16 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     );
   };
 
-  const current = (): WriteTrace | undefined => {
-    const span = trace.getSpan(context.active());
-    if (span === undefined) return undefined;
-    const spanContext = span.spanContext();
+  const writeTrace = (): WriteTrace | undefined => {
+    if (current === undefined) return undefined;
+    const spanContext = current.spanContext();
     if (!isSpanContextValid(spanContext)) return undefined;
-    const headers: Record<string, string> = {};
-    w3c.inject(trace.setSpanContext(ROOT_CONTEXT, spanContext), headers, setter);
-    const { traceparent, tracestate } = headers;
-    if (traceparent === undefined) return undefined;
     return {
-      saved: { traceparent, tracestate },
+      saved: () => {
+        const headers: Record<string, string> = {};
+        w3c.inject(trace.setSpanContext(ROOT_CONTEXT, spanContext), headers, setter);
+        return { traceparent: headers['traceparent'] ?? '', tracestate: headers['tracestate'] };
+      },
       sampled: (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0,
       link: spanContext,
     };
@@ -362,12 +394,7 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     };
   };
 
-  const logFields = (): Record<string, string> => {
-    const spanContext = trace.getSpan(context.active())?.spanContext();
-    return spanContext === undefined || !isSpanContextValid(spanContext)
-      ? {}
-      : { trace_id: spanContext.traceId, span_id: spanContext.spanId };
-  };
+  const logFields = (): Record<string, string> => (current === undefined ? {} : idsOf(current));
 
   const shutdown = async (timeoutMs: number): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;
@@ -380,9 +407,15 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     clearTimeout(timer);
   };
 
-  const detached = <T>(fn: () => T): T => context.with(ROOT_CONTEXT, fn);
-
-  return { startRequest, storeOperation, current, batch, detached, startWebhookAttempt, logFields, shutdown };
+  return {
+    startRequest,
+    storeOperation,
+    current: writeTrace,
+    batch,
+    startWebhookAttempt,
+    logFields,
+    shutdown,
+  };
 };
 
 /** The answer on a recorded SERVER span: route, status, and what the contract wants seen (replay, 412, 429). */

@@ -2,6 +2,12 @@
  * What the server's parts ask of tracing. One implementation, tracing/otel-tracing.ts, loaded only
  * when OTEL_* turn tracing on; off, every part holds `undefined` and pays one check. Nothing of
  * the OpenTelemetry SDK or API leaks through these types, so this file loads nothing.
+ *
+ * The trace a store operation belongs to is passed synchronously, not through AsyncLocalStorage:
+ * a route runs its store call inside `ServerSpan.enter`, and the store, which starts every
+ * operation (and queues every write) synchronously within that call, finds it there. On Node 20
+ * AsyncLocalStorage turns on promise hooks for the whole process, which cost a third of the
+ * throughput of an unsampled request (apps/bench, the cost of tracing).
  */
 
 /** A request's trace context as saved with an outbox event: the W3C headers that continue it. */
@@ -12,8 +18,8 @@ export interface SavedTraceContext {
 
 /** The trace a write was made in, captured when it was queued (a traced request's store span). */
 export interface WriteTrace {
-  /** Saved with the events the write emits, so their deliveries continue the trace. */
-  readonly saved: SavedTraceContext;
+  /** What to save with the events the write emits, so their deliveries continue the trace (made when asked). */
+  saved(): SavedTraceContext;
   /** Whether the trace is recorded (sampled): only those are linked from a batch span. */
   readonly sampled: boolean;
   /** What the batch span links to (opaque to the stores). */
@@ -51,8 +57,11 @@ export interface FinishedRequest {
 }
 
 export interface ServerSpan {
-  /** Runs `fn` with this span as the active context (store spans and log lines find it). */
-  run<T>(fn: () => T): T;
+  /**
+   * Runs `fn` with this request as the current trace: a store operation `fn` starts (before its
+   * first await) is a child of it, and a log line `fn` writes names it.
+   */
+  enter<T>(fn: () => T): T;
   finish(request: FinishedRequest): void;
 }
 
@@ -85,27 +94,21 @@ export type TracedSystem = 'sqlite' | 'postgresql';
 
 /** What the stores ask: the trace of the write being queued, and a span for each batch of writes. */
 export interface StoreTracing {
-  /** The trace of the operation running now; undefined outside a traced request. */
+  /** The trace of the store operation being started now; undefined outside a traced request. */
   current(): WriteTrace | undefined;
   /**
    * A span for one batch of writes (a group-commit transaction, a write statement), linked to the
    * traces of the writes it carries; undefined when none of them is sampled (nothing to record).
    */
   batch(system: TracedSystem, name: string, writes: readonly (WriteTrace | undefined)[]): SpanHandle | undefined;
-  /**
-   * Runs `fn` outside any trace. A batch runs in the context of whoever queued its first write, and
-   * what it sets off (the dispatcher woken by its events, the next batch) would otherwise count
-   * as part of that request.
-   */
-  detached<T>(fn: () => T): T;
 }
 
 export interface Tracing extends StoreTracing {
   /** Starts the SERVER span of a request, continuing an incoming `traceparent`. */
   startRequest(request: IncomingRequest): ServerSpan;
   /**
-   * Runs one store operation in a child span of the active one (`db.operation.name`, never a
-   * value); runs it bare outside a traced request. `failed` tells whether its outcome is an error.
+   * Runs one store operation in a child span of the current request's (`db.operation.name`, never
+   * a value); runs it bare outside a recorded request. `failed` tells whether its outcome is an error.
    */
   storeOperation<A>(
     system: TracedSystem,
@@ -116,7 +119,7 @@ export interface Tracing extends StoreTracing {
   ): Promise<A>;
   /** The CLIENT span of one webhook attempt, continuing the trace saved with its event. */
   startWebhookAttempt(attempt: WebhookAttempt): WebhookAttemptSpan;
-  /** `trace_id` and `span_id` of the active span, for a log line; empty outside a trace. */
+  /** `trace_id` and `span_id` of the current trace, for a log line; empty outside one. */
   logFields(): Record<string, string>;
   /** Exports what is queued (within `timeoutMs`), then stops. */
   shutdown(timeoutMs: number): Promise<void>;

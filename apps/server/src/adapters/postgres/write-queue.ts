@@ -137,14 +137,7 @@ export class PostgresWriteQueue {
     }
   }
 
-  /** Sends the next batch, outside the trace of whichever write scheduled it (see StoreTracing.detached). */
   private flush(): void {
-    const { tracing } = this.options;
-    if (tracing === undefined) this.flushBatch();
-    else tracing.detached(() => this.flushBatch());
-  }
-
-  private flushBatch(): void {
     const batch = this.queue.splice(0, this.options.maxBatchSize);
     if (batch.length === 0) return;
     for (const { timer } of batch) clearTimeout(timer);

@@ -11,12 +11,13 @@ export interface TracedCreate {
 }
 
 /** The trace context members of a write's input row; none when it was not traced (the columns read NULL). */
-const traceMembers = (trace: WriteTrace | undefined): { trace_parent?: string; trace_state?: string } =>
-  trace === undefined
-    ? {}
-    : trace.saved.tracestate === undefined
-      ? { trace_parent: trace.saved.traceparent }
-      : { trace_parent: trace.saved.traceparent, trace_state: trace.saved.tracestate };
+const traceMembers = (trace: WriteTrace | undefined): { trace_parent?: string; trace_state?: string } => {
+  if (trace === undefined) return {};
+  const { traceparent, tracestate } = trace.saved();
+  return tracestate === undefined
+    ? { trace_parent: traceparent }
+    : { trace_parent: traceparent, trace_state: tracestate };
+};
 
 // The statements of the write queue (see PostgresWriteQueue): the two a segment can take, and
 // the one for a server-assigned create once the high-water mark is used up.
@@ -55,7 +56,7 @@ export const createsStatement = (
   const [first] = creates;
   if (creates.length === 1 && first !== undefined) {
     const only = first.plant;
-    const saved = first.trace?.saved;
+    const saved = first.trace?.saved();
     // A lone create: its fields as parameters, no JSON to build and unpack, no input table to
     // materialise, sort and join (less work for PostgreSQL than the batch form).
     const chosen = only.id ?? null;

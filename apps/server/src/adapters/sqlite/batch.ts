@@ -1,4 +1,4 @@
-import type { SavedTraceContext } from '../../tracing/tracing.js';
+import type { WriteTrace } from '../../tracing/tracing.js';
 import type { BatchContext } from './group-commit.js';
 import type { OutboxBatch } from './outbox.js';
 import type { PlantIdAllocator } from './plant-ids.js';
@@ -26,7 +26,7 @@ export class SqliteBatch implements BatchContext {
     if (this.outbox.wrote) this.onEvents();
   }
 
-  traced(trace: SavedTraceContext | undefined): void {
+  traced(trace: WriteTrace | undefined): void {
     this.outbox.trace = trace;
   }
 }

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { storeUnavailable, type StoreUnavailable } from '../../ports/plant-store.js';
-import type { SavedTraceContext, StoreTracing, WriteTrace } from '../../tracing/tracing.js';
+import type { StoreTracing, WriteTrace } from '../../tracing/tracing.js';
 
 /** Where the adapter reports what no caller can act on. pino's logger fits. */
 export interface StoreLogger {
@@ -18,7 +18,7 @@ export interface BatchContext {
   /** Runs once the batch is committed and durable, just before its writes are answered. */
   committed?(): void;
   /** Tracing on: runs before each write with the trace it was queued in (its events save it). */
-  traced?(trace: SavedTraceContext | undefined): void;
+  traced?(trace: WriteTrace | undefined): void;
 }
 
 interface Job<C> {
@@ -118,11 +118,9 @@ export class GroupCommit<C extends BatchContext> {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    const { tracing } = this.options;
     setImmediate(() => {
       this.scheduled = false;
-      if (tracing === undefined) this.flushOne();
-      else tracing.detached(() => this.flushOne());
+      this.flushOne();
       if (this.queue.length > 0) this.schedule();
     });
   }
@@ -189,7 +187,7 @@ export class GroupCommit<C extends BatchContext> {
       const outcomes = batch.map((job) => {
         let outcome: E.Either<unknown, unknown>;
         try {
-          if (this.options.tracing !== undefined) context.traced?.(job.trace?.saved);
+          if (this.options.tracing !== undefined) context.traced?.(job.trace);
           outcome = job.apply(context);
         } catch (cause) {
           outcome = E.left(storeUnavailable(cause));

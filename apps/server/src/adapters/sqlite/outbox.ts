@@ -3,7 +3,7 @@ import type { Plant, PlantId } from '@plant-store/domain';
 import type BetterSqlite3 from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventType } from '../../ports/webhook-store.js';
-import type { SavedTraceContext } from '../../tracing/tracing.js';
+import type { SavedTraceContext, WriteTrace } from '../../tracing/tracing.js';
 import { endpointsFromRows, newEventId } from '../webhook-rows.js';
 
 interface Subscriber {
@@ -78,7 +78,7 @@ type OutboxRow = [string, string, string, string, number, number, string | null,
 export class OutboxBatch {
   wrote = false;
   /** The trace of the write being applied (tracing on), saved with its events. */
-  trace: SavedTraceContext | undefined;
+  trace: WriteTrace | undefined;
   private readonly timestamp: string;
 
   constructor(
@@ -107,13 +107,14 @@ export class OutboxBatch {
     if (subscribers.length === 0) return;
     let body: string | undefined;
     let eventId = '';
+    let trace: SavedTraceContext | undefined;
     for (const subscriber of subscribers) {
       if (subscriber.events !== null && !subscriber.events.has(type)) continue;
       if (body === undefined) {
         body = JSON.stringify({ type, timestamp: this.timestamp, data });
         eventId = newEventId(randomUUID());
       }
-      const trace = this.trace;
+      trace ??= this.trace?.saved();
       this.insert.run(
         eventId,
         type,
