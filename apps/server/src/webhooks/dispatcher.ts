@@ -105,7 +105,8 @@ export class WebhookDispatcher {
   private readonly held = new Set<number>();
   private records: AttemptRecord[] = [];
   private inFlight = 0;
-  private pumping = false;
+  /** The claim loop while it runs (stop waits for it: a claim it is awaiting must be handed back too). */
+  private pumping: Promise<void> | undefined;
   /** The last claim was full: more may be due at once. */
   private moreDue = false;
   private poll: NodeJS.Timeout | undefined;
@@ -152,8 +153,10 @@ export class WebhookDispatcher {
 
   /** New deliveries may be due: look now. */
   wake(): void {
-    if (this.stopping || this.pumping) return;
-    void this.pump();
+    if (this.stopping || this.pumping !== undefined) return;
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+    });
   }
 
   /**
@@ -164,6 +167,9 @@ export class WebhookDispatcher {
     this.stopping = true;
     clearInterval(this.poll);
     clearInterval(this.sampler);
+    // A claim in progress commits holds on deliveries: wait for it, so they are handed back below
+    // rather than left held until their lease ends (the next instance could not take them before).
+    await this.pumping;
     // Claimed but never started: straight back.
     const queued = this.queue.map((q) => q.delivery.id);
     this.queue = [];
@@ -204,31 +210,26 @@ export class WebhookDispatcher {
   }
 
   private async pump(): Promise<void> {
-    this.pumping = true;
-    try {
-      while (!this.stopping) {
-        // Claim enough to fill the free slots and, while attempts are fast, one round ahead, so
-        // that the next attempts need not wait for a claim's commit.
-        const ahead = this.attemptMs < FAST_ATTEMPT_MS ? this.cap : 0;
-        const want = this.cap + ahead - this.inFlight - this.queue.length;
-        if (want <= 0) return;
-        const claimed = await this.options.store.claimDue(this.options.holder, want, this.leaseMs)();
-        if (E.isLeft(claimed)) {
-          this.storeProblem(claimed.left.cause, 'could not claim webhook deliveries; trying again shortly');
-          this.moreDue = false;
-          return;
-        }
-        const claimedAt = performance.now();
-        for (const delivery of claimed.right) {
-          this.held.add(delivery.id);
-          this.queue.push({ delivery, claimedAt });
-        }
-        this.startQueued();
-        this.moreDue = claimed.right.length === want;
-        if (!this.moreDue) return;
+    while (!this.stopping) {
+      // Claim enough to fill the free slots and, while attempts are fast, one round ahead, so
+      // that the next attempts need not wait for a claim's commit.
+      const ahead = this.attemptMs < FAST_ATTEMPT_MS ? this.cap : 0;
+      const want = this.cap + ahead - this.inFlight - this.queue.length;
+      if (want <= 0) return;
+      const claimed = await this.options.store.claimDue(this.options.holder, want, this.leaseMs)();
+      if (E.isLeft(claimed)) {
+        this.storeProblem(claimed.left.cause, 'could not claim webhook deliveries; trying again shortly');
+        this.moreDue = false;
+        return;
       }
-    } finally {
-      this.pumping = false;
+      const claimedAt = performance.now();
+      for (const delivery of claimed.right) {
+        this.held.add(delivery.id);
+        this.queue.push({ delivery, claimedAt });
+      }
+      this.startQueued();
+      this.moreDue = claimed.right.length === want;
+      if (!this.moreDue) return;
     }
   }
 

@@ -288,6 +288,57 @@ describe('webhooks', () => {
     expect(deliveries.map((d) => d.status)).toEqual(['failed']);
   });
 
+  it('hands back what a claim still in progress took when the dispatcher stops, so the next instance takes it at once', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(receiver.close);
+    const server: TestServer = await startTestServer();
+    cleanups.push(() => server.close());
+    const registered = await registerEndpoint(server.store.webhooks, { url: receiver.url, events: null }, LOOPBACK);
+    expect(E.isRight(registered)).toBe(true);
+    const created = await request(server, '/plants', {
+      method: 'POST',
+      headers: json(server.tokens.all),
+      body: JSON.stringify({ name: 'Held' }),
+    });
+    expect(created.status).toBe(201);
+    // The store's own claim, answered only once the dispatcher has been asked to stop.
+    const real = server.store.webhooks;
+    let claimedSome!: () => void;
+    const claimed = new Promise<void>((resolve) => (claimedSome = resolve));
+    let answer!: () => void;
+    const answerClaim = new Promise<void>((resolve) => (answer = resolve));
+    const sender = new WebhookSender({ timeoutMs: 2000, policy: LOOPBACK });
+    cleanups.push(() => sender.close());
+    const dispatcher = new WebhookDispatcher({
+      store: {
+        ...real,
+        claimDue: (holder, limit, leaseMs) => async () => {
+          const outcome = await real.claimDue(holder, limit, leaseMs)();
+          if (E.isRight(outcome) && outcome.right.length > 0) {
+            claimedSome();
+            await answerClaim;
+          }
+          return outcome;
+        },
+      },
+      sender,
+      holder: 'stopping',
+      schedule: FAST,
+      timeoutMs: 2000,
+      userAgent: 'plant-store-webhooks/test',
+      pollMs: 50,
+    });
+    dispatcher.start();
+    await claimed;
+    const stopped = dispatcher.stop(1000);
+    answer();
+    await stopped;
+    expect(receiver.received).toHaveLength(0);
+    // Handed back due now: another holder takes it at once, not after the first hold's lease.
+    const next = await real.claimDue('next', 10, 30_000)();
+    expect(E.isRight(next) ? next.right.map((d) => d.body) : next).toEqual([expect.stringContaining('"name":"Held"')]);
+  });
+
   it('treats a redirect as a failed attempt and never follows it', async () => {
     const target = await startReceiver();
     cleanups.push(target.close);
