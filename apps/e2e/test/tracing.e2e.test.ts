@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
 import { runNode, startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { createToken } from './support/token.js';
+import { until } from './support/until.js';
 
 // Traces through real processes: the built server exporting to an OTLP/HTTP receiver this test
 // starts (both encodings), the client in this process continuing a trace of ours, and a webhook
@@ -78,14 +79,6 @@ const startWebhookReceiver = async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-};
-
-const until = async (what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 };
 
 /** Every span received, once `check` holds for them (the receiver's waitForSpans looks at one span at a time). */
@@ -193,7 +186,7 @@ const tracedStore = (c: StoreCase): void => {
     const caller = callerSpan();
     const created = await inCallerTrace(caller, () => client.create({ name: 'Secret Fern Name', tag: 'ferns' }));
     const id = created.id;
-    await until('the webhook delivery', () => hooks.received.some((d) => d.body.includes(`"id":${id}`)));
+    await until('the webhook delivery', () => hooks.received.some((d) => d.body.includes(`"id":${id}`)), 15_000);
     const delivery = hooks.received.find((d) => d.body.includes(`"id":${id}`)) as Delivery;
 
     const spans = await spansWhen(
@@ -267,13 +260,14 @@ const tracedStore = (c: StoreCase): void => {
     const caller = callerSpan();
     const created = await inCallerTrace(caller, () => client.create({ name: 'restart fern' }));
     // The first attempt is answered 503; the retry is due 1.5 s later, by then in the next process.
-    await until('the first attempt', () => hooks.received.length > before);
+    await until('the first attempt', () => hooks.received.length > before, 15_000);
     await server.stop();
     server = await startServer(env);
     client = createPlantStoreClient({ baseUrl: server.url, token }).plants;
     await until(
       'the retried delivery',
       () => hooks.received.slice(before).filter((d) => d.body.includes(`"id":${created.id}`)).length >= 2,
+      15_000,
     ).catch((err: unknown) => {
       throw new Error(`${String(err)}: ${hooks.received.length - before} received\n${server.output()}`);
     });

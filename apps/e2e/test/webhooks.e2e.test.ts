@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
 import { runNode } from './support/processes.js';
 import { useLiveServer } from './support/store.js';
+import { until } from './support/until.js';
 
 // The path docs/reference/webhooks.md walks through: a running server, `plant-store-webhooks add --url …`, and a receiver that
 // verifies what arrives with the standardwebhooks package and with the client's verifyWebhook.
@@ -24,14 +25,6 @@ interface Delivery {
   readonly body: string;
   readonly headers: Record<string, string>;
 }
-
-const until = async (what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
 
 describe('webhooks from a running server to a receiver', () => {
   const received: Delivery[] = [];

@@ -6,6 +6,7 @@ import type { Level } from 'pino';
 import {
   boolean,
   commaSeparated,
+  decodeVariables,
   fromString,
   hostName,
   integer,
@@ -243,14 +244,7 @@ export const decodeConfig = (
   system: ConfigSystem = { availableParallelism },
 ): E.Either<string, Config> => {
   const problems: string[] = [];
-  const decoded: Decoded = {};
-  for (const name of Object.keys(codecs) as Variable[]) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    const result = (codecs[name] as t.Type<unknown, string, unknown>).decode(raw);
-    if (E.isRight(result)) (decoded as Record<string, unknown>)[name] = result.right;
-    else problems.push(`${name} expects ${codecs[name].name}`);
-  }
+  const decoded: Decoded = decodeVariables(codecs, env, problems);
   const auth = decodeAuth(decoded, problems);
   const tracing = decodeTracing(env, problems);
   const storeLocation = decoded.DATABASE_URL ?? DEFAULT_STORE_LOCATION;

@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 
 /**
@@ -66,3 +67,29 @@ export const parseUrl = (s: string): URL | undefined => {
 
 /** The trimmed items of a comma-separated list (an empty item stays, for the item check to refuse). */
 export const commaSeparated = (s: string): string[] => s.split(',').map((item) => item.trim());
+
+/** What `decodeVariables` makes of a set of codecs: each variable's value, when set and valid. */
+export type DecodedVariables<C extends Record<string, t.Decoder<unknown, unknown>>> = {
+  [K in keyof C]?: C[K] extends t.Decoder<unknown, infer A> ? A : never;
+};
+
+/**
+ * Decodes every variable `codecs` names that `env` sets (an empty value counts as unset); each
+ * invalid one adds `NAME expects <what its codec expects>` to `problems`. Every name is looked up,
+ * set or not (the configuration test finds the variables the server reads that way).
+ */
+export const decodeVariables = <C extends Record<string, t.Decoder<unknown, unknown>>>(
+  codecs: C,
+  env: Readonly<Record<string, string | undefined>>,
+  problems: string[],
+): DecodedVariables<C> => {
+  const decoded: Record<string, unknown> = {};
+  for (const [name, codec] of Object.entries(codecs)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const result = codec.decode(raw);
+    if (E.isRight(result)) decoded[name] = result.right;
+    else problems.push(`${name} expects ${codec.name}`);
+  }
+  return decoded as DecodedVariables<C>;
+};

@@ -1,6 +1,14 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { boolean, fromString, integer, nonEmpty, oneOf, parseUrl } from './env-codecs.js';
+import {
+  boolean,
+  commaSeparated,
+  decodeVariables,
+  fromString,
+  integer,
+  nonEmpty,
+  oneOf,
+  parseUrl,
+} from './env-codecs.js';
 
 /** The samplers OTEL_TRACES_SAMPLER names (the OpenTelemetry SDK's list; jaeger_remote and xray are not built in). */
 export const TRACE_SAMPLERS = [
@@ -45,8 +53,8 @@ export interface TracingConfig {
  */
 export const parseKeyValueList = (s: string): Record<string, string> | undefined => {
   const out: Record<string, string> = {};
-  for (const member of s.split(',')) {
-    if (member.trim() === '') continue;
+  for (const member of commaSeparated(s)) {
+    if (member === '') continue;
     const at = member.indexOf('=');
     if (at <= 0) return undefined;
     const key = member.slice(0, at).trim();
@@ -99,7 +107,6 @@ export const tracingCodecs = {
 } as const;
 
 type TracingVariable = keyof typeof tracingCodecs;
-type DecodedTracing = { [K in TracingVariable]?: t.TypeOf<(typeof tracingCodecs)[K]> };
 
 /** `base` with `/v1/traces` added to its path, as the OTLP/HTTP specification says for OTEL_EXPORTER_OTLP_ENDPOINT. */
 const tracesUrlOf = (base: string): string => `${base.replace(/\/+$/, '')}/v1/traces`;
@@ -113,14 +120,7 @@ export const decodeTracing = (
   env: Readonly<Record<string, string | undefined>>,
   problems: string[],
 ): TracingConfig | undefined => {
-  const d: DecodedTracing = {};
-  for (const name of Object.keys(tracingCodecs) as TracingVariable[]) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    const result = (tracingCodecs[name] as t.Type<unknown, string, unknown>).decode(raw);
-    if (E.isRight(result)) (d as Record<string, unknown>)[name] = result.right;
-    else problems.push(`${name} expects ${tracingCodecs[name].name}`);
-  }
+  const d = decodeVariables(tracingCodecs, env, problems);
   const maxQueueSize = d.OTEL_BSP_MAX_QUEUE_SIZE ?? 2048;
   const maxExportBatchSize = d.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ?? Math.min(512, maxQueueSize);
   if (maxExportBatchSize > maxQueueSize)

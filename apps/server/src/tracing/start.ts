@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import type { TracingConfig } from '../config/tracing.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../ops/metrics.js';
+import { serverVersion } from '../server-version.js';
 import type { Tracing } from './tracing.js';
 
 /**
@@ -14,10 +14,8 @@ export const startConfiguredTracing = async (
   metrics: Metrics | undefined,
 ): Promise<Tracing> => {
   const { startTracing } = await import('./otel-tracing.js');
-  // ../../package.json from src/tracing and from dist/tracing alike.
-  const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
   return startTracing(config, {
-    version,
+    version: serverVersion(),
     log: logger,
     onSpans: metrics === undefined ? undefined : (outcome, count) => metrics.traceSpans(outcome, count),
   });
