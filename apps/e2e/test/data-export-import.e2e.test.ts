@@ -110,6 +110,15 @@ describe('plant-store-data export and import', () => {
     expect(rows(store)).toEqual(good.map(asRow));
   });
 
+  it('refuses a pipe or a folder as its input with exit 2, since it reads the file twice', async () => {
+    const store = fresh('store.db');
+    for (const input of ['/dev/stdin', dir.path]) {
+      const refused = await dataCli(['import', input], env(store));
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/must be a regular file/);
+    }
+  });
+
   it('reports a line whose id is stored with another name by number, exit 1, and writes the other lines', async () => {
     const store = fresh('store.db');
     const stored = [seededPlant(10), seededPlant(20)];

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -141,6 +141,12 @@ const importCommand = async ({ args, config, logger }: ToolContext): Promise<num
     allowPositionals: true,
   });
   const file = resolve(oneFile('import', positionals));
+  // Read twice (every line is checked before any is written): a pipe would be empty the second time.
+  const kind = statSync(file, { throwIfNoEntry: false });
+  if (kind !== undefined && !kind.isFile())
+    throw new UsageError(
+      `import reads <file> twice, so it must be a regular file; ${file} is not (copy the input to a file first)`,
+    );
   const report: ImportReport = {
     invalid: (line, problems) => say(`line ${line}: ${problems.join('; ')}`),
     conflict: (line, plant, stored) =>
