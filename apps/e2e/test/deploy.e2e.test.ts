@@ -1,7 +1,7 @@
 import { createPlantStoreClient, NotFoundError } from '@plant-store/client';
 import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
 import { execFile } from 'node:child_process';
-import { cp, mkdir } from 'node:fs/promises';
+import { cp, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -23,10 +23,19 @@ describePostgres('the deployed server folder', () => {
   beforeAll(async () => {
     work = await tempDir('deploy');
     const target = join(work.path, 'plant-store-server');
-    await exec('pnpm', ['--filter', '@plant-store/server', 'deploy', '--legacy', '--prod', target], {
-      cwd: paths.root,
-      timeout: 240_000,
-    });
+    await exec(
+      'pnpm',
+      ['--filter', '@plant-store/server', '--config.inject-workspace-packages=true', 'deploy', '--prod', target],
+      {
+        cwd: paths.root,
+        timeout: 240_000,
+      },
+    );
+    // the versions of the workspace's lockfile, not versions resolved again
+    const deployedLock = await readFile(join(target, 'pnpm-lock.yaml'), 'utf8');
+    const workspaceLock = await readFile(join(paths.root, 'pnpm-lock.yaml'), 'utf8');
+    for (const resolved of deployedLock.matchAll(/^ {2}'?(@?[^@\s']+@\d[^:'\s(]*)'?:/gm))
+      expect(workspaceLock, resolved[1]).toContain(resolved[1]);
     // prove it does not lean on the workspace: move it somewhere else before running it
     const moved = join(work.path, 'elsewhere', 'srv');
     await mkdir(join(work.path, 'elsewhere'));
