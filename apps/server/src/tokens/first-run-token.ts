@@ -19,8 +19,12 @@ export const firstRunToken = async (tokens: TokenStore): Promise<string | undefi
   throw new Error('could not store the first-run token', { cause: issued.left.cause });
 };
 
-/** Shows the first-run token once, with a request to try it on `url`. */
+/**
+ * Shows the first-run token once, with a request to try it on `url` (on the loopback address when
+ * the server listens on every interface, as in a container).
+ */
 export const printFirstRunToken = (token: string, url: string): void => {
+  const tryUrl = url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
   process.stderr.write(
     [
       '',
@@ -29,8 +33,8 @@ export const printFirstRunToken = (token: string, url: string): void => {
       '',
       `    ${token}`,
       '',
-      `Try it:  curl -H "Authorization: Bearer ${token}" ${url}/plants`,
-      'Manage tokens with: pnpm tokens --help',
+      `Try it:  curl -H "Authorization: Bearer ${token}" ${tryUrl}/plants`,
+      'Manage tokens with the plant-store-tokens CLI (in the repository: pnpm tokens --help).',
       '',
       '',
     ].join('\n'),
