@@ -6,9 +6,7 @@
 # from a local stand-in with the same layout (apps/image/README.md says how CI makes one).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# ---- build: the workspace from the frozen lockfile, then a self-contained server folder --------
-# `deploy` with injected workspace packages takes its versions from the lockfile (`--legacy`
-# would resolve them again from the registry).
+# ---- build: the server from the frozen lockfile, then a self-contained folder of it ------------
 FROM ${NODE_IMAGE} AS build
 # Marks what the classic builder keeps of this stage (an untagged image), for clean-up:
 # docker image prune --filter label=org.plant-store.stage=build
@@ -22,13 +20,18 @@ WORKDIR /src
 # registry key it may not reach).
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN npm install --global --no-fund --no-audit --no-update-notifier \
-      "pnpm@$(node -p "require('./package.json').packageManager.split('@')[1]")" \
- && pnpm config set store-dir /pnpm-store --global
-# Every package of the lockfile into pnpm's store: this layer changes only with the lockfile.
-RUN pnpm fetch --frozen-lockfile
+      "pnpm@$(node -p "require('./package.json').packageManager.split('@')[1]")"
+# The server's dependencies from the lockfile, with better-sqlite3 compiled: this layer is rebuilt
+# only when the lockfile or one of these manifests changes. A workspace package the server comes
+# to depend on is added here (the install fails without its manifest).
+COPY apps/server/package.json apps/server/
+COPY packages/domain/package.json packages/domain/
+COPY packages/testkit/package.json packages/testkit/
+RUN pnpm install --frozen-lockfile --filter '@plant-store/server...'
 COPY . .
-RUN pnpm install --offline --frozen-lockfile --filter '@plant-store/server...' \
- && pnpm --filter '@plant-store/server...' run build \
+# `deploy` with injected workspace packages takes its versions from the lockfile (`--legacy`
+# would resolve them again from the registry).
+RUN pnpm --filter @plant-store/domain --filter @plant-store/server run build \
  && pnpm --filter @plant-store/server --config.inject-workspace-packages=true deploy --offline --prod /out \
  && rm -rf /out/src /out/test /out/tsconfig*.json /out/vitest.config.ts /out/data \
  && find /out -name '*.map' -delete \
@@ -68,7 +71,7 @@ WORKDIR /app
 VOLUME ["/data"]
 EXPOSE 3000
 # Readiness, with what the image already has (the slim base has no curl).
-HEALTHCHECK --interval=5s --timeout=3s --start-period=20s --retries=3 \
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz',{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and gets docker stop's SIGTERM itself, which starts the drain.
 CMD ["node", "/app/dist/main.js"]

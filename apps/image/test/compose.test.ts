@@ -1,9 +1,8 @@
 import { freePort } from '@plant-store/testkit';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeImage, docker, firstRunToken, poll, type DockerResult } from './support/docker.js';
+import { describeImage, docker, firstRunToken, poll, runCommand, type CommandResult } from './support/docker.js';
 
 const composeFile = fileURLToPath(new URL('../../../compose.yaml', import.meta.url));
 
@@ -19,18 +18,10 @@ describeImage('compose.yaml', (image) => {
   /** Compose v1 (`docker-compose`, Debian's) or v2 (`docker compose`). */
   let command: readonly string[];
 
-  const compose = (args: readonly string[], timeoutMs = 120_000): Promise<DockerResult> =>
-    new Promise((resolve) => {
-      execFile(
-        command[0]!,
-        [...command.slice(1), '--file', composeFile, '--project-name', project, ...args],
-        {
-          timeout: timeoutMs,
-          env: { ...process.env, PLANT_STORE_IMAGE: image, PLANT_STORE_PORT: String(port) },
-        },
-        (error, stdout, stderr) =>
-          resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
-      );
+  const compose = (args: readonly string[], timeoutMs = 120_000): Promise<CommandResult> =>
+    runCommand(command[0]!, [...command.slice(1), '--file', composeFile, '--project-name', project, ...args], {
+      timeoutMs,
+      env: { ...process.env, PLANT_STORE_IMAGE: image, PLANT_STORE_PORT: String(port) },
     });
   const composeOk = async (args: readonly string[]): Promise<string> => {
     const result = await compose(args);

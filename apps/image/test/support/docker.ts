@@ -13,20 +13,33 @@ declare module 'vitest' {
   }
 }
 
-export interface DockerResult {
+export interface CommandResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-/** Runs `docker …args` to completion; never throws for a non-zero exit (see `dockerOk`). */
-export const docker = (args: readonly string[], timeoutMs = 60_000): Promise<DockerResult> =>
+/** Runs a command to completion and collects its output; never throws for a non-zero exit. */
+export const runCommand = (
+  file: string,
+  args: readonly string[],
+  options: { readonly timeoutMs?: number | undefined; readonly env?: NodeJS.ProcessEnv } = {},
+): Promise<CommandResult> =>
   new Promise((resolve) => {
-    execFile('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr: error !== null && stderr === '' ? error.message : stderr });
-    });
+    execFile(
+      file,
+      args,
+      { timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, env: options.env ?? process.env },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr: error !== null && stderr === '' ? error.message : stderr });
+      },
+    );
   });
+
+/** Runs `docker …args` to completion; never throws for a non-zero exit (see `dockerOk`). */
+export const docker = (args: readonly string[], timeoutMs?: number): Promise<CommandResult> =>
+  runCommand('docker', args, { timeoutMs });
 
 /** Runs `docker …args` and returns its trimmed stdout; a non-zero exit throws with docker's message. */
 export const dockerOk = async (args: readonly string[], timeoutMs?: number): Promise<string> => {
