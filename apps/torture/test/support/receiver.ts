@@ -80,6 +80,8 @@ export class WebhookReceiver {
   /** The most attempts in flight at once, all ids together. */
   peak = 0;
   private readonly inFlight = new Map<string, number>();
+  /** The attempts of each `webhook-id` in flight now: their connection, and how to end them. */
+  private readonly open = new Map<string, Set<{ readonly socket: Socket; end(status: number | undefined): void }>>();
   private current = 0;
   private readonly hanging = new Set<http.ServerResponse>();
   private readonly owners = new WeakMap<Socket, number | undefined>();
@@ -112,20 +114,30 @@ export class WebhookReceiver {
   private onRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
     const webhookId = String(req.headers['webhook-id'] ?? '');
     const arrivedAt = Date.now();
+    // An earlier attempt whose sender already hung up has ended, even if this process has not yet
+    // run its 'close' (emitted a turn later: when the test process lags, a retry's request can be
+    // read in the same turn as the earlier attempt's end of stream).
+    for (const earlier of this.open.get(webhookId) ?? []) {
+      if (earlier.socket.readableEnded || earlier.socket.destroyed) earlier.end(undefined);
+    }
     this.begin(webhookId);
     const chunks: Buffer[] = [];
     let attempt: Attempt | undefined;
     let ended = false;
+    const open = { socket: req.socket, end: (status: number | undefined) => end(status) };
     const end = (status: number | undefined) => {
       if (ended) return;
       ended = true;
       this.hanging.delete(res);
+      this.open.get(webhookId)?.delete(open);
+      if (this.open.get(webhookId)?.size === 0) this.open.delete(webhookId);
       this.finish(webhookId);
       if (attempt !== undefined) {
         attempt.status = status;
         attempt.endedAt = Date.now();
       }
     };
+    this.open.set(webhookId, (this.open.get(webhookId) ?? new Set()).add(open));
     // In flight from its arrival until its answer is handed over or its connection is gone.
     res.on('finish', () => end(res.statusCode));
     res.on('close', () => end(undefined));
