@@ -97,4 +97,88 @@ describe('PostgresGate', () => {
     for (const code of ['ECONNREFUSED', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '08006', '57P01', '57P03', '53300'])
       expect(isOutage(code)).toBe(true);
   });
+
+  describe('silence check', () => {
+    /** A gate whose connections are operations that settle only when `cut` rejects them. */
+    const silentGate = (probe: () => Promise<unknown>) => {
+      const hanging: ((error: Error) => void)[] = [];
+      let cuts = 0;
+      const g = new PostgresGate({
+        slots: 4,
+        acquireTimeoutMs: 2_000,
+        runTimeoutMs: 25_000,
+        outageHoldMs: 3_000,
+        logger: undefined,
+        silence: {
+          afterMs: 500,
+          probe,
+          cut: () => {
+            cuts += 1;
+            for (const reject of hanging.splice(0))
+              reject(Object.assign(new Error('closed'), { code: 'CONNECTION_CLOSED' }));
+            return 1;
+          },
+        },
+      });
+      const onConnection = () => new Promise<never>((_, reject) => hanging.push(reject));
+      return { g, onConnection, cuts: () => cuts };
+    };
+
+    it('cuts the connections when a statement waits and the probe gets no answer either', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+      const { g, onConnection, cuts } = silentGate(never);
+      let result: unknown;
+      void g.run('caught in a partition', onConnection).then((r) => (result = codeOf(r)));
+      await vi.advanceTimersByTimeAsync(900);
+      expect(result).toBeUndefined();
+      // waited 500 ms (checked every 125 ms), then the probe's 500 ms
+      await vi.advanceTimersByTimeAsync(300);
+      expect(result).toBe('CONNECTION_CLOSED');
+      expect(cuts()).toBe(1);
+      // and the gate is in its outage mode: a new operation gets the acquire timeout in all
+      const next = g.run('during the partition', never);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(codeOf(await next)).toBe('QUERY_TIMEOUT');
+      await g.close(new Error('closed'));
+    });
+
+    it('lets a slow statement run while the probe answers, probing again every afterMs', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+      let probes = 0;
+      const { g, onConnection, cuts } = silentGate(() => ((probes += 1), Promise.resolve(1)));
+      let result: unknown;
+      const slow = g.run('slow statement', onConnection).then((r) => (result = codeOf(r)));
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(result).toBeUndefined();
+      expect(cuts()).toBe(0);
+      expect(probes).toBeGreaterThanOrEqual(15);
+      expect(probes).toBeLessThanOrEqual(20);
+      // until the backstop
+      await vi.advanceTimersByTimeAsync(15_000);
+      await slow;
+      expect(result).toBe('QUERY_TIMEOUT');
+    });
+
+    it('takes an SQL error from the probe for an answer, and a connection error for none', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+      const busy = silentGate(failWith('53300'));
+      void busy.g.run('waits', busy.onConnection);
+      await vi.advanceTimersByTimeAsync(1_000);
+      // 53300 (too many connections) is an outage code: no answer
+      expect(busy.cuts()).toBe(1);
+      const answering = silentGate(failWith('57014'));
+      void answering.g.run('waits', answering.onConnection);
+      await vi.advanceTimersByTimeAsync(3_000);
+      expect(answering.cuts()).toBe(0);
+    });
+
+    it('does not probe while nothing waits', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+      let probes = 0;
+      const { g } = silentGate(() => ((probes += 1), Promise.resolve(1)));
+      expect(E.isRight(await g.run('quick', () => Promise.resolve(1)))).toBe(true);
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(probes).toBe(0);
+    });
+  });
 });

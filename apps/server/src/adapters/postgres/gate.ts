@@ -71,6 +71,12 @@ const isNeverSent = (error: unknown): boolean => {
   return code === '57P01' || code === '57P02' || code === '57P03';
 };
 
+/** Whether `error` came from the database itself (an SQLSTATE that is not about the connection). */
+const isAnswer = (error: unknown): boolean => {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^([0-5][0-9]|F0|HV|P0|XX)[0-9A-Z]{3}$/.test(code) && !isOutage(code);
+};
+
 /** The driver's error (or anything thrown) as a PostgresStoreError. */
 export const sanitize = (error: unknown): PostgresStoreError => {
   if (error instanceof PostgresStoreError) return error;
@@ -96,6 +102,25 @@ export interface GateOptions {
    * reconnects begun during the outage to end (they can hang up to `connect_timeout`).
    */
   readonly outageHoldMs: number;
+  /** Notices a database that stopped answering without an error (see SilenceOptions). */
+  readonly silence?: SilenceOptions | undefined;
+}
+
+/**
+ * A dropped packet raises no error: a query sent into a partition waits for the kernel's
+ * retransmissions, minutes before TCP gives up. So while an operation has waited `afterMs` (since
+ * it started, and since the last probe answered), the gate asks the database something trivial
+ * over a connection of its own; no answer within `afterMs`, and every connection is cut (their
+ * operations fail as connection errors, the gate enters its outage mode, the driver reconnects).
+ * A slow statement on a database that answers the probe keeps its statement_timeout, at the cost
+ * of one probe every `afterMs` while it runs.
+ */
+export interface SilenceOptions {
+  readonly afterMs: number;
+  /** One trivial statement on a connection of its own; an SQL error counts as an answer. */
+  readonly probe: () => Promise<unknown>;
+  /** Destroys every connection to the database; returns how many there were. */
+  readonly cut: () => number;
 }
 
 interface Waiter {
@@ -106,6 +131,7 @@ interface Waiter {
 /** An operation with a slot: when it arrived, and how to bring its deadline forward. */
 interface Running {
   readonly arrivedAt: number;
+  readonly startedAt: number;
   tighten(deadline: number): void;
 }
 
@@ -149,8 +175,18 @@ export class PostgresGate {
   outageErrors = 0;
   private closedError: Error | undefined;
   private readonly idleWaiters: (() => void)[] = [];
+  /** When the silence check's probe last answered. */
+  private lastProbed = -Infinity;
+  private probing = false;
+  private readonly watch: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: GateOptions) {}
+  constructor(private readonly options: GateOptions) {
+    const silence = options.silence;
+    if (silence !== undefined) {
+      this.watch = setInterval(() => this.checkSilence(silence), Math.max(50, silence.afterMs / 4));
+      this.watch.unref();
+    }
+  }
 
   /** Runs `work` through the gate. Never rejects: failures become StoreUnavailable, logged once. */
   run<A>(what: string, work: () => Promise<A>, { since }: RunOptions = {}): Promise<E.Either<StoreUnavailable, A>> {
@@ -177,6 +213,7 @@ export class PostgresGate {
         let backstop = setTimeout(expire, Math.max(0, deadline - started));
         const running: Running = {
           arrivedAt,
+          startedAt: started,
           tighten: (earlier) => {
             if (done || earlier >= deadline) return;
             deadline = earlier;
@@ -237,6 +274,7 @@ export class PostgresGate {
    */
   close(error: Error): Promise<void> {
     this.closedError ??= error;
+    clearInterval(this.watch);
     return this.idle();
   }
 
@@ -258,6 +296,41 @@ export class PostgresGate {
       clearTimeout(next.timer);
       next.start();
     }
+  }
+
+  private checkSilence({ afterMs, probe, cut }: SilenceOptions): void {
+    const now = performance.now();
+    if (this.probing) return;
+    // An operation that has waited `afterMs` since it started and since the last probe answered.
+    // Other operations' answers prove nothing about its connection: on a flapping link some
+    // connections answer while others wait out the kernel's retransmission backoff.
+    let waited = false;
+    for (const running of this.running)
+      if (now - Math.max(running.startedAt, this.lastProbed) >= afterMs) waited = true;
+    if (!waited) return;
+    this.probing = true;
+    let settled = false;
+    const settle = (answered: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      this.probing = false;
+      if (answered) {
+        this.lastProbed = performance.now();
+        return;
+      }
+      const connections = cut();
+      this.options.logger?.warn(
+        { probeMs: afterMs, connections },
+        'PostgreSQL did not answer a probe while a statement waited; closing its connections',
+      );
+      this.enterOutage();
+    };
+    const timer = setTimeout(() => settle(false), afterMs);
+    probe().then(
+      () => settle(true),
+      (error: unknown) => settle(isAnswer(error)),
+    );
   }
 
   private inOutage(now: number): boolean {

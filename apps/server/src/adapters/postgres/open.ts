@@ -12,6 +12,7 @@ import type { Store } from '../../ports/store.js';
 import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
 import { backfillFoldedNames, REFOLD_INTERVAL_MS } from './plant-pages.js';
 import { migratePostgres } from './migrations.js';
+import { StoreSockets } from './sockets.js';
 import { PostgresWriteQueue } from './write-queue.js';
 import { createPostgresPlantStore } from './plant-store.js';
 import { createPostgresTokenStore } from './token-store.js';
@@ -95,35 +96,49 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   );
 
   const connectTimeoutSeconds = Math.max(1, Math.ceil(acquireTimeoutMs / 1000));
+  const sockets = new StoreSockets();
+  const driverOptions = {
+    // Seconds. Without it a connect to an unreachable host waits for the OS (minutes).
+    connect_timeout: connectTimeoutSeconds,
+    // Off: the driver's array-type lookup runs on every new connection, and when that query
+    // fails (a connection killed while starting, or cancelled) its promise rejects unhandled
+    // and crashes the process (porsager/postgres#1192, #1223). We pass no array parameters.
+    fetch_types: false,
+    // `CREATE … IF NOT EXISTS` notices would otherwise go to console.log.
+    onnotice: () => undefined,
+    // Seconds between reconnect attempts after failures. The driver's default grows to 20 s
+    // during a long outage, which would delay recovery by as much once the database is back; a
+    // connect into a partition lasts connect_timeout and retries the SYN once a second, so short
+    // pauses keep a SYN going out at least every 1.25 s.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.25) * (0.5 + Math.random() / 2),
+    // The driver's `socket` option (not in its type declarations): connections the store can cut.
+    socket: sockets.open,
+    connection: {
+      application_name: 'plant-store',
+      // Every statement is cancelled by the server past this (SQLSTATE 57014 → 503).
+      statement_timeout: statementTimeoutMs,
+      // No JIT: every statement of this store is short, and a row estimate gone wrong (a
+      // table not yet analysed) can take one past jit_above_cost, to spend far longer
+      // compiling a statement than running it.
+      jit: 'off',
+      // The backend's own keepalive: a connection this store cut in a partition (its reset lost)
+      // ends on the database's side within about 15 s of the network coming back, not 2 hours.
+      tcp_keepalives_idle: 5,
+      tcp_keepalives_interval: 5,
+      tcp_keepalives_count: 2,
+      ...(schema === undefined ? {} : { search_path: schema }),
+    },
+  } as postgres.Options<Record<string, never>>;
   let sql: postgres.Sql;
+  // The silence check's probe: one connection of its own, so it never queues behind the pool's.
+  let probeSql: postgres.Sql;
   try {
-    sql = postgres(url, {
-      max: poolSize,
-      // Seconds. Without it a connect to an unreachable host waits for the OS (minutes).
-      connect_timeout: connectTimeoutSeconds,
-      // Off: the driver's array-type lookup runs on every new connection, and when that query
-      // fails (a connection killed while starting, or cancelled) its promise rejects unhandled
-      // and crashes the process (porsager/postgres#1192, #1223). We pass no array parameters.
-      fetch_types: false,
-      // `CREATE … IF NOT EXISTS` notices would otherwise go to console.log.
-      onnotice: () => undefined,
-      // Seconds between reconnect attempts after failures. The driver's default grows to 20 s
-      // during a long outage, which would delay recovery by as much once the database is back.
-      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2),
-      connection: {
-        application_name: 'plant-store',
-        // Every statement is cancelled by the server past this (SQLSTATE 57014 → 503).
-        statement_timeout: statementTimeoutMs,
-        // No JIT: every statement of this store is short, and a row estimate gone wrong (a
-        // table not yet analysed) can take one past jit_above_cost, to spend far longer
-        // compiling a statement than running it.
-        jit: 'off',
-        ...(schema === undefined ? {} : { search_path: schema }),
-      },
-    });
+    sql = postgres(url, { ...driverOptions, max: poolSize });
+    probeSql = postgres(url, { ...driverOptions, max: 1 });
   } catch (cause) {
     throw new TypeError(`openPostgresStore: cannot use the URL ${redact(url)}`, { cause });
   }
+  const endAll = () => Promise.all([sql.end({ timeout: 0 }), probeSql.end({ timeout: 0 })]);
 
   const gate = new PostgresGate({
     slots: poolSize * PIPELINE_DEPTH,
@@ -132,13 +147,20 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     // A reconnect begun in an outage ends within connect_timeout; an operation that met it then
     // within the acquire timeout; a second to spare.
     outageHoldMs: acquireTimeoutMs + connectTimeoutSeconds * 1000 + 1000,
+    silence: {
+      // A quarter of the acquire timeout (0.5–1 s) of silence, as long again for the probe: a
+      // request caught in a partition gets its 503 well within the acquire timeout + 1 s.
+      afterMs: Math.min(1000, Math.max(500, acquireTimeoutMs / 4)),
+      probe: () => probeSql`SELECT 1 AS one`,
+      cut: sockets.cut,
+    },
     logger,
     onWait: options.observer?.poolWait,
   });
 
   const reachable = await gate.run('connect', () => sql`SELECT 1 AS one`);
   if (E.isLeft(reachable)) {
-    await sql.end({ timeout: 0 }).catch(() => undefined);
+    await endAll().catch(() => undefined);
     const cause = reachable.left.cause;
     throw new Error(
       `PostgreSQL at ${redact(url)} is not reachable: ${cause instanceof Error ? cause.message : String(cause)}`,
@@ -160,7 +182,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       );
     }
   } catch (error) {
-    await sql.end({ timeout: 0 }).catch(() => undefined);
+    await endAll().catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`migrating PostgreSQL at ${redact(url)} failed: ${message}`);
   }
@@ -209,7 +231,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       // Every operation has been answered by now, so nothing in flight needs waiting for; a
       // graceful end could wait forever on a connection the server killed mid-query (the driver
       // keeps that query marked active until the connection is reused).
-      await sql.end({ timeout: 0 });
+      await endAll();
     })();
     return closing;
   };
