@@ -16,6 +16,7 @@ export const STORES = [
   'sqlite-metrics',
   'sqlite-keyed',
   'sqlite-webhook',
+  'sqlite-redis-down',
   'sqlite-traced',
   'sqlite-traced-ratio',
   'sqlite-tag-small',
@@ -54,13 +55,23 @@ export const TRACED_STORES: readonly StoreName[] = [
   'postgres-traced-ratio',
 ];
 /**
+ * Our server rate limiting in a Redis that is not there (every check fails open): what a request
+ * costs while Redis is down.
+ */
+export const REDIS_DOWN_STORES: readonly StoreName[] = ['sqlite-redis-down'];
+/**
  * What runs when BENCH_STORES is unset: every store but the baselines, which need
  * BENCH_BASELINE_DIR, the tagged stores (four more servers, two of a million plants, and their
- * side-by-side runs) and the traced stores (four more servers and sinks, and their side-by-side
- * runs), which are asked for by name.
+ * side-by-side runs), the traced stores (four more servers and sinks, and their side-by-side
+ * runs) and the Redis-down store (one more server and its side-by-side runs), which are asked for
+ * by name.
  */
 const DEFAULT_STORES: readonly StoreName[] = STORES.filter(
-  (s) => !BASELINE_STORES.includes(s) && !TAG_STORES.includes(s) && !TRACED_STORES.includes(s),
+  (s) =>
+    !BASELINE_STORES.includes(s) &&
+    !TAG_STORES.includes(s) &&
+    !TRACED_STORES.includes(s) &&
+    !REDIS_DOWN_STORES.includes(s),
 );
 
 /**

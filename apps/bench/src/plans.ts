@@ -421,6 +421,16 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       case 'sqlite-webhook':
         plans.push(webhookPlan(store, 'sqlite FULL +webhook'));
         break;
+      case 'sqlite-redis-down':
+        // Rate limiting on, its counters in a Redis where nothing listens (port 1): every check
+        // fails at once and the request is served unchecked. The limit is the highest allowed, so
+        // a check that did reach a Redis would not refuse the load either.
+        plans.push(
+          sqlitePlan(store, 'sqlite FULL +redis down', 'FULL', ['get', 'latency'], {
+            extraEnv: { RATE_LIMIT_PER_SECOND: '1000000', REDIS_URL: 'redis://127.0.0.1:1' },
+          }),
+        );
+        break;
       case 'sqlite-traced':
       case 'sqlite-traced-ratio':
         plans.push(

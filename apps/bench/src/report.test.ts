@@ -243,7 +243,9 @@ describe('checkTargets', () => {
         ],
       ],
     );
-    expect(formatTable(rate(rows))).toMatch(/0\.88× no webhook; outbox 12,345 at stop, drained in 2\.3 s \|/);
+    expect(formatTable(rate(rows))).toMatch(
+      /0\.88× no webhook; outbox 12,345 at stop, drained in 2\.3 s \(5,276\/s\) \|/,
+    );
   });
 
   it('misses the drain target when the outbox took too long or never emptied, and shows failed attempts', () => {

@@ -79,6 +79,7 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'sqlite-metrics': { store: 'sqlite', note: 'metrics off' },
   'sqlite-keyed': { store: 'sqlite', note: 'no key' },
   'sqlite-webhook': { store: 'sqlite', note: 'no webhook' },
+  'sqlite-redis-down': { store: 'sqlite', note: 'no rate limit' },
   'sqlite-traced': { store: 'sqlite', note: 'untraced' },
   'sqlite-traced-ratio': { store: 'sqlite', note: 'untraced' },
   'sqlite-baseline': { store: 'sqlite', note: 'this build' },

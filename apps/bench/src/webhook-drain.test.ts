@@ -72,7 +72,7 @@ describe('measureDrain', () => {
       failed: 0,
     });
     expect(formatDrain(drain)).toBe(
-      'backlog 500 at stop (0 at start), drained in 1.2 s; attempts 1,000 delivered, 0 retried, 0 failed',
+      'backlog 500 at stop (0 at start), drained in 1.2 s (417/s); attempts 1,000 delivered, 0 retried, 0 failed',
     );
   });
 

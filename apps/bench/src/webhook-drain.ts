@@ -172,11 +172,15 @@ export const createWebhookProbe = ({ metricsUrl, received, limitSeconds, pollMs 
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-/** "drained in 2.3 s" or "not drained in 60 s (1,234 left)". */
+/**
+ * "drained in 2.3 s (5,367/s)" or "not drained in 60 s (1,234 left)". The rate is the backlog at
+ * stop over the drain time: the dispatcher's deliveries a second with no load beside it.
+ */
 export const drainTime = (d: WebhookDrain): string =>
   d.seconds === undefined
     ? `not drained in ${d.limitSeconds} s (${int(d.backlogAtEnd)} left)`
-    : `drained in ${d.seconds.toFixed(1)} s`;
+    : `drained in ${d.seconds.toFixed(1)} s` +
+      (d.seconds > 0 && d.backlogAtStop > 0 ? ` (${int(d.backlogAtStop / d.seconds)}/s)` : '');
 
 /** One line for the log. */
 export const formatDrain = (d: WebhookDrain): string =>

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { join } from 'node:path';
+import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeepAliveConnection, limitDescriptors, openDescriptors, openFlood } from './support/descriptors.js';
 import { send } from './support/http.js';
@@ -68,10 +69,8 @@ describe('descriptor exhaustion', () => {
     });
     const { pid, port } = server;
     const refused = await limitDescriptors(pid, LIMIT);
-    if (refused !== undefined) {
-      console.log(`descriptors skipped: cannot lower the server's descriptor limit (${refused})`);
-      return ctx.skip();
-    }
+    if (refused !== undefined)
+      return skipOrFail(ctx, 'descriptors', `cannot lower the server's descriptor limit (${refused})`);
     // The server reads its limit again once a second.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const atRest = openDescriptors(pid);

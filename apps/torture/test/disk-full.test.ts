@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { join } from 'node:path';
+import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './support/http.js';
 import { Ledger, seeded, type Expected } from './support/ledger.js';
@@ -70,10 +71,7 @@ describe('disk full on SQLite', () => {
   });
 
   it('refuses writes with JSON 503 while the disk is full, keeps reading, resumes, and loses nothing', async (ctx) => {
-    if (fs === undefined) {
-      console.log(`disk-full skipped: ${skip ?? 'no small filesystem'} (CI runs it as root)`);
-      return ctx.skip();
-    }
+    if (fs === undefined) return skipOrFail(ctx, 'disk-full', `${skip ?? 'no small filesystem'} (CI runs as root)`);
     const disk = fs;
     const seed = Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
     const where = `disk-full (seed ${seed})`;

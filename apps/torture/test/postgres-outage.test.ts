@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodyProblems, RequestFailed, send } from './support/http.js';
 import { knobs } from './support/knobs.js';
@@ -165,7 +166,6 @@ describe('PostgreSQL outages under load', () => {
     const found = await outagePostgres();
     if (typeof found === 'string') {
       skipped = found;
-      console.log(`postgres-outage skipped: ${found}`);
       return;
     }
     pg = found;
@@ -341,7 +341,7 @@ describe('PostgreSQL outages under load', () => {
   for (const outage of outages) {
     it(`answers 2xx/4xx or a JSON 503 within ${BOUND_MS} ms through ${outage.what}, and loses nothing`, async (ctx) => {
       if (skipped !== undefined || pg === undefined || server === undefined || receiver === undefined)
-        return ctx.skip(skipped);
+        return skipOrFail(ctx, 'postgres-outage', skipped ?? 'the set-up did not finish');
       for (let repeat = 1; repeat <= repeats; repeat++) {
         const label = `${outage.name}${repeats > 1 ? ` #${repeat}` : ''}`;
         const { summary, problems } = await round(outage, label, pg, server, receiver);
@@ -352,7 +352,8 @@ describe('PostgreSQL outages under load', () => {
   }
 
   it('ends with an empty outbox: every delivery delivered once the database is back', async (ctx) => {
-    if (skipped !== undefined || pg === undefined) return ctx.skip(skipped);
+    if (skipped !== undefined || pg === undefined)
+      return skipOrFail(ctx, 'postgres-outage', skipped ?? 'the set-up did not finish');
     const url = pg.url;
     await until(
       'an empty outbox',

@@ -33,4 +33,5 @@ export {
   type ServerProcess,
   type StartServerOptions,
 } from './processes.js';
+export { describeUnlessMissing, inCi, skipOrFail } from './skip.js';
 export { spanTree } from './span-tree.js';

@@ -10,12 +10,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { describe, it } from 'vitest';
+import { describeUnlessMissing } from './skip.js';
 
 /** Where the PostgreSQL tests connect: env `PG_TEST_URL`, else the local server's `test` database. */
 export const pgTestUrl: string = process.env['PG_TEST_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-const inCi = process.env['CI'] === 'true';
 
 /** A short-lived connection to `pgTestUrl` for test set-up and inspection (end it when done). */
 export const openAdminSql = (url: string = pgTestUrl): postgres.Sql =>
@@ -106,8 +104,6 @@ export const freshPostgresUrl = async (): Promise<FreshPostgres> => {
   return { url, schema, drop };
 };
 
-let skipNoticePrinted = false;
-
 const reachable = await postgresAvailable();
 
 /**
@@ -115,25 +111,13 @@ const reachable = await postgresAvailable();
  * block is skipped and one line says so; with `CI=true` it fails instead, so CI cannot pass
  * without having run the PostgreSQL tests.
  */
-export const describePostgres = (name: string, fn: () => void): void => {
-  if (reachable) {
-    describe(name, fn);
-  } else if (inCi) {
-    describe(name, () => {
-      it('needs PostgreSQL (CI=true, so this fails instead of skipping)', () => {
-        throw new Error(`PostgreSQL is not reachable at ${redact(pgTestUrl)}; set PG_TEST_URL or start the server`);
-      });
-    });
-  } else {
-    if (!skipNoticePrinted) {
-      skipNoticePrinted = true;
-      console.log(
-        `PostgreSQL tests skipped: no PostgreSQL reachable at ${redact(pgTestUrl)} (set PG_TEST_URL; CI=true fails instead)`,
-      );
-    }
-    describe.skip(name, fn);
-  }
-};
+export const describePostgres = (name: string, fn: () => void): void =>
+  describeUnlessMissing(
+    'PostgreSQL',
+    reachable ? undefined : `no PostgreSQL reachable at ${redact(pgTestUrl)} (set PG_TEST_URL or start the server)`,
+    name,
+    fn,
+  );
 
 /** The URL without its password, for messages. */
 const redact = (url: string): string => {

@@ -31,21 +31,25 @@ const runFixture = (ci: boolean): Promise<{ code: number; output: string }> =>
     );
   });
 
-describe('describePostgres without a reachable PostgreSQL', () => {
+describe('describePostgres without a reachable PostgreSQL, and skipOrFail', () => {
   it('skips the block outside CI, saying so in one line', async () => {
     const { code, output } = await runFixture(false);
     expect(code).toBe(0);
     expect(
       output.match(/PostgreSQL tests skipped: no PostgreSQL reachable at postgres:\/\/postgres@127\.0\.0\.1:1\/test/g),
     ).toHaveLength(1);
+    expect(output).toMatch(/fixture skipped: no frobnicator installed \(CI=true fails instead\)/);
     expect(output).toMatch(/1 passed/);
-    expect(output).toMatch(/1 skipped/);
+    expect(output).toMatch(/2 skipped/);
   });
 
   it('fails the run with CI=true instead of skipping', async () => {
     const { code, output } = await runFixture(true);
     expect(code).not.toBe(0);
-    expect(output).toMatch(/PostgreSQL is not reachable at postgres:\/\/postgres@127\.0\.0\.1:1\/test/);
-    expect(output).not.toMatch(/PostgreSQL tests skipped/);
+    expect(output).toMatch(/needs PostgreSQL \(CI=true, so this fails instead of skipping\)/);
+    expect(output).toMatch(/no PostgreSQL reachable at postgres:\/\/postgres@127\.0\.0\.1:1\/test/);
+    expect(output).toMatch(/fixture: no frobnicator installed \(CI=true, so this fails instead of skipping\)/);
+    expect(output).toMatch(/2 failed/);
+    expect(output).not.toMatch(/(PostgreSQL tests|fixture) skipped:/);
   });
 });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { describe, inject, it } from 'vitest';
+import { describeUnlessMissing } from '@plant-store/testkit';
+import { describe, inject } from 'vitest';
 
 /** What the global set-up found: a Docker engine to talk to and the image to test, or why not. */
 export type DockerSetup =
@@ -48,30 +49,14 @@ export const dockerOk = async (args: readonly string[], timeoutMs?: number): Pro
   return result.stdout.trim();
 };
 
-const inCi = process.env['CI'] === 'true';
-let skipNoticePrinted = false;
-
 /**
  * Like `describe`, for tests that need a Docker engine and the image: where the global set-up found
  * none they are skipped with one line saying why, except under CI=true, where they fail.
  */
 export const describeImage = (name: string, fn: (image: string) => void): void => {
   const setup = inject('docker');
-  if (setup.available) {
-    describe(name, () => fn(setup.image));
-  } else if (inCi) {
-    describe(name, () => {
-      it('needs Docker (CI=true, so this fails instead of skipping)', () => {
-        throw new Error(setup.reason);
-      });
-    });
-  } else {
-    if (!skipNoticePrinted) {
-      skipNoticePrinted = true;
-      console.log(`image tests skipped: ${setup.reason} (CI=true fails instead)`);
-    }
-    describe.skip(name, () => fn(''));
-  }
+  if (setup.available) describe(name, () => fn(setup.image));
+  else describeUnlessMissing('image', setup.reason, name, () => fn(''));
 };
 
 /** A name no other run uses, for containers and volumes. */

@@ -61,6 +61,17 @@ const until = async (what: string, check: () => boolean | Promise<boolean>, time
   }
 };
 
+/** The statuses of every delivery in the store, sorted. */
+const deliveryStatuses = async (server: TestServer): Promise<string[]> => {
+  const listed = await server.store.webhooks.listDeliveries({ limit: 100 })();
+  if (E.isLeft(listed)) throw new Error(`listing deliveries failed: ${JSON.stringify(listed.left)}`);
+  return listed.right.map((d) => d.status).sort();
+};
+
+/** Until no delivery in the store is pending: each has been delivered or has failed for good. */
+const untilOutboxSettled = (server: TestServer): Promise<void> =>
+  until('no pending delivery', async () => !(await deliveryStatuses(server)).includes('pending'));
+
 describe('webhooks', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
@@ -170,9 +181,10 @@ describe('webhooks', () => {
     expect((await patch({ tag: 'hanging' }, { 'if-match': '"zzz"' })).status).toBe(412); // refused: no event
     expect((await patch({ tag: 'hanging' })).status).toBe(200);
     expect((await patch({ name: 'Golden pothos', tag: null })).status).toBe(200);
-    await until('two deliveries', () => receiver.received.length >= 2);
-    // Give a wrongly written third event the time to arrive before counting.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every event is written with its change, before the answer: once the outbox holds nothing
+    // pending, a wrongly written third event has been delivered too.
+    await untilOutboxSettled(server);
+    expect(await deliveryStatuses(server)).toEqual(['delivered', 'delivered']);
     const events = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: unknown });
     expect(events.map((e) => e.type)).toEqual(['plant.updated', 'plant.updated']);
     expect(events.map((e) => e.data)).toEqual(
@@ -209,8 +221,8 @@ describe('webhooks', () => {
     expect((await request(server, '/plants/78', { method: 'DELETE', headers: bearer(server.tokens.all) })).status).toBe(
       404,
     );
-    await until('the one delivery', () => receiver.received.length >= 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilOutboxSettled(server);
+    expect(await deliveryStatuses(server)).toEqual(['delivered']);
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -282,10 +294,10 @@ describe('webhooks', () => {
       return E.isRight(listed) && listed.right.some((e) => e.id === endpoint.id && !e.enabled);
     });
     await create('gone two');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The second event would have been written with its plant, before the answer: the outbox
+    // shows it had there been one, whether or not it was attempted yet.
+    expect(await deliveryStatuses(server)).toEqual(['failed']);
     expect(receiver.received).toHaveLength(1);
-    const deliveries = E.getOrElseW(() => [])(await server.store.webhooks.listDeliveries({ limit: 10 })());
-    expect(deliveries.map((d) => d.status)).toEqual(['failed']);
   });
 
   it('hands back what a claim still in progress took when the dispatcher stops, so the next instance takes it at once', async () => {

@@ -1,10 +1,10 @@
 /**
- * Redis for tests, with PostgreSQL's skip-or-fail rule (testkit's describePostgres): when no Redis
+ * Redis for tests, with testkit's skip-or-fail rule (describeUnlessMissing): when no Redis
  * answers at REDIS_TEST_URL (default redis://127.0.0.1:6379), the suite is skipped with one line
  * outside CI and fails with the reason when CI=true.
  */
 import { Redis } from 'ioredis';
-import { describe, it } from 'vitest';
+import { describeUnlessMissing } from '@plant-store/testkit';
 
 export const redisTestUrl: string = process.env['REDIS_TEST_URL'] ?? 'redis://127.0.0.1:6379';
 
@@ -27,21 +27,11 @@ const probe = async (): Promise<boolean> => {
 };
 
 const reachable = await probe();
-const inCi = process.env['CI'] === 'true';
 
-export const describeRedis = (name: string, fn: () => void): void => {
-  if (reachable) {
-    describe(name, fn);
-  } else if (inCi) {
-    describe(name, () => {
-      it('needs Redis (CI=true, so this fails instead of skipping)', () => {
-        throw new Error(`Redis is not reachable at ${redisTestUrl}; set REDIS_TEST_URL or start Redis`);
-      });
-    });
-  } else {
-    console.log(
-      `Redis tests skipped: no Redis reachable at ${redisTestUrl} (set REDIS_TEST_URL; CI=true fails instead)`,
-    );
-    describe.skip(name, fn);
-  }
-};
+export const describeRedis = (name: string, fn: () => void): void =>
+  describeUnlessMissing(
+    'Redis',
+    reachable ? undefined : `no Redis reachable at ${redisTestUrl} (set REDIS_TEST_URL or start Redis)`,
+    name,
+    fn,
+  );

@@ -437,19 +437,16 @@ describe('WebhookSender.send', () => {
     });
   });
 
-  describe('keep-alive and throughput', () => {
+  describe('keep-alive and many attempts', () => {
     it('keeps connections per address, at most maxSocketsPerAddress of them, for many concurrent attempts', async () => {
       const r = await receiver(answer(204));
-      // Waiting for a free connection counts in the time limit: a generous one, for a busy test machine.
+      // Waiting for a free connection counts in the time limit: a generous one, for a busy test
+      // machine. How many a second it sends is measured by the bench, not asserted here.
       const s = sender({ maxSocketsPerAddress: 8, timeoutMs: 30_000 });
-      const started = performance.now();
       const outcomes = await Promise.all(Array.from({ length: 2_000 }, () => s.send(attempt(urlOf(r)))));
-      const elapsed = performance.now() - started;
       expect(outcomes.filter((o) => o.kind !== 'delivered')).toEqual([]);
       expect(r.received).toHaveLength(2_000);
       expect(r.connections()).toBeLessThanOrEqual(8);
-      // Thousands a second on loopback (under a second here); generous for a busy test machine.
-      expect(elapsed).toBeLessThan(15_000);
     });
 
     it('never rejects, whatever the request', async () => {
