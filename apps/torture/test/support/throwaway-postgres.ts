@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, chown, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +23,8 @@ export interface OutagePostgres {
   readonly label: string;
   /** The server's DATABASE_URL. */
   readonly url: string;
+  /** Its Unix socket's folder and port, where there is one: it reaches the server whatever its network does. */
+  readonly socket?: { readonly dir: string; readonly port: number };
   /** The `application_name` of the server's connections (and only theirs). */
   readonly applicationName: string;
   /** `pg_ctl restart -m fast`; resolves once it accepts connections again. */
@@ -51,11 +53,15 @@ const findBinaries = (): string | undefined => {
   return versions.map((v) => join(root, v, 'bin')).find(has);
 };
 
-/** How to run a command as `user` (ourselves when we are not root: PostgreSQL refuses root only). */
+/**
+ * How to run a command as `user` (ourselves when we are not root: PostgreSQL refuses root only),
+ * after `prefix` (such as `ip netns exec <name>`: the server then lives in that namespace).
+ */
 const runAs =
-  (user: string | undefined) =>
+  (user: string | undefined, prefix: readonly string[] = []) =>
   async (command: string, args: readonly string[]): Promise<string> => {
-    const [file, argv] = user === undefined ? [command, args] : ['runuser', ['-u', user, '--', command, ...args]];
+    const asUser = user === undefined ? [command, ...args] : ['runuser', '-u', user, '--', command, ...args];
+    const [file, ...argv] = [...prefix, ...asUser] as [string, ...string[]];
     try {
       const { stdout, stderr } = await exec(file, argv, { timeout: COMMAND_TIMEOUT_MS, cwd: '/' });
       return stdout + stderr;
@@ -77,8 +83,15 @@ const osUser = async (name: string): Promise<{ uid: number; gid: number } | unde
   }
 };
 
-/** A throwaway cluster, or why there cannot be one here. */
-const throwawayCluster = async (): Promise<OutagePostgres | string> => {
+/** Where a throwaway cluster listens: inside a network namespace, on one of its addresses. */
+export interface ClusterNetwork {
+  /** Prepended to every command that starts the server (`ip netns exec <name>`). */
+  readonly prefix: readonly string[];
+  readonly address: string;
+}
+
+/** A throwaway cluster (in `network`, else on 127.0.0.1), or why there cannot be one here. */
+export const throwawayCluster = async (network?: ClusterNetwork): Promise<OutagePostgres | string> => {
   const bin = findBinaries();
   if (bin === undefined)
     return 'no PostgreSQL binaries (initdb, pg_ctl, postgres) in TORTURE_PG_BIN or /usr/lib/postgresql/*/bin';
@@ -92,27 +105,32 @@ const throwawayCluster = async (): Promise<OutagePostgres | string> => {
       return 'running as root and no runuser to become `postgres`';
     user = 'postgres';
   }
-  const run = runAs(user);
+  const run = runAs(user, network?.prefix);
   const dir = await mkdtemp(join(tmpdir(), 'plant-store-pg-outage-'));
   if (owner !== undefined) await chown(dir, owner.uid, owner.gid);
   const data = join(dir, 'data');
-  const port = await freePort();
+  const address = network?.address ?? '127.0.0.1';
+  // A namespace of its own has every port free.
+  const port = network === undefined ? await freePort() : 5432;
   const pgCtl = join(bin, 'pg_ctl');
-  const serverOptions = ['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`];
+  const serverOptions = ['-o', `-p ${port} -k ${dir} -c listen_addresses=${address}`];
   const logFile = ['-l', join(dir, 'postgres.log')];
   try {
     await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C']);
+    // initdb trusts loopback only; in a namespace the server's connections come from the veth's other end.
+    if (network !== undefined) await appendFile(join(data, 'pg_hba.conf'), 'host all all 0.0.0.0/0 trust\n');
     await run(pgCtl, ['-D', data, ...serverOptions, ...logFile, '-w', '-t', '60', 'start']);
   } catch (error) {
     await run(pgCtl, ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const url = `postgres://postgres@${address}:${port}/postgres`;
   const version = bin.split('/').at(-2) ?? '?';
   return {
-    label: `throwaway PostgreSQL ${version} on 127.0.0.1:${port}${user === undefined ? '' : ' (as postgres)'}`,
+    label: `throwaway PostgreSQL ${version} on ${address}:${port}${user === undefined ? '' : ' (as postgres)'}`,
     url,
+    socket: { dir, port },
     applicationName: 'plant-store',
     restart: async () =>
       void (await run(pgCtl, ['-D', data, ...serverOptions, ...logFile, '-m', 'fast', '-w', '-t', '60', 'restart'])),

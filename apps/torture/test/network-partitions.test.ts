@@ -1,0 +1,288 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { skipOrFail } from '@plant-store/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorBodyProblems, RequestFailed, send } from './support/http.js';
+import { seeded } from './support/ledger.js';
+import { describeFault, networkPostgres, type Fault, type NetworkPostgres } from './support/netns.js';
+import { OutageLoad } from './support/outage-load.js';
+import { rssBytes, startServer, type ServerProcess } from './support/processes.js';
+import { listAll, readPostgres } from './support/store.js';
+import { createToken } from './support/token.js';
+
+/**
+ * Network faults between the server and PostgreSQL, under load. The database runs in a network
+ * namespace of its own behind a veth pair (support/netns.ts); two server instances (the second
+ * with WORKERS=2) serve a mixed load while each fault lasts TORTURE_FAULT_SECONDS and is lifted:
+ * packets dropped both ways, one way, answered with TCP resets, a flapping link, random loss.
+ *
+ * A dropped packet raises no error, so these are what the server's own deadlines are for (the
+ * gate's silence check, adapters/postgres/gate.ts): every answer within PG_ACQUIRE_TIMEOUT_MS +
+ * 1 s, a 2xx, an expected 4xx or the JSON 503, never a 500 or a hang; /readyz 503 while the
+ * database cannot be reached and 200 within 2 s of it coming back; a create acknowledged within
+ * 2 s of that; nothing acknowledged lost. Then ten short partitions in a row: the server's
+ * connections, descriptors and memory come back to where they were.
+ */
+
+const ACQUIRE_TIMEOUT_MS = 2_000;
+const STATEMENT_TIMEOUT_MS = 5_000;
+const BOUND_MS = ACQUIRE_TIMEOUT_MS + 1_000;
+const RECOVERY_MS = 2_000;
+const CONCURRENCY = 16;
+const BEFORE_MS = 1_000;
+const AFTER_MS = 1_500;
+const BACKOFF_MS = 25;
+const READYZ_EVERY_MS = 50;
+const POOL_SIZE = 4;
+const faultMs = Number(process.env['TORTURE_FAULT_SECONDS'] ?? 10) * 1000;
+const CYCLES = 10;
+const CYCLE_FAULT_MS = 1_500;
+const seed = Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
+
+interface Round {
+  readonly fault: Fault;
+  /** Whether the database cannot be reached at all while it lasts (so /readyz must say 503). */
+  readonly unreachable: boolean;
+}
+
+const rounds: readonly Round[] = [
+  { fault: { kind: 'drop', direction: 'both' }, unreachable: true },
+  { fault: { kind: 'drop', direction: 'from-database' }, unreachable: true },
+  { fault: { kind: 'reset' }, unreachable: true },
+  { fault: { kind: 'flap', periodMs: 300 }, unreachable: false },
+  { fault: { kind: 'loss', probability: 0.05 }, unreachable: false },
+];
+
+interface ReadySample {
+  readonly port: number;
+  readonly sentAt: number;
+  readonly status: number;
+  readonly ms: number;
+}
+
+/** Polls /readyz of every instance until `stop()`; each answer must be 200 or the JSON 503, within the bound. */
+const pollReady = (ports: readonly number[], problems: string[]) => {
+  const samples: ReadySample[] = [];
+  let stopped = false;
+  const poll = async (port: number) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    while (!stopped) {
+      const sentAt = Date.now();
+      try {
+        const res = await send({ agent, port, method: 'GET', path: '/readyz', timeoutMs: BOUND_MS + 10_000 });
+        const ms = Date.now() - sentAt;
+        samples.push({ port, sentAt, status: res.status, ms });
+        if (ms > BOUND_MS) problems.push(`GET :${port}/readyz answered ${res.status} after ${ms} ms`);
+        if (res.status === 503)
+          problems.push(
+            ...errorBodyProblems(503, res.headers['content-type'], res.body).map((p) => `/readyz 503: ${p}`),
+          );
+        else if (res.status !== 200) problems.push(`GET /readyz → ${res.status} ${res.body.slice(0, 200)}`);
+      } catch (error) {
+        if (!(error instanceof RequestFailed)) throw error;
+        problems.push(`GET :${port}/readyz: no answer (${error.message})`);
+      }
+      await sleep(READYZ_EVERY_MS);
+    }
+    agent.destroy();
+  };
+  const done = Promise.all(ports.map(poll));
+  return {
+    samples,
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
+};
+
+/** A process and its children (the workers of WORKERS=2). */
+const family = (pid: number): number[] => {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    const listed = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    return listed === '' ? [] : listed.split(/\s+/).map(Number);
+  });
+  return [pid, ...children.flatMap(family)];
+};
+
+/** The instances' open descriptors and resident memory, their workers included. */
+const footprint = (servers: readonly ServerProcess[]) =>
+  servers.map((s) => {
+    const pids = family(s.pid);
+    return {
+      fds: pids.reduce((n, pid) => n + readdirSync(`/proc/${pid}/fd`).length, 0),
+      rssMb: Math.round(pids.reduce((n, pid) => n + rssBytes(pid), 0) / 2 ** 20),
+    };
+  });
+
+describe('network faults between the server and PostgreSQL, under load', () => {
+  let pg: NetworkPostgres | undefined;
+  let skipped: string | undefined;
+  const servers: ServerProcess[] = [];
+  let token = '';
+  let load: OutageLoad;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+  const rand = seeded(seed);
+
+  beforeAll(async () => {
+    const found = await networkPostgres();
+    if (typeof found === 'string') {
+      skipped = found;
+      return;
+    }
+    pg = found;
+    token = await createToken(pg.url, 'torture-partition');
+    const env = {
+      DATABASE_URL: pg.url,
+      LOG_LEVEL: 'info',
+      PG_POOL_SIZE: String(POOL_SIZE),
+      PG_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
+      PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+    };
+    servers.push(await startServer(env), await startServer({ ...env, WORKERS: '2' }));
+    const ports = servers.map((s) => s.port);
+    // Requests go to either instance, as a load balancer would send them.
+    const target = {
+      agent,
+      get port(): number {
+        return ports[Math.floor(rand() * ports.length)] as number;
+      },
+      token,
+      boundMs: BOUND_MS,
+      seed,
+    };
+    load = new OutageLoad(1, target);
+    await load.fence(1_000_000_000);
+    load.nextRound();
+  });
+
+  afterAll(async () => {
+    agent.destroy();
+    for (const server of servers) await server.stop('SIGKILL');
+    await pg?.close();
+  });
+
+  const round = async (
+    db: NetworkPostgres,
+    { fault, unreachable }: Round,
+    durationMs: number,
+    label: string,
+    { beforeMs = BEFORE_MS, afterMs = AFTER_MS } = {},
+  ) => {
+    const problems: string[] = [];
+    const readyProblems: string[] = [];
+    const ready = pollReady(
+      servers.map((s) => s.port),
+      readyProblems,
+    );
+    let stop = false;
+    const worker = async (): Promise<void> => {
+      while (!stop) {
+        const refused = load.tally.unavailable;
+        await load.step(label, rand);
+        if (load.tally.unavailable > refused) await sleep(BACKOFF_MS);
+      }
+    };
+    const workers = Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await sleep(beforeMs);
+    const faultAt = Date.now();
+    await db.inject(fault);
+    await sleep(durationMs);
+    await db.heal();
+    const backAt = Date.now();
+    const writesBackMs = await load.firstWrite(`${label} probe`, backAt, RECOVERY_MS + 10_000);
+    if (writesBackMs === undefined || writesBackMs > RECOVERY_MS)
+      problems.push(`first create acknowledged ${writesBackMs ?? '> 12000'} ms after the network was back`);
+    const readyAgain = (port: number) =>
+      ready.samples.find((s) => s.port === port && s.sentAt >= backAt && s.status === 200);
+    const readyDeadline = Date.now() + 10_000;
+    while (servers.some((s) => readyAgain(s.port) === undefined) && Date.now() < readyDeadline) await sleep(50);
+    await sleep(afterMs);
+    stop = true;
+    await workers;
+    await ready.stop();
+    const { names } = await load.retryKeyed();
+    const tally = load.nextRound();
+    problems.push(...load.violations.splice(0), ...readyProblems);
+    const late = load.late.splice(0);
+    problems.push(...late.map((l) => `${l.what} → ${l.status} after ${l.ms} ms (bound ${BOUND_MS} ms)`));
+    if (tally.errors500 > 0) problems.push(`${tally.errors500} answers 5xx other than 503`);
+    const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt);
+    const notReady = during.filter((s) => s.status === 503);
+    if (unreachable && notReady.length === 0)
+      problems.push('/readyz never answered 503 while the database was unreachable');
+    const readyBackMs = servers.map((s) => {
+      const sample = readyAgain(s.port);
+      return sample === undefined ? Infinity : sample.sentAt + sample.ms - backAt;
+    });
+    if (readyBackMs.some((ms) => ms > RECOVERY_MS))
+      problems.push(`/readyz 200 again ${readyBackMs.join(' / ')} ms after the network was back`);
+
+    const stored = await readPostgres(db.url);
+    const listed = await listAll(servers[0]?.url ?? '', token);
+    if (listed.size !== stored.size)
+      problems.push(`GET /plants shows ${listed.size} plants, the table holds ${stored.size}`);
+    const lost = load.reconcile(stored);
+    problems.push(...lost);
+    const byName = new Map<string, number>();
+    for (const plant of stored.values()) byName.set(plant.name, (byName.get(plant.name) ?? 0) + 1);
+    problems.push(
+      ...names.filter((n) => byName.get(n) !== 1).map((n) => `keyed create ${n}: ${byName.get(n) ?? 0} plants`),
+    );
+    const summary =
+      `network-partitions ${label} (${describeFault(fault)}, ${backAt - faultAt} ms): ${tally.requests} requests, ` +
+      `${tally.unavailable} × 503, ${tally.errors500} × 500, slowest ${tally.slowestMs} ms (bound ${BOUND_MS}); ` +
+      `/readyz 503 × ${notReady.length} of ${during.length} during, 200 again ${readyBackMs.join(' / ')} ms after; ` +
+      `writes back after ${writesBackMs ?? '—'} ms; acknowledged ${tally.creates} creates + ${tally.deletes} deletes, ` +
+      `${tally.unknown} unknown settled by the store, lost ${lost.length} (seed ${seed})`;
+    return { summary, problems };
+  };
+
+  for (const r of rounds) {
+    it(`${describeFault(r.fault)}: every answer within ${BOUND_MS} ms, back within ${RECOVERY_MS} ms, nothing lost`, async (ctx) => {
+      if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
+      const { summary, problems } = await round(pg, r, faultMs, r.fault.kind);
+      console.log(summary);
+      expect(problems.slice(0, 30), `${problems.length} problems (seed ${seed}, ${pg.label})`).toEqual([]);
+    });
+  }
+
+  it(`leaks no connection, descriptor or memory over ${CYCLES} partitions`, async (ctx) => {
+    if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
+    const db = pg;
+    const before = { backends: await db.backends(), footprint: footprint(servers) };
+    const problems: string[] = [];
+    for (let cycle = 1; cycle <= CYCLES; cycle++) {
+      const { problems: found } = await round(db, rounds[0] as Round, CYCLE_FAULT_MS, `cycle ${cycle}`, {
+        beforeMs: 300,
+        afterMs: 300,
+      });
+      problems.push(...found.map((p) => `cycle ${cycle}: ${p}`));
+    }
+    // The backends of connections cut in a partition end once their FIN gets through.
+    const deadline = Date.now() + 30_000;
+    let backends = await db.backends();
+    while (backends > before.backends && Date.now() < deadline) {
+      await sleep(500);
+      backends = await db.backends();
+    }
+    const after = footprint(servers);
+    const show = (key: 'fds' | 'rssMb') =>
+      `${before.footprint.map((f) => f[key]).join(' / ')} → ${after.map((f) => f[key]).join(' / ')}`;
+    console.log(
+      `network-partitions: ${CYCLES} partitions of ${CYCLE_FAULT_MS} ms: backends ${before.backends} → ${backends}, ` +
+        `descriptors ${show('fds')}, RSS ${show('rssMb')} MB`,
+    );
+    if (backends > before.backends) problems.push(`backends ${before.backends} → ${backends}`);
+    // A leaked socket per partition would be 10 or more; a few come and go with the load's connections.
+    after.forEach((f, i) => {
+      const was = before.footprint[i];
+      if (was !== undefined && f.fds > was.fds + 5)
+        problems.push(`instance ${i + 1}: descriptors ${was.fds} → ${f.fds}`);
+      if (was !== undefined && f.rssMb > was.rssMb * 1.5 + 20)
+        problems.push(`instance ${i + 1}: RSS ${was.rssMb} → ${f.rssMb} MB`);
+    });
+    expect(problems.slice(0, 30)).toEqual([]);
+  });
+});
