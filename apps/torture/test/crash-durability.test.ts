@@ -80,8 +80,8 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
       expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
       const problems = ledger.reconcile(snapshot.plants);
       // the writes without an answer could land only until the store settled; then it was read
-      ledger.closeUnknown(settledAt);
-      ledger.observe(snapshot.plants, settledAt, performance.now());
+      ledger.recorder.closeUnknown(settledAt);
+      ledger.recorder.observe(snapshot.plants, settledAt, performance.now());
       expect(
         problems,
         `round ${round} (seed ${seed}, killed after ${killAfterMs} ms): the store after SIGKILL`,
@@ -103,12 +103,12 @@ const summary = (label: string, rounds: number, ledger: Ledger, verdict: Verdict
   `crash-durability ${label}: ${rounds}/${rounds} rounds survived SIGKILL, ${ledger.tally.requests} requests, ` +
   `acknowledged ${ledger.tally.creates} creates + ${ledger.tally.patches} patches + ${ledger.tally.deletes} deletes, ${ledger.tally.unknown} unknown, ` +
   `${ledger.tally.conflicts} conflicts, ${ledger.present.size} plants at the end, lost ${ledger.tally.lost}; ` +
-  `history: ${formatVerdict(describeHistory(ledger.history), verdict)}`;
+  `history: ${formatVerdict(describeHistory(ledger.recorder.history), verdict)}`;
 
 /** Every round's writes and store reads, each id a register across the kills: one order must explain them. */
 const expectLinearizable = (label: string, ledger: Ledger, verdict: Verdict, seed: number): void => {
   const detail = verdict.ok === false ? `\n${verdict.explanation}\n${verdict.operations.join('\n')}` : '';
-  const figures = formatVerdict(describeHistory(ledger.history), verdict);
+  const figures = formatVerdict(describeHistory(ledger.recorder.history), verdict);
   expect(verdict.ok, `${label} (seed ${seed}): ${figures}${detail}`).toBe(true);
 };
 
@@ -133,7 +133,7 @@ describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
       settled: async () => undefined,
     };
     const ledger = await crashRounds(target, knobs.rounds, seed);
-    const verdict = checkHistory(ledger.history);
+    const verdict = checkHistory(ledger.recorder.history);
     console.log(`${summary('sqlite', knobs.rounds, ledger, verdict)} (seed ${seed})`);
     expect(ledger.tally.lost).toBe(0);
     expectLinearizable('sqlite', ledger, verdict, seed);
@@ -163,7 +163,7 @@ describePostgres('crash durability on PostgreSQL (SIGKILL under mixed load)', ()
       settled: () => backendsGone(database.schema),
     };
     const ledger = await crashRounds(target, rounds, seed);
-    const verdict = checkHistory(ledger.history);
+    const verdict = checkHistory(ledger.recorder.history);
     console.log(`${summary('postgres', rounds, ledger, verdict)} (seed ${seed})`);
     expect(ledger.tally.lost).toBe(0);
     expectLinearizable('postgres', ledger, verdict, seed);

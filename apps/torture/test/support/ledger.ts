@@ -1,6 +1,7 @@
 import type http from 'node:http';
-import type { Call, Operation, PlantValue } from './history.js';
-import { RequestFailed, send, type SimpleResponse } from './http.js';
+import type { Call, PlantValue } from './history.js';
+import { HistoryRecorder } from './history-recorder.js';
+import { RequestFailed, send } from './http.js';
 import type { StoredPlant } from './store.js';
 
 export interface Expected {
@@ -63,10 +64,10 @@ export class Ledger {
   readonly violations: string[] = [];
   /**
    * Every create, patch and delete as an operation of a History (support/history.ts), and the
-   * reads of `observe`. A write without an answer stays open (returnedAt Infinity) until
-   * `closeUnknown` says when it could no longer land.
+   * store reads the caller adds. A write without an answer stays open (returnedAt Infinity) until
+   * the caller closes it (the server that took it is dead).
    */
-  readonly history: Operation[] = [];
+  readonly recorder = new HistoryRecorder();
   /** When each server-assigned create without an answer was sent, by name: its id is known only if it landed. */
   private readonly autoSentAt = new Map<string, number>();
 
@@ -137,20 +138,20 @@ export class Ledger {
           this.violate(`PATCH ${id} → 200 without a strong ETag: ${String(res.headers.etag)}`);
         this.present.set(id, plant);
         this.tally.patches++;
-        this.recordAnswer(call, res, invokedAt);
+        this.recorder.answer(call, res, invokedAt);
       } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
         this.tally.refused++;
-        this.record(call, { status: 'unknown' }, invokedAt, Infinity);
+        this.recorder.unknown(call, invokedAt);
       } else {
         // 404 here means an acknowledged create was lost: nobody else deletes it
         this.violate(`PATCH /plants/${id} of a present plant → ${res.status} ${res.body}`);
-        this.recordAnswer(call, res, invokedAt);
+        this.recorder.answer(call, res, invokedAt);
       }
     } catch (err) {
       if (!(err instanceof RequestFailed)) throw err;
       if (err.phase === 'truncated') this.violate(`PATCH /plants/${id}: truncated response (${err.code})`);
       this.tally.unknown++;
-      this.record(call, { status: 'unknown' }, invokedAt, Infinity);
+      this.recorder.unknown(call, invokedAt);
       this.maybePatched.set(id, plant);
     } finally {
       this.busy.delete(id);
@@ -196,10 +197,10 @@ export class Ledger {
         if (id !== undefined && got !== id) this.violate(`201 for id ${id} with Location ${location}`);
         this.landed(got, plant);
         this.tally.creates++;
-        this.recordAnswer({ op: 'create', id: got, value }, res, invokedAt);
+        this.recorder.answer({ op: 'create', id: got, value }, res, invokedAt);
       } else if (res.status === 409 && id !== undefined) {
         this.tally.conflicts++; // the id was taken (e.g. by a server-assigned id); nothing changed
-        this.recordAnswer({ op: 'create', id, value }, res, invokedAt);
+        this.recorder.answer({ op: 'create', id, value }, res, invokedAt);
       } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
         this.tally.refused++; // shutting down: refused, nothing changed
       } else {
@@ -214,7 +215,7 @@ export class Ledger {
         this.autoSentAt.set(plant.name, invokedAt);
       } else {
         this.maybeCreated.set(id, plant);
-        this.record({ op: 'create', id, value }, { status: 'unknown' }, invokedAt, Infinity);
+        this.recorder.unknown({ op: 'create', id, value }, invokedAt);
       }
     }
   }
@@ -237,20 +238,20 @@ export class Ledger {
         this.present.delete(id);
         this.deletedForGood.add(id);
         this.tally.deletes++;
-        this.recordAnswer(call, res, invokedAt);
+        this.recorder.answer(call, res, invokedAt);
       } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
         this.tally.refused++;
-        this.record(call, { status: 'unknown' }, invokedAt, Infinity);
+        this.recorder.unknown(call, invokedAt);
       } else {
         // 404 here means an acknowledged create was lost: nobody else deletes it
         this.violate(`DELETE /plants/${id} of a present plant → ${res.status} ${res.body}`);
-        this.recordAnswer(call, res, invokedAt);
+        this.recorder.answer(call, res, invokedAt);
       }
     } catch (err) {
       if (!(err instanceof RequestFailed)) throw err;
       if (err.phase === 'truncated') this.violate(`DELETE /plants/${id}: truncated response (${err.code})`);
       this.tally.unknown++;
-      this.record(call, { status: 'unknown' }, invokedAt, Infinity);
+      this.recorder.unknown(call, invokedAt);
       this.maybeDeleted.add(id);
     } finally {
       this.busy.delete(id);
@@ -270,50 +271,6 @@ export class Ledger {
   async fence(agent: http.Agent, port: number, token: string, id: number): Promise<void> {
     await this.create(agent, port, token, this.newPlant('fence'), id);
     if (!this.present.has(id)) throw new Error(`could not create the fence plant ${id}: ${this.violations.join('; ')}`);
-  }
-
-  private record(call: Call, result: Operation['result'], invokedAt: number, returnedAt: number): void {
-    this.history.push({ client: 0, call, result, invokedAt, returnedAt });
-  }
-
-  /** A definite answer as a result: the ETag of a 201 or 200, the value of a 200. */
-  private recordAnswer(call: Call, res: SimpleResponse, invokedAt: number): void {
-    const returnedAt = performance.now();
-    const etag = typeof res.headers.etag === 'string' ? res.headers.etag : '(none)';
-    if (res.status === 201) return this.record(call, { status: 201, etag }, invokedAt, returnedAt);
-    if (res.status === 200) {
-      const value = safeJson(res.body) as { name?: string; tag?: string };
-      const plant =
-        value.tag === undefined ? { name: String(value.name) } : { name: String(value.name), tag: value.tag };
-      return this.record(call, { status: 200, value: plant, etag }, invokedAt, returnedAt);
-    }
-    if (res.status === 204 || res.status === 404 || res.status === 409 || res.status === 412)
-      this.record(call, { status: res.status }, invokedAt, returnedAt);
-  }
-
-  /**
-   * The writes still without an answer could not land after `at` (the server that took them is
-   * dead and its store settled): their windows close there.
-   */
-  closeUnknown(at: number): void {
-    this.history.forEach((op, i) => {
-      if (op.result.status === 'unknown' && op.returnedAt === Infinity) this.history[i] = { ...op, returnedAt: at };
-    });
-  }
-
-  /** The store as read directly between `from` and `to`: a read of every id the history names. */
-  observe(stored: ReadonlyMap<number, StoredPlant>, from: number, to: number): void {
-    const ids = new Set(this.history.map((op) => op.call.id));
-    for (const id of ids) {
-      const plant = stored.get(id);
-      const value =
-        plant === undefined
-          ? undefined
-          : plant.tag === undefined
-            ? { name: plant.name }
-            : { name: plant.name, tag: plant.tag };
-      this.record({ op: 'get', id }, value === undefined ? { status: 404 } : { status: 200, value }, from, to);
-    }
   }
 
   private violate(what: string): void {
@@ -342,7 +299,7 @@ export class Ledger {
         // its id is known now: a create of that id whose answer was lost
         const value: PlantValue = plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
         const sentAt = this.autoSentAt.get(plant.name) ?? 0;
-        this.record({ op: 'create', id, value }, { status: 'unknown' }, sentAt, Infinity);
+        this.recorder.unknown({ op: 'create', id, value }, sentAt);
       } else if (this.deletedForGood.has(id)) {
         found.push(`acknowledged delete of ${id} undone: ${JSON.stringify(plant)}`);
       } else {
