@@ -8,7 +8,9 @@ import type { Operation, PlantPatch, PlantValue } from './history.js';
  * whose ETag nobody saw: `etag: undefined`, a symbol that the first later observation binds (a
  * 200 that reports an ETag, or an If-Match that succeeded). ETags are never given twice to one id,
  * so a new version's ETag, and whatever a symbol is bound to, must be one no earlier operation of
- * the order mentioned (`used`).
+ * the order mentioned (`used`). An If-Match counts as a mention: a client sends only an ETag it
+ * saw (a load must not take one from a replayed create, which is not in the history), so a later
+ * version cannot have it — and a 412 against an unseen ETag thereby rules that ETag out for it.
  */
 export type RegisterState =
   | { readonly present: false }
