@@ -4,6 +4,7 @@ import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
+import { checkHistory, describeHistory, formatVerdict, type Verdict } from './support/linearizability.js';
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { backendsGone, listAll, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
@@ -74,9 +75,13 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
       expect(ledger.violations, `round ${round} (seed ${seed}): responses that break the contract`).toEqual([]);
 
       await target.settled();
+      const settledAt = performance.now();
       const snapshot = await target.read();
       expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
       const problems = ledger.reconcile(snapshot.plants);
+      // the writes without an answer could land only until the store settled; then it was read
+      ledger.recorder.closeUnknown(settledAt);
+      ledger.recorder.observe(snapshot.plants, settledAt, performance.now());
       expect(
         problems,
         `round ${round} (seed ${seed}, killed after ${killAfterMs} ms): the store after SIGKILL`,
@@ -94,10 +99,18 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
   return ledger;
 };
 
-const summary = (label: string, rounds: number, ledger: Ledger): string =>
+const summary = (label: string, rounds: number, ledger: Ledger, verdict: Verdict): string =>
   `crash-durability ${label}: ${rounds}/${rounds} rounds survived SIGKILL, ${ledger.tally.requests} requests, ` +
   `acknowledged ${ledger.tally.creates} creates + ${ledger.tally.patches} patches + ${ledger.tally.deletes} deletes, ${ledger.tally.unknown} unknown, ` +
-  `${ledger.tally.conflicts} conflicts, ${ledger.present.size} plants at the end, lost ${ledger.tally.lost}`;
+  `${ledger.tally.conflicts} conflicts, ${ledger.present.size} plants at the end, lost ${ledger.tally.lost}; ` +
+  `history: ${formatVerdict(describeHistory(ledger.recorder.history), verdict)}`;
+
+/** Every round's writes and store reads, each id a register across the kills: one order must explain them. */
+const expectLinearizable = (label: string, ledger: Ledger, verdict: Verdict, seed: number): void => {
+  const detail = verdict.ok === false ? `\n${verdict.explanation}\n${verdict.operations.join('\n')}` : '';
+  const figures = formatVerdict(describeHistory(ledger.recorder.history), verdict);
+  expect(verdict.ok, `${label} (seed ${seed}): ${figures}${detail}`).toBe(true);
+};
 
 const seedOf = (): number => Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
 
@@ -120,8 +133,10 @@ describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
       settled: async () => undefined,
     };
     const ledger = await crashRounds(target, knobs.rounds, seed);
-    console.log(`${summary('sqlite', knobs.rounds, ledger)} (seed ${seed})`);
+    const verdict = checkHistory(ledger.recorder.history);
+    console.log(`${summary('sqlite', knobs.rounds, ledger, verdict)} (seed ${seed})`);
     expect(ledger.tally.lost).toBe(0);
+    expectLinearizable('sqlite', ledger, verdict, seed);
     // the rounds really exercised the store: acknowledged writes and unknown outcomes both happened
     expect(ledger.tally.creates).toBeGreaterThan(knobs.rounds * 10);
     expect(ledger.tally.deletes).toBeGreaterThan(0);
@@ -148,8 +163,10 @@ describePostgres('crash durability on PostgreSQL (SIGKILL under mixed load)', ()
       settled: () => backendsGone(database.schema),
     };
     const ledger = await crashRounds(target, rounds, seed);
-    console.log(`${summary('postgres', rounds, ledger)} (seed ${seed})`);
+    const verdict = checkHistory(ledger.recorder.history);
+    console.log(`${summary('postgres', rounds, ledger, verdict)} (seed ${seed})`);
     expect(ledger.tally.lost).toBe(0);
+    expectLinearizable('postgres', ledger, verdict, seed);
     expect(ledger.tally.creates).toBeGreaterThan(rounds * 10);
   });
 });

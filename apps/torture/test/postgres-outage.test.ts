@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodyProblems, RequestFailed, send } from './support/http.js';
 import { knobs } from './support/knobs.js';
 import { seeded } from './support/ledger.js';
+import { checkHistory, describeHistory, formatVerdict } from './support/linearizability.js';
 import { OutageLoad } from './support/outage-load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
 import {
@@ -247,12 +248,23 @@ describe('PostgreSQL outages under load', () => {
       problems.push(`/readyz answered ${ready.samples.at(-1)?.status} at the end`);
 
     // What the store holds, read directly and through the API; the unknown writes are settled by it.
+    const readFrom = performance.now();
     const stored = await readPostgres(db.url);
+    const readTo = performance.now();
     const listed = await listAll(api.url, token);
     if (JSON.stringify(byId(listed)) !== JSON.stringify(byId(stored)))
       problems.push(`GET /plants shows ${listed.size} plants, the table holds ${stored.size}`);
     const lost = load.reconcile(stored);
     problems.push(...lost);
+    // every request so far and this read of the store: one order of them must explain every answer
+    load.recorder.observe(stored, readFrom, readTo);
+    const figures = describeHistory(load.recorder.history);
+    const verdict = checkHistory(load.recorder.history);
+    if (verdict.ok !== true)
+      problems.push(
+        formatVerdict(figures, verdict),
+        ...(verdict.ok === false ? [verdict.explanation, ...verdict.operations] : []),
+      );
     const byName = new Map<string, number>();
     for (const plant of stored.values()) byName.set(plant.name, (byName.get(plant.name) ?? 0) + 1);
     problems.push(
@@ -333,6 +345,7 @@ describe('PostgreSQL outages under load', () => {
       `/readyz ${readyDown}, 200 again ${readyBack === undefined ? '—' : readyBack.sentAt - backAt} ms after the database was back; ` +
       `writes back after ${writesBackMs ?? '—'} ms (bound ${RECOVERY_MS}); acknowledged ${tally.creates} creates + ${tally.deletes} deletes, ` +
       `${tally.unknown} unknown settled by the store, ${retried} keyed 503s retried (${replayed} had committed: replayed), lost ${lost.length}; ` +
+      `history so far: ${formatVerdict(figures, verdict)}; ` +
       `${expected.size - eventsBefore} events delivered (${expected.size} so far, ${check.duplicates} duplicate(s) so far) ${eventsMs} ms after the check began (seed ${seed})`;
     eventsBefore = expected.size;
     return { summary, problems: problems.length === 0 ? [] : [...headline, ...problems] };

@@ -23,10 +23,12 @@ if (!Number.isFinite(SECONDS) || SECONDS <= 0)
   throw new Error(`TORTURE_REGISTER_SECONDS expects a positive number, got ${JSON.stringify(raw)}`);
 const CLIENTS = 12;
 const KEYS = 8;
+const MIN_REQUESTS = 500;
 const seed = Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
 
 /** Runs the load on `servers` and checks it; returns the summary line. */
 const round = async (label: string, servers: readonly ServerProcess[], token: string): Promise<string> => {
+  let elapsedMs = 0;
   const load = new RegisterLoad({
     targets: servers.map((s) => s.port),
     token,
@@ -35,7 +37,12 @@ const round = async (label: string, servers: readonly ServerProcess[], token: st
     seed,
   });
   try {
+    // on a slow store a few seconds make a thin history: go on (up to 3 × as long) until it has some substance
+    const started = performance.now();
     await load.run({ durationMs: SECONDS * 1_000 });
+    while (load.tally.requests < MIN_REQUESTS && performance.now() - started < 3 * SECONDS * 1_000)
+      await load.run({ durationMs: 1_000 });
+    elapsedMs = performance.now() - started;
     await load.settle();
   } finally {
     load.close();
@@ -68,7 +75,7 @@ const round = async (label: string, servers: readonly ServerProcess[], token: st
     .map(([status, n]) => `${status}×${n}`)
     .join(' ');
   return (
-    `registers ${label}: ${load.tally.requests} requests from ${CLIENTS} clients on ${KEYS} ids over ${SECONDS} s ` +
+    `registers ${label}: ${load.tally.requests} requests from ${CLIENTS} clients on ${KEYS} ids over ${(elapsedMs / 1000).toFixed(1)} s ` +
     `(${byStatus}; ${load.tally.replayed} replays left out; p99 ${percentile(ms, 99).toFixed(1)} ms); ` +
     `${formatVerdict(figures, verdict)} (seed ${seed})`
   );

@@ -7,7 +7,8 @@
  * Times are `performance.now()` of the recording process: `invokedAt` just before the request was
  * written, `returnedAt` just after its answer was read. An operation whose outcome is unknown (a
  * 503 to a write, no answer, a timeout) keeps `returnedAt: Infinity`: it may have taken effect at
- * any moment after its invocation, or never.
+ * any moment after its invocation, or never. Where the recorder knows a moment after which it can
+ * no longer land (its server was killed and the store has settled), `returnedAt` is that moment.
  */
 
 export interface PlantValue {
@@ -49,7 +50,7 @@ export interface Operation {
   readonly call: Call;
   readonly result: Result;
   readonly invokedAt: number;
-  /** Infinity when `result.status` is 'unknown'. */
+  /** Infinity when `result.status` is 'unknown' (or the moment it could no longer land). */
   readonly returnedAt: number;
 }
 

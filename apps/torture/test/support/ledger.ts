@@ -1,4 +1,6 @@
 import type http from 'node:http';
+import type { Call, PlantValue } from './history.js';
+import { HistoryRecorder } from './history-recorder.js';
 import { RequestFailed, send } from './http.js';
 import type { StoredPlant } from './store.js';
 
@@ -60,6 +62,14 @@ export class Ledger {
   readonly tally = { creates: 0, patches: 0, deletes: 0, unknown: 0, conflicts: 0, refused: 0, lost: 0, requests: 0 };
   /** Every contract violation seen, in words. */
   readonly violations: string[] = [];
+  /**
+   * Every create, patch and delete as an operation of a History (support/history.ts), and the
+   * store reads the caller adds. A write without an answer stays open (returnedAt Infinity) until
+   * the caller closes it (the server that took it is dead).
+   */
+  readonly recorder = new HistoryRecorder();
+  /** When each server-assigned create without an answer was sent, by name: its id is known only if it landed. */
+  private readonly autoSentAt = new Map<string, number>();
 
   /**
    * `deleteShare` / `patchShare`: the fractions of steps that delete / patch (when there is
@@ -109,6 +119,8 @@ export class Ledger {
     const body = JSON.stringify({ name: plant.name, tag: plant.tag ?? null });
     this.busy.add(id);
     this.tally.requests++;
+    const call: Call = { op: 'patch', id, patch: { name: plant.name, tag: plant.tag ?? null } };
+    const invokedAt = performance.now();
     try {
       const res = await send({
         agent,
@@ -126,16 +138,20 @@ export class Ledger {
           this.violate(`PATCH ${id} → 200 without a strong ETag: ${String(res.headers.etag)}`);
         this.present.set(id, plant);
         this.tally.patches++;
+        this.recorder.answer(call, res, invokedAt);
       } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
         this.tally.refused++;
+        this.recorder.unknown(call, invokedAt);
       } else {
         // 404 here means an acknowledged create was lost: nobody else deletes it
         this.violate(`PATCH /plants/${id} of a present plant → ${res.status} ${res.body}`);
+        this.recorder.answer(call, res, invokedAt);
       }
     } catch (err) {
       if (!(err instanceof RequestFailed)) throw err;
       if (err.phase === 'truncated') this.violate(`PATCH /plants/${id}: truncated response (${err.code})`);
       this.tally.unknown++;
+      this.recorder.unknown(call, invokedAt);
       this.maybePatched.set(id, plant);
     } finally {
       this.busy.delete(id);
@@ -155,6 +171,8 @@ export class Ledger {
       ...(plant.tag === undefined ? {} : { tag: plant.tag }),
     });
     this.tally.requests++;
+    const value: PlantValue = plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+    const invokedAt = performance.now();
     try {
       const res = await send({
         agent,
@@ -179,8 +197,10 @@ export class Ledger {
         if (id !== undefined && got !== id) this.violate(`201 for id ${id} with Location ${location}`);
         this.landed(got, plant);
         this.tally.creates++;
+        this.recorder.answer({ op: 'create', id: got, value }, res, invokedAt);
       } else if (res.status === 409 && id !== undefined) {
         this.tally.conflicts++; // the id was taken (e.g. by a server-assigned id); nothing changed
+        this.recorder.answer({ op: 'create', id, value }, res, invokedAt);
       } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
         this.tally.refused++; // shutting down: refused, nothing changed
       } else {
@@ -190,14 +210,21 @@ export class Ledger {
       if (!(err instanceof RequestFailed)) throw err;
       if (err.phase === 'truncated') this.violate(`POST ${body}: truncated response (${err.code})`);
       this.tally.unknown++;
-      if (id === undefined) this.maybeAuto.set(plant.name, plant);
-      else this.maybeCreated.set(id, plant);
+      if (id === undefined) {
+        this.maybeAuto.set(plant.name, plant);
+        this.autoSentAt.set(plant.name, invokedAt);
+      } else {
+        this.maybeCreated.set(id, plant);
+        this.recorder.unknown({ op: 'create', id, value }, invokedAt);
+      }
     }
   }
 
   private async remove(agent: http.Agent, port: number, token: string, id: number): Promise<void> {
     this.busy.add(id);
     this.tally.requests++;
+    const call: Call = { op: 'delete', id };
+    const invokedAt = performance.now();
     try {
       const res = await send({
         agent,
@@ -211,16 +238,20 @@ export class Ledger {
         this.present.delete(id);
         this.deletedForGood.add(id);
         this.tally.deletes++;
+        this.recorder.answer(call, res, invokedAt);
       } else if (res.status === 503 && this.options.allowUnavailable === true && isErrorBody(res.body, 503)) {
         this.tally.refused++;
+        this.recorder.unknown(call, invokedAt);
       } else {
         // 404 here means an acknowledged create was lost: nobody else deletes it
         this.violate(`DELETE /plants/${id} of a present plant → ${res.status} ${res.body}`);
+        this.recorder.answer(call, res, invokedAt);
       }
     } catch (err) {
       if (!(err instanceof RequestFailed)) throw err;
       if (err.phase === 'truncated') this.violate(`DELETE /plants/${id}: truncated response (${err.code})`);
       this.tally.unknown++;
+      this.recorder.unknown(call, invokedAt);
       this.maybeDeleted.add(id);
     } finally {
       this.busy.delete(id);
@@ -265,6 +296,10 @@ export class Ledger {
       } else if (this.maybeAuto.has(plant.name) && same(plant, this.maybeAuto.get(plant.name) as Expected)) {
         this.landed(id, plant);
         this.maybeAuto.delete(plant.name);
+        // its id is known now: a create of that id whose answer was lost
+        const value: PlantValue = plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+        const sentAt = this.autoSentAt.get(plant.name) ?? 0;
+        this.recorder.unknown({ op: 'create', id, value }, sentAt);
       } else if (this.deletedForGood.has(id)) {
         found.push(`acknowledged delete of ${id} undone: ${JSON.stringify(plant)}`);
       } else {
@@ -283,6 +318,7 @@ export class Ledger {
     }
     this.maybeCreated.clear();
     this.maybeAuto.clear();
+    this.autoSentAt.clear();
     this.maybeDeleted.clear();
     this.maybePatched.clear();
     this.tally.lost += found.length;

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { HistoryRecorder, plantValue } from './history-recorder.js';
 import { errorBodyProblems, RequestFailed, send, type SendOptions, type SimpleResponse } from './http.js';
 import { pickPresent, type Expected } from './ledger.js';
 import type { StoredPlant } from './store.js';
@@ -17,6 +18,8 @@ export interface KeyedUnknown {
   readonly key: string;
   readonly body: string;
   readonly plant: Expected;
+  /** When it was first sent (for the history, should the retry find it landed). */
+  readonly sentAt: number;
 }
 
 type Op = 'create' | 'create-keyed' | 'delete' | 'get' | 'list';
@@ -66,6 +69,10 @@ export class OutageLoad {
   keyedUnknown: KeyedUnknown[] = [];
   /** The current round's figures; `nextRound` starts new ones. */
   tally = newTally();
+  /** Every create, delete and read as a History, for the linearizability checker. */
+  readonly recorder = new HistoryRecorder();
+  /** When each server-assigned create without an answer was sent, by name: its id is known only if it landed. */
+  private readonly autoSentAt = new Map<string, number>();
   private readonly maybeCreated = new Map<number, Expected>();
   private readonly maybeAuto = new Map<string, Expected>();
   private readonly maybeDeleted = new Map<number, Expected>();
@@ -207,15 +214,19 @@ export class OutageLoad {
       ...(plant.tag === undefined ? {} : { tag: plant.tag }),
     });
     const what = `POST ${body}`;
+    const sentAt = performance.now();
     const res = await this.request('create', what, 'POST', '/plants', { body });
     if (res?.status === 201) {
       const got = this.checkCreated(what, res, plant, id);
       if (got !== undefined) this.landed(got, plant);
+      if (got !== undefined) this.recorder.answer({ op: 'create', id: got, value: plantValue(plant) }, res, sentAt);
       this.tally.creates++;
     } else if (res === undefined || res.status === 503) {
       this.tally.unknown++;
       if (id === undefined) this.maybeAuto.set(plant.name, plant);
       else this.maybeCreated.set(id, plant);
+      if (id === undefined) this.autoSentAt.set(plant.name, sentAt);
+      else this.recorder.unknown({ op: 'create', id, value: plantValue(plant) }, sentAt);
     } else {
       this.violations.push(`${what} → ${res.status} ${res.body.slice(0, 200)}`);
     }
@@ -227,6 +238,7 @@ export class OutageLoad {
       key: `outage-${this.target.seed}-${this.seq}`,
       body: JSON.stringify({ name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) }),
       plant,
+      sentAt: performance.now(),
     };
     const what = `POST ${keyed.body} with Idempotency-Key ${keyed.key}`;
     const res = await this.request('create-keyed', what, 'POST', '/plants', {
@@ -236,6 +248,8 @@ export class OutageLoad {
     if (res?.status === 201) {
       const got = this.checkCreated(what, res, plant, undefined);
       if (got !== undefined) this.landed(got, plant);
+      if (got !== undefined)
+        this.recorder.answer({ op: 'create', id: got, value: plantValue(plant) }, res, keyed.sentAt);
       this.tally.creates++;
     } else if (res === undefined || res.status === 503) {
       this.tally.unknown++;
@@ -248,8 +262,11 @@ export class OutageLoad {
   private async remove(id: number): Promise<void> {
     this.busy.add(id);
     try {
+      const sentAt = performance.now();
       const res = await this.request('delete', `DELETE /plants/${id}`, 'DELETE', `/plants/${id}`);
       const plant = this.present.get(id);
+      if (res === undefined || res.status === 503) this.recorder.unknown({ op: 'delete', id }, sentAt);
+      else this.recorder.answer({ op: 'delete', id }, res, sentAt);
       if (res?.status === 204) {
         if (res.body !== '') this.violations.push(`DELETE /plants/${id}: 204 with a body ${res.body}`);
         this.present.delete(id);
@@ -271,8 +288,10 @@ export class OutageLoad {
   private async get(id: number): Promise<void> {
     this.busy.add(id);
     try {
+      const sentAt = performance.now();
       const res = await this.request('get', `GET /plants/${id}`, 'GET', `/plants/${id}`);
       if (res === undefined || res.status === 503) return;
+      this.recorder.answer({ op: 'get', id }, res, sentAt);
       const plant = this.present.get(id);
       const want =
         plant === undefined
@@ -290,9 +309,11 @@ export class OutageLoad {
     const ids = [...this.present.keys()];
     const after = ids.length === 0 || rand() < 0.3 ? 0 : (ids[Math.floor(rand() * ids.length)] as number);
     const path = `/plants?limit=20&after=${after}`;
+    const sentAt = performance.now();
     const res = await this.request('list', `GET ${path}`, 'GET', path);
     if (res === undefined || res.status === 503) return;
     const page = safeJson(res.body);
+    if (res.status === 200) this.recorder.listed(page, sentAt, performance.now());
     const ok =
       res.status === 200 &&
       Array.isArray(page) &&
@@ -333,12 +354,18 @@ export class OutageLoad {
           if (res !== undefined)
             this.violations.push(`${what} after recovery → ${res.status} ${res.body.slice(0, 200)}`);
           this.maybeAuto.set(keyed.plant.name, keyed.plant);
+          this.autoSentAt.set(keyed.plant.name, keyed.sentAt);
           continue;
         }
         const got = this.checkCreated(what, res, keyed.plant, undefined);
         if (got !== undefined) this.landed(got, keyed.plant);
         this.tally.creates++;
-        if (res.headers['idempotent-replayed'] === 'true') replayed++;
+        const replay = res.headers['idempotent-replayed'] === 'true';
+        if (replay) replayed++;
+        // a replay is an echo of the first request, which landed (when, nobody saw); otherwise this one made it
+        const call = { op: 'create' as const, id: got ?? 0, value: plantValue(keyed.plant) };
+        if (got !== undefined && replay) this.recorder.unknown(call, keyed.sentAt);
+        else if (got !== undefined) this.recorder.answer(call, res, keyed.sentAt);
       }
     };
     const retried = queue.length;
@@ -362,6 +389,10 @@ export class OutageLoad {
           found.push(`plant ${id} is ${JSON.stringify(plant)}, acknowledged as ${JSON.stringify(known)}`);
       } else if (maybe !== undefined && same(plant, maybe)) {
         this.landed(id, maybe); // a create that landed, or a delete that did not
+        const sentAt = this.autoSentAt.get(plant.name);
+        // a server-assigned create that landed: its id is known now
+        if (this.maybeAuto.has(plant.name) && sentAt !== undefined && !this.maybeCreated.has(id))
+          this.recorder.unknown({ op: 'create', id, value: plantValue(plant) }, sentAt);
         this.maybeAuto.delete(plant.name);
       } else if (this.deletedForGood.has(id)) {
         found.push(`acknowledged delete of ${id} undone: ${JSON.stringify(plant)}`);
@@ -378,6 +409,7 @@ export class OutageLoad {
     this.maybeCreated.clear();
     this.maybeAuto.clear();
     this.maybeDeleted.clear();
+    this.autoSentAt.clear();
     return found;
   }
 

@@ -168,8 +168,8 @@ export class RegisterLoad {
   private ifMatch(client: Client, id: number): string | undefined {
     const seen = client.seen.get(id) ?? [];
     const r = this.rand();
-    if (seen.length === 0 || r < 0.45) return undefined;
-    if (r < 0.85 || seen.length === 1) return seen.at(-1);
+    if (seen.length === 0 || r < 0.3) return undefined;
+    if (r < 0.8 || seen.length === 1) return seen.at(-1);
     return seen[Math.floor(this.rand() * (seen.length - 1))];
   }
 
