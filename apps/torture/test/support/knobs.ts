@@ -4,7 +4,8 @@
  * - TORTURE_ROUNDS: crash rounds on SQLite (PostgreSQL and the cross-instance races scale from it);
  * - TORTURE_INPUTS: fast-check runs per hostile-input property and random tokens in the auth suite;
  * - TORTURE_SECONDS: seconds of steady load before the SIGTERM in the shutdown suite;
- * - TORTURE_SOAK_SECONDS: seconds of mixed load in the soak suite (≥ 1800 for the documented long run).
+ * - TORTURE_SOAK_SECONDS: seconds of mixed load in the soak suite (≥ 1800 for the documented long run);
+ * - TORTURE_UPGRADE_SECONDS: seconds of mixed load over the phases of the rolling upgrade round.
  */
 const positiveInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -20,4 +21,5 @@ export const knobs = {
   inputs: positiveInt('TORTURE_INPUTS', 500),
   seconds: positiveInt('TORTURE_SECONDS', 4),
   soakSeconds: positiveInt('TORTURE_SOAK_SECONDS', 60),
+  upgradeSeconds: positiveInt('TORTURE_UPGRADE_SECONDS', 12),
 } as const;

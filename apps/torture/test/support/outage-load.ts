@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { HistoryRecorder, plantValue } from './history-recorder.js';
-import { errorBodyProblems, RequestFailed, send, type SimpleResponse } from './http.js';
+import { errorBodyProblems, RequestFailed, send, type SendOptions, type SimpleResponse } from './http.js';
 import { pickPresent, type Expected } from './ledger.js';
 import type { StoredPlant } from './store.js';
 
@@ -89,6 +89,10 @@ export class OutageLoad {
       readonly token: string;
       readonly boundMs: number;
       readonly seed: number;
+      /** How a request goes out (default: to `port` through `agent`); e.g. a balancer over several instances. */
+      readonly transport?: (options: Omit<SendOptions, 'agent' | 'port'>) => Promise<SimpleResponse>;
+      /** Why a request that got no answer breaks nothing (an instance being stopped cut it), or undefined. */
+      readonly excuse?: (error: RequestFailed) => string | undefined;
     },
   ) {
     this.nextChosenId = firstChosenId;
@@ -155,9 +159,8 @@ export class OutageLoad {
     this.tally.requests++;
     const started = Date.now();
     try {
-      const res = await send({
-        agent,
-        port,
+      const transport = this.target.transport ?? ((options) => send({ agent, port, ...options }));
+      const res = await transport({
         method,
         path,
         headers,
@@ -182,6 +185,7 @@ export class OutageLoad {
       return res;
     } catch (error) {
       if (!(error instanceof RequestFailed)) throw error;
+      if (this.target.excuse?.(error) !== undefined) return undefined; // its outcome is unknown
       this.violations.push(
         `${what}: no complete answer after ${Date.now() - started} ms (${error.message}); the server never dies in this suite`,
       );
