@@ -264,7 +264,7 @@ const explain = (
   const done = new Set(order.map((f) => f.call.op));
   const remaining = ops.map((_, i) => i).filter((i) => !done.has(i));
   // The first remaining operation that returned had to be ordered by then; its rivals are those invoked before.
-  const deadline = Math.min(...remaining.map((i) => (ops[i] as Operation).returnedAt));
+  const deadline = remaining.reduce((min, i) => Math.min(min, (ops[i] as Operation).returnedAt), Infinity);
   const blocked = remaining.filter((i) => (ops[i] as Operation).invokedAt <= deadline);
   const ordered = order.filter((f) => !f.skipped).map((f) => f.call.op);
   const explanation =
@@ -284,7 +284,8 @@ export const checkHistory = (history: History, options: CheckOptions = {}): Verd
     deadline: started + (options.maxMs ?? 60_000),
   };
   const groups = byPlant(history);
-  const origin = Math.min(...history.map((op) => op.invokedAt));
+  // a loop, not Math.min(...): a spread of a long history overflows the stack
+  const origin = history.reduce((min, op) => Math.min(min, op.invokedAt), Infinity);
   let operations = 0;
   let unknown = 0;
   for (const [id, ops] of [...groups].sort(([a], [b]) => a - b)) {

@@ -34,6 +34,11 @@ export interface RegisterLoadOptions {
   readonly requestTimeoutMs?: number;
   /** A client waits this long after a 503 or a lost answer (default 25 ms). */
   readonly backoffMs?: number;
+  /**
+   * Other loads write to the same store (default false): plants of theirs on a list page are
+   * passed over instead of counted as answers the load cannot explain.
+   */
+  readonly sharedStore?: boolean;
 }
 
 export interface AnswerSample {
@@ -387,6 +392,13 @@ export class RegisterLoad {
     if (!Array.isArray(page)) return void this.violations.push(`GET ${path} → 200 ${res.body.slice(0, 200)}`);
     for (const item of page as { id?: unknown }[]) {
       const value = valueFrom(item);
+      if (
+        this.options.sharedStore === true &&
+        value !== undefined &&
+        typeof item.id === 'number' &&
+        !this.ids.includes(item.id)
+      )
+        continue;
       if (value === undefined || typeof item.id !== 'number' || !this.ids.includes(item.id)) {
         this.violations.push(`GET ${path} listed ${JSON.stringify(item)}`);
         continue;

@@ -69,7 +69,7 @@ describe('PostgresGate', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const g = gate();
     await g.run('outage', failWith('57P01'));
-    expect(E.isRight(await g.run('one connection answers', () => Promise.resolve(1)))).toBe(true);
+    expect(E.isRight(await g.run('one connection answers', () => Promise.resolve(true)))).toBe(true);
     const meanwhile = g.run('another hangs connecting', never);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(codeOf(await meanwhile)).toBe('QUERY_TIMEOUT');
@@ -100,7 +100,7 @@ describe('PostgresGate', () => {
 
   describe('silence check', () => {
     /** A gate whose connections are operations that settle only when `cut` rejects them. */
-    const silentGate = (probe: () => Promise<unknown>) => {
+    const silentGate = (probe: () => Promise<boolean>) => {
       const hanging: ((error: Error) => void)[] = [];
       let cuts = 0;
       const g = new PostgresGate({
@@ -145,7 +145,7 @@ describe('PostgresGate', () => {
     it('lets a slow statement run while the probe answers, probing again every afterMs', async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
       let probes = 0;
-      const { g, onConnection, cuts } = silentGate(() => ((probes += 1), Promise.resolve(1)));
+      const { g, onConnection, cuts } = silentGate(() => ((probes += 1), Promise.resolve(true)));
       let result: unknown;
       const slow = g.run('slow statement', onConnection).then((r) => (result = codeOf(r)));
       await vi.advanceTimersByTimeAsync(10_000);
@@ -172,11 +172,21 @@ describe('PostgresGate', () => {
       expect(answering.cuts()).toBe(0);
     });
 
+    it('cuts when the database answers the probe but runs no statement of ours while one waits', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+      const { g, onConnection, cuts } = silentGate(() => Promise.resolve(false));
+      let result: unknown;
+      void g.run('answer lost on a flapping link', onConnection).then((r) => (result = codeOf(r)));
+      await vi.advanceTimersByTimeAsync(700);
+      expect(result).toBe('CONNECTION_CLOSED');
+      expect(cuts()).toBe(1);
+    });
+
     it('does not probe while nothing waits', async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
       let probes = 0;
-      const { g } = silentGate(() => ((probes += 1), Promise.resolve(1)));
-      expect(E.isRight(await g.run('quick', () => Promise.resolve(1)))).toBe(true);
+      const { g } = silentGate(() => ((probes += 1), Promise.resolve(true)));
+      expect(E.isRight(await g.run('quick', () => Promise.resolve(true)))).toBe(true);
       await vi.advanceTimersByTimeAsync(5_000);
       expect(probes).toBe(0);
     });

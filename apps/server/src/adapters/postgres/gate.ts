@@ -109,16 +109,21 @@ export interface GateOptions {
 /**
  * A dropped packet raises no error: a query sent into a partition waits for the kernel's
  * retransmissions, minutes before TCP gives up. So while an operation has waited `afterMs` (since
- * it started, and since the last probe answered), the gate asks the database something trivial
- * over a connection of its own; no answer within `afterMs`, and every connection is cut (their
- * operations fail as connection errors, the gate enters its outage mode, the driver reconnects).
- * A slow statement on a database that answers the probe keeps its statement_timeout, at the cost
- * of one probe every `afterMs` while it runs.
+ * it started, and since the last probe answered), the gate asks the database, over a
+ * connection of its own, whether it runs any statement of ours. No answer within
+ * `afterMs`, or an answer that nothing of ours runs while an operation that waited before the
+ * probe still has no answer, and every connection is cut (their operations fail as connection
+ * errors, the gate enters its outage mode, the driver reconnects). A slow statement the database
+ * shows running keeps its statement_timeout, at the cost of one probe every `afterMs`.
  */
 export interface SilenceOptions {
   readonly afterMs: number;
-  /** One trivial statement on a connection of its own; an SQL error counts as an answer. */
-  readonly probe: () => Promise<unknown>;
+  /**
+   * One short statement on a connection of its own: resolves false when the database shows no
+   * statement of this store's connections running (then operations still waiting are lost in
+   * the network), true when one runs or it cannot tell. An SQL error counts as an answer.
+   */
+  readonly probe: () => Promise<boolean>;
   /** Destroys every connection to the database; returns how many there were. */
   readonly cut: () => number;
 }
@@ -301,35 +306,36 @@ export class PostgresGate {
   private checkSilence({ afterMs, probe, cut }: SilenceOptions): void {
     const now = performance.now();
     if (this.probing) return;
-    // An operation that has waited `afterMs` since it started and since the last probe answered.
-    // Other operations' answers prove nothing about its connection: on a flapping link some
-    // connections answer while others wait out the kernel's retransmission backoff.
-    let waited = false;
-    for (const running of this.running)
-      if (now - Math.max(running.startedAt, this.lastProbed) >= afterMs) waited = true;
-    if (!waited) return;
+    // The operations that have waited `afterMs` since they started and since the last probe
+    // answered. Other operations' answers prove nothing about their connections: on a flapping
+    // link some connections answer while others wait out the kernel's retransmission backoff.
+    const waiting = [...this.running].filter((r) => now - Math.max(r.startedAt, this.lastProbed) >= afterMs);
+    if (waiting.length === 0) return;
     this.probing = true;
     let settled = false;
-    const settle = (answered: boolean): void => {
+    const settle = (verdict: 'no answer' | 'idle' | 'busy'): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       this.probing = false;
-      if (answered) {
+      // The database answered and runs no statement of ours, yet an operation that waited
+      // before the probe was sent still has no answer: it is lost in the network.
+      const stuck = verdict === 'idle' && waiting.some((r) => this.running.has(r));
+      if (verdict !== 'no answer' && !stuck) {
         this.lastProbed = performance.now();
         return;
       }
       const connections = cut();
       this.options.logger?.warn(
-        { probeMs: afterMs, connections },
-        'PostgreSQL did not answer a probe while a statement waited; closing its connections',
+        { probeMs: afterMs, connections, verdict: stuck ? 'answered, no statement of ours running' : verdict },
+        'PostgreSQL did not answer a statement that waited; closing its connections',
       );
       this.enterOutage();
     };
-    const timer = setTimeout(() => settle(false), afterMs);
+    const timer = setTimeout(() => settle('no answer'), afterMs);
     probe().then(
-      () => settle(true),
-      (error: unknown) => settle(isAnswer(error)),
+      (running) => settle(running === false ? 'idle' : 'busy'),
+      (error: unknown) => settle(isAnswer(error) ? 'busy' : 'no answer'),
     );
   }
 

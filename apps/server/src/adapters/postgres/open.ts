@@ -151,7 +151,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       // A quarter of the acquire timeout (0.5–1 s) of silence, as long again for the probe: a
       // request caught in a partition gets its 503 well within the acquire timeout + 1 s.
       afterMs: Math.min(1000, Math.max(500, acquireTimeoutMs / 4)),
-      probe: () => probeSql`SELECT 1 AS one`,
+      probe: async () => {
+        // The pool's connections as the database sees them (by client port; the probe's own
+        // excluded). None seen (a proxy between us, a Unix socket): it cannot tell, so it says busy.
+        const ports = sockets.ports().join(',');
+        const [row] = await probeSql`
+          SELECT count(*)::int AS ours, count(*) FILTER (WHERE state <> 'idle')::int AS busy
+          FROM pg_stat_activity
+          WHERE pid <> pg_backend_pid() AND client_port = ANY (string_to_array(${ports}, ',')::int[])`;
+        return Number(row?.['ours'] ?? 0) === 0 || Number(row?.['busy'] ?? 0) > 0;
+      },
       cut: sockets.cut,
     },
     logger,

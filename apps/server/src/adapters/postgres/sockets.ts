@@ -50,6 +50,14 @@ export class StoreSockets {
     return count;
   };
 
+  /** The local ports of the connected TCP sockets: the database sees them as its backends' client_port. */
+  ports(): number[] {
+    const ports: number[] = [];
+    for (const socket of this.live)
+      if (socket.localPort !== undefined && !socket.connecting) ports.push(socket.localPort);
+    return ports;
+  }
+
   get size(): number {
     return this.live.size;
   }
