@@ -267,7 +267,19 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
     try {
       const end = Date.now() + 20_000;
       // 15 creates, 2 updates and 2 deletes before the move; the servers on the copies added 2 and 2.
-      while (delivered.size < 23 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
+      // Until the store has nothing left to send, not until the 23rd arrives: an event more would
+      // then be seen.
+      const pending = async () => {
+        const listed = await runNode(paths.webhooksCli, ['deliveries', '--json', '--status', 'pending'], {
+          DATABASE_URL: back,
+          ...WEBHOOKS,
+        });
+        expect(listed.code, listed.stderr).toBe(0);
+        return (JSON.parse(listed.stdout) as unknown[]).length;
+      };
+      while ((delivered.size < 23 || (await pending()) > 0) && Date.now() < end)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await pending()).toBe(0);
       expect(delivered.size).toBe(23);
       const wh = new Webhook(secret);
       for (const { body, headers } of delivered.values()) expect(() => wh.verify(body, headers)).not.toThrow();

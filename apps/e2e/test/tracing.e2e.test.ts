@@ -289,10 +289,17 @@ const tracedStore = (c: StoreCase): void => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(list.status).toBe(200);
-    await spansWhen(otlp, (all) => all.some((s) => s.attributes['url.path'] === '/plants' && s.kind === 'SERVER'), {
-      timeoutMs: 15_000,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A later request as a barrier: the batch processor exports spans in the order they ended,
+    // so once its span has arrived, every span of the requests before it has too.
+    const barrier = await fetch(`${server.url}/plants/987654321`, { headers: { authorization: `Bearer ${token}` } });
+    expect(barrier.status).toBe(404);
+    await spansWhen(
+      otlp,
+      (all) =>
+        all.some((s) => s.attributes['url.path'] === '/plants' && s.kind === 'SERVER') &&
+        all.some((s) => s.attributes['url.path'] === '/plants/987654321' && s.kind === 'SERVER'),
+      { timeoutMs: 15_000 },
+    );
     const exported = Buffer.concat(otlp.rawBodies()).toString('latin1');
     for (const secret of [
       token,
