@@ -3,8 +3,8 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorBodyProblems, RequestFailed, send } from './support/http.js';
 import { seeded } from './support/ledger.js';
+import { pollReady } from './support/ready-poller.js';
 import { describeFault, networkPostgres, type Fault, type NetworkPostgres } from './support/netns.js';
 import { checkHistory, describeHistory, formatVerdict } from './support/linearizability.js';
 import { OutageLoad } from './support/outage-load.js';
@@ -62,49 +62,6 @@ const rounds: readonly Round[] = [
   { fault: { kind: 'flap', periodMs: 300 }, unreachable: false },
   { fault: { kind: 'loss', probability: 0.05 }, unreachable: false },
 ];
-
-interface ReadySample {
-  readonly port: number;
-  readonly sentAt: number;
-  readonly status: number;
-  readonly ms: number;
-}
-
-/** Polls /readyz of every instance until `stop()`; each answer must be 200 or the JSON 503, within the bound. */
-const pollReady = (ports: readonly number[], problems: string[]) => {
-  const samples: ReadySample[] = [];
-  let stopped = false;
-  const poll = async (port: number) => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    while (!stopped) {
-      const sentAt = Date.now();
-      try {
-        const res = await send({ agent, port, method: 'GET', path: '/readyz', timeoutMs: BOUND_MS + 10_000 });
-        const ms = Date.now() - sentAt;
-        samples.push({ port, sentAt, status: res.status, ms });
-        if (ms > BOUND_MS) problems.push(`GET :${port}/readyz answered ${res.status} after ${ms} ms`);
-        if (res.status === 503)
-          problems.push(
-            ...errorBodyProblems(503, res.headers['content-type'], res.body).map((p) => `/readyz 503: ${p}`),
-          );
-        else if (res.status !== 200) problems.push(`GET /readyz → ${res.status} ${res.body.slice(0, 200)}`);
-      } catch (error) {
-        if (!(error instanceof RequestFailed)) throw error;
-        problems.push(`GET :${port}/readyz: no answer (${error.message})`);
-      }
-      await sleep(READYZ_EVERY_MS);
-    }
-    agent.destroy();
-  };
-  const done = Promise.all(ports.map(poll));
-  return {
-    samples,
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-  };
-};
 
 /** A process and its children (the workers of WORKERS=2). */
 const family = (pid: number): number[] => {
@@ -196,7 +153,7 @@ describe('network faults between the server and PostgreSQL, under load', () => {
     const problems: string[] = [];
     const readyProblems: string[] = [];
     const ready = pollReady(
-      servers.map((s) => s.port),
+      { ports: servers.map((s) => s.port), boundMs: BOUND_MS, everyMs: READYZ_EVERY_MS },
       readyProblems,
     );
     let stop = false;
@@ -235,7 +192,14 @@ describe('network faults between the server and PostgreSQL, under load', () => {
     const tally = load.nextRound();
     problems.push(...load.violations.splice(0), ...readyProblems);
     const late = load.late.splice(0);
-    problems.push(...late.map((l) => `${l.what} → ${l.status} after ${l.ms} ms (bound ${BOUND_MS} ms)`));
+    // Each late answer with the server's own log lines for it (its time, the store's errors).
+    const log = servers.flatMap((server) => server.output().split('\n'));
+    problems.push(
+      ...late.map((l) => {
+        const lines = log.filter((line) => line.includes(`"reqId":"${l.requestId}"`)).map((line) => line.slice(0, 400));
+        return `${l.what} → ${l.status} after ${l.ms} ms (bound ${BOUND_MS} ms); server: ${lines.join(' | ') || 'no log line'}`;
+      }),
+    );
     if (tally.errors500 > 0) problems.push(`${tally.errors500} answers 5xx other than 503`);
     const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt);
     const notReady = during.filter((s) => s.status === 503);

@@ -2,9 +2,9 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorBodyProblems, RequestFailed, send } from './support/http.js';
 import { knobs } from './support/knobs.js';
 import { seeded } from './support/ledger.js';
+import { pollReady } from './support/ready-poller.js';
 import { checkHistory, describeHistory, formatVerdict } from './support/linearizability.js';
 import { OutageLoad } from './support/outage-load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
@@ -110,47 +110,6 @@ const storeErrors = (log: readonly string[]): string => {
   return counts.size === 0 ? 'none' : [...counts].map(([key, n]) => `${n} × ${key}`).join(', ');
 };
 
-interface ReadySample {
-  readonly sentAt: number;
-  readonly status: number;
-  readonly ms: number;
-}
-
-/** Polls /readyz until `stop()`; every answer must be 200 or the contract's 503, within the bound. */
-const pollReady = (port: number, problems: string[]) => {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const samples: ReadySample[] = [];
-  let stopped = false;
-  const done = (async () => {
-    while (!stopped) {
-      const sentAt = Date.now();
-      try {
-        const res = await send({ agent, port, method: 'GET', path: '/readyz', timeoutMs: BOUND_MS + 10_000 });
-        const ms = Date.now() - sentAt;
-        samples.push({ sentAt, status: res.status, ms });
-        if (ms > BOUND_MS) problems.push(`GET /readyz answered ${res.status} after ${ms} ms (bound ${BOUND_MS} ms)`);
-        if (res.status === 503)
-          problems.push(
-            ...errorBodyProblems(503, res.headers['content-type'], res.body).map((p) => `GET /readyz → 503: ${p}`),
-          );
-        else if (res.status !== 200) problems.push(`GET /readyz → ${res.status} ${res.body.slice(0, 200)}`);
-      } catch (error) {
-        if (!(error instanceof RequestFailed)) throw error;
-        problems.push(`GET /readyz: no answer (${error.message})`);
-      }
-      await sleep(READYZ_EVERY_MS);
-    }
-    agent.destroy();
-  })();
-  return {
-    samples,
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-  };
-};
-
 describe('PostgreSQL outages under load', () => {
   let pg: OutagePostgres | undefined;
   let skipped: string | undefined;
@@ -207,7 +166,7 @@ describe('PostgreSQL outages under load', () => {
     const problems: string[] = [];
     const logFrom = api.output().length;
     const readyProblems: string[] = [];
-    const ready = pollReady(api.port, readyProblems);
+    const ready = pollReady({ ports: [api.port], boundMs: BOUND_MS, everyMs: READYZ_EVERY_MS }, readyProblems);
     let stop = false;
     const worker = async (): Promise<void> => {
       while (!stop) {

@@ -51,6 +51,33 @@ describe('PostgresGate', () => {
     expect(codeOf(await next)).toBe('QUERY_TIMEOUT');
   });
 
+  it('gives an operation outageBudgetMs from its arrival in outage mode, running ones included', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const g = new PostgresGate({
+      slots: 4,
+      acquireTimeoutMs: 1_000,
+      outageBudgetMs: 500,
+      runTimeoutMs: 25_000,
+      outageHoldMs: 3_000,
+      logger: undefined,
+    });
+    const before = g.run('in flight before the outage', never);
+    await vi.advanceTimersByTimeAsync(300);
+    await g.run('meets the outage', failWith('ECONNRESET'));
+    let early: unknown;
+    void before.then((r) => (early = codeOf(r)));
+    await vi.advanceTimersByTimeAsync(199);
+    expect(early).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(early).toBe('QUERY_TIMEOUT');
+    let next: unknown;
+    void g.run('during the outage', never).then((r) => (next = codeOf(r)));
+    await vi.advanceTimersByTimeAsync(499);
+    expect(next).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(next).toBe('QUERY_TIMEOUT');
+  });
+
   it('counts a write batch from its first write (since), waiting for a slot included', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const g = gate(1);
@@ -69,7 +96,7 @@ describe('PostgresGate', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const g = gate();
     await g.run('outage', failWith('57P01'));
-    expect(E.isRight(await g.run('one connection answers', () => Promise.resolve(true)))).toBe(true);
+    expect(E.isRight(await g.run('one connection answers', () => Promise.resolve(Infinity)))).toBe(true);
     const meanwhile = g.run('another hangs connecting', never);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(codeOf(await meanwhile)).toBe('QUERY_TIMEOUT');
@@ -100,7 +127,7 @@ describe('PostgresGate', () => {
 
   describe('silence check', () => {
     /** A gate whose connections are operations that settle only when `cut` rejects them. */
-    const silentGate = (probe: () => Promise<boolean>) => {
+    const silentGate = (probe: () => Promise<number>) => {
       const hanging: ((error: Error) => void)[] = [];
       let cuts = 0;
       const g = new PostgresGate({
@@ -145,7 +172,7 @@ describe('PostgresGate', () => {
     it('lets a slow statement run while the probe answers, probing again every afterMs', async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
       let probes = 0;
-      const { g, onConnection, cuts } = silentGate(() => ((probes += 1), Promise.resolve(true)));
+      const { g, onConnection, cuts } = silentGate(() => ((probes += 1), Promise.resolve(Infinity)));
       let result: unknown;
       const slow = g.run('slow statement', onConnection).then((r) => (result = codeOf(r)));
       await vi.advanceTimersByTimeAsync(10_000);
@@ -172,9 +199,24 @@ describe('PostgresGate', () => {
       expect(answering.cuts()).toBe(0);
     });
 
-    it('cuts when the database answers the probe but runs no statement of ours while one waits', async () => {
+    it('lets a statement run while the database shows one of ours running as long', async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
-      const { g, onConnection, cuts } = silentGate(() => Promise.resolve(false));
+      const started = performance.now();
+      const { g, onConnection, cuts } = silentGate(() => Promise.resolve(performance.now() - started));
+      let result: unknown;
+      const slow = g.run('slow statement', onConnection).then((r) => (result = codeOf(r)));
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(result).toBeUndefined();
+      expect(cuts()).toBe(0);
+      await vi.advanceTimersByTimeAsync(20_000);
+      await slow;
+      expect(result).toBe('QUERY_TIMEOUT');
+    });
+
+    it('cuts when the database answers the probe but runs no statement of ours as old as one that waits', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+      // a statement of ours runs, but it began 100 ms ago: not the one waiting 500 ms
+      const { g, onConnection, cuts } = silentGate(() => Promise.resolve(100));
       let result: unknown;
       void g.run('answer lost on a flapping link', onConnection).then((r) => (result = codeOf(r)));
       await vi.advanceTimersByTimeAsync(700);
@@ -185,8 +227,8 @@ describe('PostgresGate', () => {
     it('does not probe while nothing waits', async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
       let probes = 0;
-      const { g } = silentGate(() => ((probes += 1), Promise.resolve(true)));
-      expect(E.isRight(await g.run('quick', () => Promise.resolve(true)))).toBe(true);
+      const { g } = silentGate(() => ((probes += 1), Promise.resolve(Infinity)));
+      expect(E.isRight(await g.run('quick', () => Promise.resolve(Infinity)))).toBe(true);
       await vi.advanceTimersByTimeAsync(5_000);
       expect(probes).toBe(0);
     });

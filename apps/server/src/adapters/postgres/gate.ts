@@ -92,6 +92,12 @@ export interface GateOptions {
   readonly slots: number;
   /** How long an operation may wait for a slot before it becomes StoreUnavailable. */
   readonly acquireTimeoutMs: number;
+  /**
+   * How long an operation has from its arrival while the gate is in outage mode; default
+   * `acquireTimeoutMs`. The store gives half of it: a request may meet the store twice (its
+   * token, then its plant), and the two together must end within the acquire timeout + 1 s.
+   */
+  readonly outageBudgetMs?: number;
   /** How long an operation may run once it has a slot (a backstop behind statement_timeout). */
   readonly runTimeoutMs: number;
   readonly logger: PostgresStoreLogger | undefined;
@@ -110,20 +116,21 @@ export interface GateOptions {
  * A dropped packet raises no error: a query sent into a partition waits for the kernel's
  * retransmissions, minutes before TCP gives up. So while an operation has waited `afterMs` (since
  * it started, and since the last probe answered), the gate asks the database, over a
- * connection of its own, whether it runs any statement of ours. No answer within
- * `afterMs`, or an answer that nothing of ours runs while an operation that waited before the
- * probe still has no answer, and every connection is cut (their operations fail as connection
- * errors, the gate enters its outage mode, the driver reconnects). A slow statement the database
- * shows running keeps its statement_timeout, at the cost of one probe every `afterMs`.
+ * connection of its own, how long the oldest statement of ours has been running. No answer
+ * within `afterMs`, or none running as long as an operation that still waits (its answer is lost,
+ * as on a flapping link where the probe gets through and a retransmission waits its backoff), and
+ * every connection is cut (their operations fail as connection errors, the gate enters its outage
+ * mode, the driver reconnects). A slow statement the database shows running keeps its
+ * statement_timeout, at the cost of one probe every `afterMs`.
  */
 export interface SilenceOptions {
   readonly afterMs: number;
   /**
-   * One short statement on a connection of its own: resolves false when the database shows no
-   * statement of this store's connections running (then operations still waiting are lost in
-   * the network), true when one runs or it cannot tell. An SQL error counts as an answer.
+   * One short statement on a connection of its own: resolves with how long the oldest statement
+   * of this store's connections has been running, in ms (0 when none runs, Infinity when it
+   * cannot tell). An SQL error counts as an answer that cannot tell.
    */
-  readonly probe: () => Promise<boolean>;
+  readonly probe: () => Promise<number>;
   /** Destroys every connection to the database; returns how many there were. */
   readonly cut: () => number;
 }
@@ -161,7 +168,7 @@ export interface RunOptions {
  * An operation the driver failed before sending it (see isNeverSent) is tried once more.
  *
  * Outage mode: from an operation failing with an outage error (isOutage) until `outageHoldMs`
- * after the last such error, every operation must end within `acquireTimeoutMs` of its arrival
+ * after the last such error, every operation must end within `outageBudgetMs` of its arrival
  * (the running ones included: their deadlines are brought forward), since the driver would
  * otherwise hold it for a reconnect that may take `connect_timeout` or longer. A success does not
  * end it early: while PostgreSQL restarts, some connections answer and others hang connecting. So while PostgreSQL restarts, is stopped,
@@ -203,15 +210,16 @@ export class PostgresGate {
       const asked = performance.now();
       const arrivedAt = since ?? asked;
       const { acquireTimeoutMs, runTimeoutMs } = this.options;
+      const budgetMs = this.options.outageBudgetMs ?? acquireTimeoutMs;
       const start = (): void => {
         const started = performance.now();
         this.options.onWait?.((started - asked) / 1000);
         this.active += 1;
         let done = false;
-        let deadline = this.inOutage(started) ? arrivedAt + acquireTimeoutMs : started + runTimeoutMs;
+        let deadline = this.inOutage(started) ? arrivedAt + budgetMs : started + runTimeoutMs;
         const expire = (): void => {
           const message = this.inOutage(performance.now())
-            ? `no answer from PostgreSQL within ${acquireTimeoutMs} ms while it is unreachable`
+            ? `no answer from PostgreSQL within ${budgetMs} ms while it is unreachable`
             : `no answer from PostgreSQL within ${runTimeoutMs} ms`;
           finish(this.fail(what, new PostgresStoreError(message, 'QUERY_TIMEOUT')));
         };
@@ -254,7 +262,7 @@ export class PostgresGate {
       }
       // In outage mode an operation that arrived earlier (a write batch) waits no longer than
       // its deadline; otherwise the acquire timeout counts from now.
-      const waitMs = this.inOutage(asked) ? Math.max(0, arrivedAt + acquireTimeoutMs - asked) : acquireTimeoutMs;
+      const waitMs = this.inOutage(asked) ? Math.max(0, arrivedAt + budgetMs - asked) : acquireTimeoutMs;
       const waiter: Waiter = {
         start,
         timer: setTimeout(() => {
@@ -312,30 +320,39 @@ export class PostgresGate {
     const waiting = [...this.running].filter((r) => now - Math.max(r.startedAt, this.lastProbed) >= afterMs);
     if (waiting.length === 0) return;
     this.probing = true;
+    const asked = performance.now();
     let settled = false;
-    const settle = (verdict: 'no answer' | 'idle' | 'busy'): void => {
+    const settle = (oldestMs: number | undefined): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       this.probing = false;
-      // The database answered and runs no statement of ours, yet an operation that waited
-      // before the probe was sent still has no answer: it is lost in the network.
-      const stuck = verdict === 'idle' && waiting.some((r) => this.running.has(r));
-      if (verdict !== 'no answer' && !stuck) {
+      // The database answered, and runs no statement of ours that began as early as an
+      // operation still waiting from before the probe: that operation's statement is not
+      // running (it finished and its answer is lost, or it never arrived). A quarter of afterMs
+      // covers the time a statement takes to reach the database.
+      const stuck =
+        oldestMs !== undefined &&
+        waiting.some((r) => this.running.has(r) && asked - r.startedAt > oldestMs + afterMs / 4);
+      if (oldestMs !== undefined && !stuck) {
         this.lastProbed = performance.now();
         return;
       }
       const connections = cut();
       this.options.logger?.warn(
-        { probeMs: afterMs, connections, verdict: stuck ? 'answered, no statement of ours running' : verdict },
+        {
+          probeMs: afterMs,
+          connections,
+          verdict: stuck ? `no statement of ours running as long (oldest ${Math.round(oldestMs)} ms)` : 'no answer',
+        },
         'PostgreSQL did not answer a statement that waited; closing its connections',
       );
       this.enterOutage();
     };
-    const timer = setTimeout(() => settle('no answer'), afterMs);
+    const timer = setTimeout(() => settle(undefined), afterMs);
     probe().then(
-      (running) => settle(running === false ? 'idle' : 'busy'),
-      (error: unknown) => settle(isAnswer(error) ? 'busy' : 'no answer'),
+      (oldestMs) => settle(oldestMs),
+      (error: unknown) => settle(isAnswer(error) ? Infinity : undefined),
     );
   }
 
@@ -347,7 +364,8 @@ export class PostgresGate {
   private enterOutage(): void {
     this.outageErrors += 1;
     this.outageUntil = performance.now() + this.options.outageHoldMs;
-    for (const running of this.running) running.tighten(running.arrivedAt + this.options.acquireTimeoutMs);
+    const budgetMs = this.options.outageBudgetMs ?? this.options.acquireTimeoutMs;
+    for (const running of this.running) running.tighten(running.arrivedAt + budgetMs);
   }
 
   private fail(what: string, error: unknown): E.Either<StoreUnavailable, never> {

@@ -143,6 +143,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const gate = new PostgresGate({
     slots: poolSize * PIPELINE_DEPTH,
     acquireTimeoutMs,
+    outageBudgetMs: Math.ceil(acquireTimeoutMs / 2),
     runTimeoutMs: acquireTimeoutMs + 2 * statementTimeoutMs + 1000,
     // A reconnect begun in an outage ends within connect_timeout; an operation that met it then
     // within the acquire timeout; a second to spare.
@@ -153,13 +154,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       afterMs: Math.min(1000, Math.max(500, acquireTimeoutMs / 4)),
       probe: async () => {
         // The pool's connections as the database sees them (by client port; the probe's own
-        // excluded). None seen (a proxy between us, a Unix socket): it cannot tell, so it says busy.
+        // excluded). None seen (a proxy between us, a Unix socket): it cannot tell. A backend
+        // waiting to write to its client is stuck in the same network, not running.
         const ports = sockets.ports().join(',');
         const [row] = await probeSql`
-          SELECT count(*)::int AS ours, count(*) FILTER (WHERE state <> 'idle')::int AS busy
+          SELECT count(*)::int AS ours,
+                 coalesce(extract(epoch FROM max(clock_timestamp() - query_start) FILTER (WHERE state = 'active' AND wait_event_type IS DISTINCT FROM 'Client')) * 1000, 0)::float8 AS oldest
           FROM pg_stat_activity
           WHERE pid <> pg_backend_pid() AND client_port = ANY (string_to_array(${ports}, ',')::int[])`;
-        return Number(row?.['ours'] ?? 0) === 0 || Number(row?.['busy'] ?? 0) > 0;
+        return Number(row?.['ours'] ?? 0) === 0 ? Infinity : Number(row?.['oldest'] ?? 0);
       },
       cut: sockets.cut,
     },
