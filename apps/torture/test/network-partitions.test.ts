@@ -3,6 +3,7 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDescriptors } from './support/descriptors.js';
 import { seeded } from './support/ledger.js';
 import { pollReady } from './support/ready-poller.js';
 import { describeFault, networkPostgres, type Fault, type NetworkPostgres } from './support/netns.js';
@@ -77,7 +78,7 @@ const footprint = (servers: readonly ServerProcess[]) =>
   servers.map((s) => {
     const pids = family(s.pid);
     return {
-      fds: pids.reduce((n, pid) => n + readdirSync(`/proc/${pid}/fd`).length, 0),
+      fds: pids.reduce((n, pid) => n + openDescriptors(pid), 0),
       rssMb: Math.round(pids.reduce((n, pid) => n + rssBytes(pid), 0) / 2 ** 20),
     };
   });

@@ -191,8 +191,11 @@ export class PostgresGate {
   private lastProbed = -Infinity;
   private probing = false;
   private readonly watch: NodeJS.Timeout | undefined;
+  /** How long an operation has from its arrival in outage mode. */
+  private readonly budgetMs: number;
 
   constructor(private readonly options: GateOptions) {
+    this.budgetMs = options.outageBudgetMs ?? options.acquireTimeoutMs;
     const silence = options.silence;
     if (silence !== undefined) {
       this.watch = setInterval(() => this.checkSilence(silence), Math.max(50, silence.afterMs / 4));
@@ -210,7 +213,7 @@ export class PostgresGate {
       const asked = performance.now();
       const arrivedAt = since ?? asked;
       const { acquireTimeoutMs, runTimeoutMs } = this.options;
-      const budgetMs = this.options.outageBudgetMs ?? acquireTimeoutMs;
+      const budgetMs = this.budgetMs;
       const start = (): void => {
         const started = performance.now();
         this.options.onWait?.((started - asked) / 1000);
@@ -312,15 +315,14 @@ export class PostgresGate {
   }
 
   private checkSilence({ afterMs, probe, cut }: SilenceOptions): void {
+    if (this.probing || this.running.size === 0) return;
     const now = performance.now();
-    if (this.probing) return;
     // The operations that have waited `afterMs` since they started and since the last probe
     // answered. Other operations' answers prove nothing about their connections: on a flapping
     // link some connections answer while others wait out the kernel's retransmission backoff.
     const waiting = [...this.running].filter((r) => now - Math.max(r.startedAt, this.lastProbed) >= afterMs);
     if (waiting.length === 0) return;
     this.probing = true;
-    const asked = performance.now();
     let settled = false;
     const settle = (oldestMs: number | undefined): void => {
       if (settled) return;
@@ -333,7 +335,7 @@ export class PostgresGate {
       // covers the time a statement takes to reach the database.
       const stuck =
         oldestMs !== undefined &&
-        waiting.some((r) => this.running.has(r) && asked - r.startedAt > oldestMs + afterMs / 4);
+        waiting.some((r) => this.running.has(r) && now - r.startedAt > oldestMs + afterMs / 4);
       if (oldestMs !== undefined && !stuck) {
         this.lastProbed = performance.now();
         return;
@@ -364,8 +366,7 @@ export class PostgresGate {
   private enterOutage(): void {
     this.outageErrors += 1;
     this.outageUntil = performance.now() + this.options.outageHoldMs;
-    const budgetMs = this.options.outageBudgetMs ?? this.options.acquireTimeoutMs;
-    for (const running of this.running) running.tighten(running.arrivedAt + budgetMs);
+    for (const running of this.running) running.tighten(running.arrivedAt + this.budgetMs);
   }
 
   private fail(what: string, error: unknown): E.Either<StoreUnavailable, never> {

@@ -57,8 +57,4 @@ export class StoreSockets {
       if (socket.localPort !== undefined && !socket.connecting) ports.push(socket.localPort);
     return ports;
   }
-
-  get size(): number {
-    return this.live.size;
-  }
 }
