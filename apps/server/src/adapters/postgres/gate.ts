@@ -72,7 +72,7 @@ const isNeverSent = (error: unknown): boolean => {
 };
 
 /** Whether `error` came from the database itself (an SQLSTATE that is not about the connection). */
-const isAnswer = (error: unknown): boolean => {
+export const isAnswer = (error: unknown): boolean => {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   return typeof code === 'string' && /^([0-5][0-9]|F0|HV|P0|XX)[0-9A-Z]{3}$/.test(code) && !isOutage(code);
 };
@@ -108,31 +108,6 @@ export interface GateOptions {
    * reconnects begun during the outage to end (they can hang up to `connect_timeout`).
    */
   readonly outageHoldMs: number;
-  /** Notices a database that stopped answering without an error (see SilenceOptions). */
-  readonly silence?: SilenceOptions | undefined;
-}
-
-/**
- * A dropped packet raises no error: a query sent into a partition waits for the kernel's
- * retransmissions, minutes before TCP gives up. So while an operation has waited `afterMs` (since
- * it started, and since the last probe answered), the gate asks the database, over a
- * connection of its own, how long the oldest statement of ours has been running. No answer
- * within `afterMs`, or none running as long as an operation that still waits (its answer is lost,
- * as on a flapping link where the probe gets through and a retransmission waits its backoff), and
- * every connection is cut (their operations fail as connection errors, the gate enters its outage
- * mode, the driver reconnects). A slow statement the database shows running keeps its
- * statement_timeout, at the cost of one probe every `afterMs`.
- */
-export interface SilenceOptions {
-  readonly afterMs: number;
-  /**
-   * One short statement on a connection of its own: resolves with how long the oldest statement
-   * of this store's connections has been running, in ms (0 when none runs, Infinity when it
-   * cannot tell). An SQL error counts as an answer that cannot tell.
-   */
-  readonly probe: () => Promise<number>;
-  /** Destroys every connection to the database; returns how many there were. */
-  readonly cut: () => number;
 }
 
 interface Waiter {
@@ -143,7 +118,6 @@ interface Waiter {
 /** An operation with a slot: when it arrived, and how to bring its deadline forward. */
 interface Running {
   readonly arrivedAt: number;
-  readonly startedAt: number;
   tighten(deadline: number): void;
 }
 
@@ -187,20 +161,11 @@ export class PostgresGate {
   outageErrors = 0;
   private closedError: Error | undefined;
   private readonly idleWaiters: (() => void)[] = [];
-  /** When the silence check's probe last answered. */
-  private lastProbed = -Infinity;
-  private probing = false;
-  private readonly watch: NodeJS.Timeout | undefined;
   /** How long an operation has from its arrival in outage mode. */
   private readonly budgetMs: number;
 
   constructor(private readonly options: GateOptions) {
     this.budgetMs = options.outageBudgetMs ?? options.acquireTimeoutMs;
-    const silence = options.silence;
-    if (silence !== undefined) {
-      this.watch = setInterval(() => this.checkSilence(silence), Math.max(50, silence.afterMs / 4));
-      this.watch.unref();
-    }
   }
 
   /** Runs `work` through the gate. Never rejects: failures become StoreUnavailable, logged once. */
@@ -229,7 +194,6 @@ export class PostgresGate {
         let backstop = setTimeout(expire, Math.max(0, deadline - started));
         const running: Running = {
           arrivedAt,
-          startedAt: started,
           tighten: (earlier) => {
             if (done || earlier >= deadline) return;
             deadline = earlier;
@@ -290,7 +254,6 @@ export class PostgresGate {
    */
   close(error: Error): Promise<void> {
     this.closedError ??= error;
-    clearInterval(this.watch);
     return this.idle();
   }
 
@@ -312,50 +275,6 @@ export class PostgresGate {
       clearTimeout(next.timer);
       next.start();
     }
-  }
-
-  private checkSilence({ afterMs, probe, cut }: SilenceOptions): void {
-    if (this.probing || this.running.size === 0) return;
-    const now = performance.now();
-    // The operations that have waited `afterMs` since they started and since the last probe
-    // answered. Other operations' answers prove nothing about their connections: on a flapping
-    // link some connections answer while others wait out the kernel's retransmission backoff.
-    const waiting = [...this.running].filter((r) => now - Math.max(r.startedAt, this.lastProbed) >= afterMs);
-    if (waiting.length === 0) return;
-    this.probing = true;
-    let settled = false;
-    const settle = (oldestMs: number | undefined): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      this.probing = false;
-      // The database answered, and runs no statement of ours that began as early as an
-      // operation still waiting from before the probe: that operation's statement is not
-      // running (it finished and its answer is lost, or it never arrived). A quarter of afterMs
-      // covers the time a statement takes to reach the database.
-      const stuck =
-        oldestMs !== undefined &&
-        waiting.some((r) => this.running.has(r) && now - r.startedAt > oldestMs + afterMs / 4);
-      if (oldestMs !== undefined && !stuck) {
-        this.lastProbed = performance.now();
-        return;
-      }
-      const connections = cut();
-      this.options.logger?.warn(
-        {
-          probeMs: afterMs,
-          connections,
-          verdict: stuck ? `no statement of ours running as long (oldest ${Math.round(oldestMs)} ms)` : 'no answer',
-        },
-        'PostgreSQL did not answer a statement that waited; closing its connections',
-      );
-      this.enterOutage();
-    };
-    const timer = setTimeout(() => settle(undefined), afterMs);
-    probe().then(
-      (oldestMs) => settle(oldestMs),
-      (error: unknown) => settle(isAnswer(error) ? Infinity : undefined),
-    );
   }
 
   private inOutage(now: number): boolean {

@@ -9,9 +9,10 @@ import * as E from 'fp-ts/lib/Either.js';
 // gate.ts / write-queue.ts; see docs/explanation/storage.md.
 import postgres from 'postgres';
 import type { Store } from '../../ports/store.js';
-import { PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
+import { isAnswer, PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
 import { backfillFoldedNames, REFOLD_INTERVAL_MS } from './plant-pages.js';
 import { migratePostgres } from './migrations.js';
+import { SilenceWatch } from './silence.js';
 import { StoreSockets } from './sockets.js';
 import { PostgresWriteQueue } from './write-queue.js';
 import { createPostgresPlantStore } from './plant-store.js';
@@ -97,6 +98,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   const connectTimeoutSeconds = Math.max(1, Math.ceil(acquireTimeoutMs / 1000));
   const sockets = new StoreSockets();
+  const probeSockets = new StoreSockets();
   const driverOptions = {
     // Seconds. Without it a connect to an unreachable host waits for the OS (minutes).
     connect_timeout: connectTimeoutSeconds,
@@ -130,11 +132,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
   } as postgres.Options<Record<string, never>>;
   let sql: postgres.Sql;
-  // The silence check's probe: one connection of its own, so it never queues behind the pool's.
+  // The silence watch's probe: one connection of its own, so it never queues behind the pool's.
   let probeSql: postgres.Sql;
   try {
     sql = postgres(url, { ...driverOptions, max: poolSize });
-    probeSql = postgres(url, { ...driverOptions, max: 1 });
+    probeSql = postgres(url, { ...driverOptions, socket: probeSockets.open, max: 1 } as postgres.Options<
+      Record<string, never>
+    >);
   } catch (cause) {
     throw new TypeError(`openPostgresStore: cannot use the URL ${redact(url)}`, { cause });
   }
@@ -148,30 +152,37 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     // A reconnect begun in an outage ends within connect_timeout; an operation that met it then
     // within the acquire timeout; a second to spare.
     outageHoldMs: acquireTimeoutMs + connectTimeoutSeconds * 1000 + 1000,
-    silence: {
-      // A quarter of the acquire timeout (0.5–1 s) of silence, as long again for the probe: a
-      // request caught in a partition gets its 503 well within the acquire timeout + 1 s.
-      afterMs: Math.min(1000, Math.max(500, acquireTimeoutMs / 4)),
-      probe: async () => {
-        // The pool's connections as the database sees them (by client port; the probe's own
-        // excluded). None seen (a proxy between us, a Unix socket): it cannot tell. A backend
-        // waiting to write to its client is stuck in the same network, not running.
-        const ports = sockets.ports().join(',');
-        const [row] = await probeSql`
-          SELECT count(*)::int AS ours,
-                 coalesce(extract(epoch FROM max(clock_timestamp() - query_start) FILTER (WHERE state = 'active' AND wait_event_type IS DISTINCT FROM 'Client')) * 1000, 0)::float8 AS oldest
-          FROM pg_stat_activity
-          WHERE pid <> pg_backend_pid() AND client_port = ANY (string_to_array(${ports}, ',')::int[])`;
-        return Number(row?.['ours'] ?? 0) === 0 ? Infinity : Number(row?.['oldest'] ?? 0);
-      },
-      cut: sockets.cut,
-    },
     logger,
     onWait: options.observer?.poolWait,
+  });
+  const silence = new SilenceWatch({
+    // A quarter of the acquire timeout (0.5–1 s) of silence, as long again for the probe: a
+    // request caught in a partition gets its 503 well within the acquire timeout + 1 s.
+    afterMs: Math.min(1000, Math.max(500, acquireTimeoutMs / 4)),
+    sockets: () => sockets.all(),
+    // The pool's backends by client port (the probe's own excluded). A backend waiting to write
+    // to its client is stuck in the same network, not running.
+    probe: async (ports) => {
+      const rows = await probeSql`
+        SELECT client_port AS port,
+               (state = 'active' AND wait_event_type IS DISTINCT FROM 'Client') AS running,
+               coalesce(extract(epoch FROM clock_timestamp() - state_change) * 1000, 0)::float8 AS since_change_ms
+        FROM pg_stat_activity
+        WHERE pid <> pg_backend_pid() AND client_port = ANY (string_to_array(${ports.join(',')}, ',')::int[])`;
+      return rows.map((row) => ({
+        port: Number(row['port']),
+        running: row['running'] === true,
+        sinceChangeMs: Number(row['since_change_ms']),
+      }));
+    },
+    cutAll: () => sockets.cut() + probeSockets.cut(),
+    isAnswer,
+    logger,
   });
 
   const reachable = await gate.run('connect', () => sql`SELECT 1 AS one`);
   if (E.isLeft(reachable)) {
+    silence.close();
     await endAll().catch(() => undefined);
     const cause = reachable.left.cause;
     throw new Error(
@@ -194,6 +205,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       );
     }
   } catch (error) {
+    silence.close();
     await endAll().catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`migrating PostgreSQL at ${redact(url)} failed: ${message}`);
@@ -240,6 +252,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       clearInterval(refold);
       await writes.close();
       await gate.close(closedError());
+      silence.close();
       // Every operation has been answered by now, so nothing in flight needs waiting for; a
       // graceful end could wait forever on a connection the server killed mid-query (the driver
       // keeps that query marked active until the connection is reused).

@@ -8,12 +8,126 @@ interface SocketTarget {
 }
 
 /**
+ * Splits one direction of a PostgreSQL connection into messages: a type byte and an int32
+ * length that counts itself (the first message a client sends has no type byte). Only the types
+ * are read; bodies are skipped, however the stream is cut into chunks.
+ */
+class Framer {
+  private skip = 0;
+  private readonly header = Buffer.alloc(5);
+  private have = 0;
+
+  constructor(private untyped: boolean) {}
+
+  /** Calls `message(type, length)` for each message that begins in `chunk` (type 0: the untyped first one). */
+  feed(chunk: Buffer, message: (type: number, length: number) => void): void {
+    let i = 0;
+    while (i < chunk.length) {
+      if (this.skip > 0) {
+        const n = Math.min(this.skip, chunk.length - i);
+        this.skip -= n;
+        i += n;
+        continue;
+      }
+      const size = this.untyped ? 4 : 5;
+      const n = Math.min(size - this.have, chunk.length - i);
+      chunk.copy(this.header, this.have, i, i + n);
+      this.have += n;
+      i += n;
+      if (this.have < size) return;
+      this.have = 0;
+      const length = this.header.readUInt32BE(size - 4);
+      const type = this.untyped ? 0 : (this.header[0] ?? 0);
+      this.untyped = false;
+      this.skip = Math.max(0, length - 4);
+      message(type, length);
+    }
+  }
+}
+
+const SYNC = 'S'.charCodeAt(0);
+const QUERY = 'Q'.charCodeAt(0);
+const FLUSH = 'H'.charCodeAt(0);
+const TERMINATE = 'X'.charCodeAt(0);
+const READY = 'Z'.charCodeAt(0);
+
+/**
+ * One connection of the store, with what its traffic says: whether the database owes it an
+ * answer (a Sync, a simple Query or the start-up message whose ReadyForQuery has not come; a
+ * Flush answered by nothing yet), and since when nothing has arrived while one is owed.
+ */
+export class WatchedSocket {
+  private owed = 0;
+  private flushOwed = false;
+  /** Encrypted (an SSLRequest went out) or ending: the traffic cannot be read, so it is never called silent. */
+  private unreadable = false;
+  /** Until its first ReadyForQuery the driver's connect_timeout bounds it. */
+  private ready = false;
+  private silentSince = 0;
+  /** When a probe last saw its statement running. */
+  runningAt = -Infinity;
+  private readonly out = new Framer(true);
+  private readonly in = new Framer(false);
+
+  constructor(readonly socket: net.Socket) {
+    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+    socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (chunk instanceof Uint8Array)
+        this.sent(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      else this.unreadable = true;
+      return write(chunk, ...rest);
+    }) as typeof socket.write;
+    socket.on('data', (chunk: Buffer) => this.received(chunk));
+  }
+
+  /** The local port the database sees as the backend's client_port; undefined until connected. */
+  get port(): number | undefined {
+    return this.socket.connecting ? undefined : this.socket.localPort;
+  }
+
+  /** How long the database has owed this connection an answer without a byte arriving (0: owes none). */
+  silentFor(now: number): number {
+    if (this.unreadable || !this.ready || (this.owed === 0 && !this.flushOwed)) return 0;
+    return now - this.silentSince;
+  }
+
+  private awaiting(): boolean {
+    return this.owed > 0 || this.flushOwed;
+  }
+
+  private sent(chunk: Buffer): void {
+    const before = this.awaiting();
+    this.out.feed(chunk, (type, length) => {
+      if (type === SYNC || type === QUERY) this.owed += 1;
+      else if (type === FLUSH) this.flushOwed = true;
+      else if (type === TERMINATE) this.unreadable = true;
+      // The start-up message, or an SSLRequest (8 bytes) after which the bytes are TLS.
+      else if (type === 0) {
+        if (length === 8) this.unreadable = true;
+        else this.owed += 1;
+      }
+    });
+    if (!before && this.awaiting()) this.silentSince = performance.now();
+  }
+
+  private received(chunk: Buffer): void {
+    this.flushOwed = false;
+    this.in.feed(chunk, (type) => {
+      if (type !== READY) return;
+      this.owed = Math.max(0, this.owed - 1);
+      this.ready = true;
+    });
+    this.silentSince = performance.now();
+  }
+}
+
+/**
  * The TCP (or Unix) sockets of a store's connections, made by the store so that it can close them.
  *
  * The driver offers no way to drop a connection that stopped answering: a query on it waits for
  * TCP to give up, which with the kernel's retransmissions takes many minutes. With the sockets in
- * hand, the gate's silence check (gate.ts) destroys them; each of their queries then fails as a
- * closed connection and the driver connects afresh.
+ * hand, the silence watch (silence.ts) destroys the ones the database no longer answers; each of
+ * their queries then fails as a closed connection and the driver connects afresh.
  *
  * A cut socket is reset, not closed: a reset drops what the kernel still holds to send, so a
  * statement caught in the partition cannot reach the database after its request was answered
@@ -21,7 +135,7 @@ interface SocketTarget {
  * connection), since the reset itself may be lost in the partition.
  */
 export class StoreSockets {
-  private readonly live = new Set<net.Socket>();
+  private readonly live = new Set<WatchedSocket>();
   private next = 0;
 
   /** The driver's `socket` option. The driver writes its start-up message at once; Node queues it until connected. */
@@ -33,28 +147,30 @@ export class StoreSockets {
       const i = this.next++ % Math.max(1, target.host.length);
       socket = net.connect({ host: target.host[i] ?? 'localhost', port: target.port[i] ?? target.port[0] ?? 5432 });
     }
-    this.live.add(socket);
-    socket.once('close', () => this.live.delete(socket));
+    const watched = new WatchedSocket(socket);
+    this.live.add(watched);
+    socket.once('close', () => this.live.delete(watched));
     return socket;
   };
+
+  /** The connections, for the silence watch. */
+  all(): readonly WatchedSocket[] {
+    return [...this.live];
+  }
 
   /** Destroys every open socket; returns how many there were. */
   readonly cut = (): number => {
     const count = this.live.size;
-    // A socket still connecting has sent nothing but its SYN (Node holds what was written), and
-    // `resetAndDestroy` would wait for the connect to finish before acting.
-    for (const socket of this.live) {
-      if (socket.connecting || socket.remotePort === undefined) socket.destroy();
-      else socket.resetAndDestroy();
-    }
+    for (const watched of this.live) cutSocket(watched.socket);
     return count;
   };
-
-  /** The local ports of the connected TCP sockets: the database sees them as its backends' client_port. */
-  ports(): number[] {
-    const ports: number[] = [];
-    for (const socket of this.live)
-      if (socket.localPort !== undefined && !socket.connecting) ports.push(socket.localPort);
-    return ports;
-  }
 }
+
+/**
+ * Destroys one socket. One still connecting has sent nothing but its SYN (Node holds what was
+ * written), and `resetAndDestroy` would wait for the connect to finish before acting.
+ */
+export const cutSocket = (socket: net.Socket): void => {
+  if (socket.connecting || socket.remotePort === undefined) socket.destroy();
+  else socket.resetAndDestroy();
+};
