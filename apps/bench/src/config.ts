@@ -9,6 +9,7 @@ export const STORES = [
   'ceiling',
   'koa-minimal',
   'fastify-sqlite',
+  'fastify-sqlite-async',
   'sqlite',
   'sqlite-baseline',
   'sqlite-preloaded',
@@ -34,7 +35,12 @@ export type StoreName = (typeof STORES)[number];
  * The peers: other stacks serving the same requests under the same rules, started like the ceiling
  * (src/peers/). `koa-minimal` is the floor of our own stack.
  */
-export const PEER_STORES: readonly StoreName[] = ['koa-minimal', 'fastify-sqlite', 'fastify-postgres'];
+export const PEER_STORES: readonly StoreName[] = [
+  'koa-minimal',
+  'fastify-sqlite',
+  'fastify-sqlite-async',
+  'fastify-postgres',
+];
 /**
  * The stores of the tag page: a store of BENCH_TAG_SIZES[0] and one of BENCH_TAG_SIZES[1] plants,
  * written straight into the store before the server starts.
@@ -59,19 +65,22 @@ export const TRACED_STORES: readonly StoreName[] = [
  * costs while Redis is down.
  */
 export const REDIS_DOWN_STORES: readonly StoreName[] = ['sqlite-redis-down'];
+/** The SQLite peer written with async hooks and handlers: what that style costs Fastify. */
+export const ASYNC_PEER_STORES: readonly StoreName[] = ['fastify-sqlite-async'];
 /**
  * What runs when BENCH_STORES is unset: every store but the baselines, which need
  * BENCH_BASELINE_DIR, the tagged stores (four more servers, two of a million plants, and their
  * side-by-side runs), the traced stores (four more servers and sinks, and their side-by-side
- * runs) and the Redis-down store (one more server and its side-by-side runs), which are asked for
- * by name.
+ * runs), the Redis-down store (one more server and its side-by-side runs) and the async peer
+ * (the same), which are asked for by name.
  */
 const DEFAULT_STORES: readonly StoreName[] = STORES.filter(
   (s) =>
     !BASELINE_STORES.includes(s) &&
     !TAG_STORES.includes(s) &&
     !TRACED_STORES.includes(s) &&
-    !REDIS_DOWN_STORES.includes(s),
+    !REDIS_DOWN_STORES.includes(s) &&
+    !ASYNC_PEER_STORES.includes(s),
 );
 
 /**

@@ -381,6 +381,11 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       case 'fastify-sqlite':
         plans.push(sqlitePeerPlan(store, 'fastify sqlite NORMAL'));
         break;
+      case 'fastify-sqlite-async':
+        // The same peer with an async hook and async handlers, as it was written before issue 34:
+        // what they cost, measured side by side with the peer.
+        plans.push(sqlitePeerPlan(store, 'fastify sqlite NORMAL async'));
+        break;
       case 'fastify-postgres':
         plans.push(postgresPeerPlan(store, 'fastify postgres'));
         break;

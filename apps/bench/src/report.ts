@@ -75,6 +75,7 @@ export interface RatedRow extends Row {
  * (BENCH_BASELINE_DIR) against this one.
  */
 export const BASES: Partial<Record<StoreName, { readonly store: StoreName; readonly note: string }>> = {
+  'fastify-sqlite-async': { store: 'fastify-sqlite', note: 'sync handlers' },
   'sqlite-preloaded': { store: 'sqlite', note: 'empty' },
   'sqlite-metrics': { store: 'sqlite', note: 'metrics off' },
   'sqlite-keyed': { store: 'sqlite', note: 'no key' },

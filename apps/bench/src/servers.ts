@@ -65,7 +65,7 @@ export const startCeiling = (core: number | undefined): Promise<RunningServer> =
 };
 
 /** The peers (src/peers/), each started like the ceiling by the one entry src/peers/peer-main.ts. */
-export type PeerName = 'fastify-sqlite' | 'fastify-postgres' | 'koa-minimal';
+export type PeerName = 'fastify-sqlite' | 'fastify-sqlite-async' | 'fastify-postgres' | 'koa-minimal';
 
 /**
  * A peer as its own process, like the ceiling: one fixed token, its store at `database` (a SQLite

@@ -8,3 +8,10 @@ import { openSqlitePlants } from './sqlite-plants.js';
  */
 export const createFastifySqlitePeer: PeerFactory = async ({ token, database }) =>
   fastifyPeer(token, openSqlitePlants(database));
+
+/**
+ * Peer `fastify-sqlite-async`: the same, with the bearer check in an `async` hook and every
+ * handler `async` (as the peer was written before issue 34), to show what that style costs.
+ */
+export const createFastifySqliteAsyncPeer: PeerFactory = async ({ token, database }) =>
+  fastifyPeer(token, openSqlitePlants(database), { async: true });

@@ -1,5 +1,5 @@
 import { createFastifyPostgresPeer } from './fastify-postgres.js';
-import { createFastifySqlitePeer } from './fastify-sqlite.js';
+import { createFastifySqliteAsyncPeer, createFastifySqlitePeer } from './fastify-sqlite.js';
 import { createKoaMinimalPeer } from './koa-minimal.js';
 import type { PeerFactory } from './peer.js';
 
@@ -10,6 +10,7 @@ import type { PeerFactory } from './peer.js';
  */
 const PEERS: Readonly<Record<string, PeerFactory>> = {
   'fastify-sqlite': createFastifySqlitePeer,
+  'fastify-sqlite-async': createFastifySqliteAsyncPeer,
   'fastify-postgres': createFastifyPostgresPeer,
   'koa-minimal': createKoaMinimalPeer,
 };

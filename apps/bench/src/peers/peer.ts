@@ -51,7 +51,7 @@ export interface PlantChanges {
   readonly tag?: string | null;
 }
 
-type MaybePromise<T> = T | Promise<T>;
+export type MaybePromise<T> = T | Promise<T>;
 
 /** A peer's store: the SQLite ones answer synchronously (SyncPeerStore), the PostgreSQL one with promises. */
 export interface PeerStore {
