@@ -267,6 +267,8 @@ export const openSqliteData = (
         const result = await run(writer);
         if (trigger !== undefined) {
           db.exec("INSERT INTO plants_search (plants_search) VALUES ('rebuild')");
+          // The rebuild indexed every plant, the pending ones too: the two stay disjoint.
+          db.exec('DELETE FROM plants_search_pending');
           db.exec(trigger);
         }
         return result;

@@ -11,6 +11,7 @@ import {
   type CheckpointWorker,
 } from './checkpoint-worker.js';
 import { GroupCommit, type StoreLogger } from './group-commit.js';
+import { SearchIndexer } from './search-index.js';
 import { WalSync } from './wal-sync.js';
 import { migrateSqlite, refoldSqlite } from './migrations.js';
 import { PlantIds, preparePlantIdStatements } from './plant-ids.js';
@@ -131,6 +132,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   // Inside each write transaction: whether another connection committed since our last one.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const onEvents = options.onEvents ?? (() => undefined);
+  // Every batch may leave plants for the search index (created below, once the queue exists).
+  const indexing: { indexer?: SearchIndexer<SqliteBatch> } = {};
   const commits = new GroupCommit({
     db,
     sync: wal,
@@ -140,9 +143,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     },
     maxBatchSize,
     logger,
-    onBatch: options.observer?.batch,
+    onBatch: (size) => {
+      options.observer?.batch?.(size);
+      indexing.indexer?.wrote();
+    },
     tracing: options.observer?.tracing,
   });
+  const searchIndex = new SearchIndexer(db, commits, logger);
+  indexing.indexer = searchIndex;
 
   const worker: CheckpointWorker | undefined = memory
     ? undefined
@@ -164,6 +172,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      searchIndex.close();
       commits.close(closedError());
       closed = true;
       await wal?.close();

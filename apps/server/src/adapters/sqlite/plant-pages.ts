@@ -84,29 +84,50 @@ const scannedPage = (query: PageQuery, q: string, examined: number | undefined):
 };
 
 /**
- * A `q` page through the search index. In id order the index is read in id order from the
- * starting place and stops once the page is full; in name order every match is read, placed
- * and sorted. `instr` checks each match against the folded name itself.
+ * The plants written since the search index was last brought up to date (search-index.ts), as
+ * the index's matches would be: each checked against its folded name, on `plants p`.
+ */
+const pendingMatches = (query: PageQuery): { sql: string; params: Params } => {
+  const { terms, params } = placeAndFilter(query, 'p.id');
+  return {
+    sql: `SELECT p.id, p.name, p.tag, p.name_folded FROM plants_search_pending s CROSS JOIN plants p ON p.id = s.id
+          ${where([...terms, 'instr(p.name_folded, @q) > 0'])}
+          ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
+    params,
+  };
+};
+
+/**
+ * A `q` page through the search index, and the pending plants beside it (never in both): each
+ * side gives at most a page in the page's order, and the page is the first of the two merged.
+ * In id order the index is read in id order from the starting place and stops once the page is
+ * full; in name order every match is read, placed and sorted. `instr` checks each match against
+ * the folded name itself.
  */
 const indexedPage = (query: PageQuery, q: string): Statement => {
+  const pending = pendingMatches(query);
+  let indexed: string;
+  let params: Params;
   if (query.order.by === 'id') {
-    const { terms, params } = placeAndFilter(query, 'plants_search.rowid');
-    Object.assign(params, { q, phrase: phraseOf(q) });
-    return {
-      sql: `SELECT p.id, p.name, p.tag FROM plants_search JOIN plants p ON p.id = plants_search.rowid
-            ${where(['plants_search MATCH @phrase', ...terms, 'instr(p.name_folded, @q) > 0'])}
-            ORDER BY ${orderBy(query, 'plants_search.rowid')} LIMIT @limit`,
-      params,
-    };
+    const placed = placeAndFilter(query, 'plants_search.rowid');
+    params = placed.params;
+    indexed = `SELECT p.id, p.name, p.tag, p.name_folded FROM plants_search JOIN plants p ON p.id = plants_search.rowid
+            ${where(['plants_search MATCH @phrase', ...placed.terms, 'instr(p.name_folded, @q) > 0'])}
+            ORDER BY ${orderBy(query, 'plants_search.rowid')} LIMIT @limit`;
+  } else {
+    // CROSS JOIN keeps the index first (SQLite does not reorder it): walking plants_name and
+    // probing the matches would read the rest of the order when the matches sort before the page.
+    const placed = placeAndFilter(query, 'p.id');
+    params = placed.params;
+    indexed = `SELECT p.id, p.name, p.tag, p.name_folded FROM plants_search CROSS JOIN plants p ON p.id = plants_search.rowid
+          ${where(['plants_search MATCH @phrase', ...placed.terms, 'instr(p.name_folded, @q) > 0'])}
+          ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`;
   }
-  // CROSS JOIN keeps the index first (SQLite does not reorder it): walking plants_name and
-  // probing the matches would read the rest of the order when the matches sort before the page.
-  const { terms, params } = placeAndFilter(query, 'p.id');
-  Object.assign(params, { q, phrase: phraseOf(q) });
+  Object.assign(params, pending.params, { q, phrase: phraseOf(q) });
   return {
-    sql: `SELECT p.id, p.name, p.tag FROM plants_search CROSS JOIN plants p ON p.id = plants_search.rowid
-          ${where(['plants_search MATCH @phrase', ...terms, 'instr(p.name_folded, @q) > 0'])}
-          ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
+    sql: `SELECT p.id, p.name, p.tag FROM (
+            SELECT * FROM (${indexed}) UNION ALL SELECT * FROM (${pending.sql})
+          ) p ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
     params,
   };
 };
@@ -121,8 +142,9 @@ const countOf = (filter: PlantFilter): Statement => {
   if (codePoints(filter.q) < INDEXED_LENGTH) return { sql: `SELECT count(*) FROM plants p ${where(terms)}`, params };
   params['phrase'] = phraseOf(filter.q);
   return {
-    sql: `SELECT count(*) FROM plants_search JOIN plants p ON p.id = plants_search.rowid
-          ${where(['plants_search MATCH @phrase', ...terms])}`,
+    sql: `SELECT (SELECT count(*) FROM plants_search JOIN plants p ON p.id = plants_search.rowid
+          ${where(['plants_search MATCH @phrase', ...terms])})
+          + (SELECT count(*) FROM plants_search_pending s CROSS JOIN plants p ON p.id = s.id ${where(terms)})`,
     params,
   };
 };

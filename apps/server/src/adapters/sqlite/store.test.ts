@@ -81,6 +81,7 @@ describe('openSqliteStore', () => {
         'plants_search_data',
         'plants_search_docsize',
         'plants_search_idx',
+        'plants_search_pending',
         'schema_migrations',
         'tokens',
         'webhook_attempts',
