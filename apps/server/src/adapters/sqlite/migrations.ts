@@ -198,7 +198,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // plants to plants_search in batches (search-index.ts); a search reads the index and the
     // pending plants together, so nothing written is missing from it meanwhile. The two are
     // disjoint: a plant is in the index or pending, never both. The triggers keep that for every
-    // writer, an earlier release's included (it knows nothing of the table).
+    // writer, an earlier release's included (it knows nothing of the table); such a release's
+    // searches read the index alone, so what it writes is found once this release runs again.
     sql: `
       CREATE TABLE plants_search_pending (id INTEGER PRIMARY KEY);
       DROP TRIGGER plants_search_insert;
