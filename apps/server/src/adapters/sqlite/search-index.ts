@@ -35,7 +35,7 @@ export class SearchIndexer<C extends BatchContext> {
       `INSERT INTO plants_search (rowid, name_folded) SELECT p.id, p.name_folded FROM plants p WHERE p.id IN (${chunk})`,
     );
     this.forget = db.prepare(`DELETE FROM plants_search_pending WHERE id IN (${chunk})`);
-    if (this.anyPending.get() !== undefined) this.wrote();
+    if (this.hasPending()) this.wrote();
   }
 
   /** A write batch committed: whatever it left pending is indexed soon. */
@@ -53,7 +53,7 @@ export class SearchIndexer<C extends BatchContext> {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
-    if (this.anyPending.get() === undefined) return;
+    if (!this.hasPending()) return;
     void this.commits.submit(
       () => {
         do {
@@ -66,9 +66,19 @@ export class SearchIndexer<C extends BatchContext> {
     );
   }
 
+  /** Whether any plant waits; false when the file cannot be read (the next write tries again). */
+  private hasPending(): boolean {
+    try {
+      return this.anyPending.get() !== undefined;
+    } catch (err) {
+      this.logger?.warn({ err }, 'reading the plants pending for the search index failed');
+      return false;
+    }
+  }
+
   private flush(): void {
     this.timer = undefined;
-    if (this.closed || this.anyPending.get() === undefined) return;
+    if (this.closed || !this.hasPending()) return;
     void this.commits
       .submit(
         () => {
