@@ -19,6 +19,8 @@ WORKDIR /src
 # pnpm at the version package.json names (corepack is avoided: its signature check needs a
 # registry key it may not reach).
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+# The dependency patches pnpm-workspace.yaml names, applied at install.
+COPY patches patches/
 RUN npm install --global --no-fund --no-audit --no-update-notifier \
       "pnpm@$(node -p "require('./package.json').packageManager.split('@')[1]")"
 # The server's dependencies from the lockfile, with better-sqlite3 compiled: this layer is rebuilt
