@@ -12,7 +12,7 @@ interface SocketTarget {
  * length that counts itself (the first message a client sends has no type byte). Only the types
  * are read; bodies are skipped, however the stream is cut into chunks.
  */
-class Framer {
+export class Framer {
   private skip = 0;
   private readonly header = Buffer.alloc(5);
   private have = 0;
@@ -30,6 +30,16 @@ class Framer {
         continue;
       }
       const size = this.untyped ? 4 : 5;
+      if (this.have === 0 && i + size <= chunk.length) {
+        // The whole header in this chunk (nearly always): read in place, without a copy.
+        const length = chunk.readUInt32BE(i + size - 4);
+        const type = this.untyped ? 0 : (chunk[i] ?? 0);
+        i += size;
+        this.untyped = false;
+        this.skip = Math.max(0, length - 4);
+        message(type, length);
+        continue;
+      }
       const n = Math.min(size - this.have, chunk.length - i);
       chunk.copy(this.header, this.have, i, i + n);
       this.have += n;
