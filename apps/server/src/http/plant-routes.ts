@@ -9,7 +9,6 @@ import {
   PlantIdFromPath,
   UpdatePlantRequest,
   type CreatePlantResponse,
-  type Plant,
   type InvalidPlant,
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
@@ -33,7 +32,8 @@ import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
 import { inRequestTrace } from './trace-requests.js';
-import { sendError, sendJson, setHeader } from './respond.js';
+import { plantJson, plantsJson } from './plant-json.js';
+import { sendError, sendJson, sendJsonText, setHeader } from './respond.js';
 
 const decodeCreate = decodeWith(CreatePlantRequest);
 const decodeId = decodeWith(PlantIdFromPath, 'id');
@@ -63,7 +63,7 @@ const answerCreated = (ctx: AppContext, { plant: { id, name, tag }, version }: V
 /** A 200 with the whole plant and its ETag. */
 const answerPlant = (ctx: AppContext, { plant, version }: VersionedPlant): void => {
   setHeader(ctx, 'ETag', etagOf(version));
-  sendJson(ctx, plant satisfies Plant);
+  sendJsonText(ctx, plantJson(plant));
 };
 
 /**
@@ -145,7 +145,7 @@ export const addPlantRoutes = (
       setHeader(ctx, 'X-Total-Count', String(total));
       setHeader(ctx, 'Preference-Applied', 'count=exact');
     }
-    sendJson(ctx, plants);
+    sendJsonText(ctx, plantsJson(plants));
   });
 
   // RFC 9110 §13.2.2: If-Match first (412), then If-None-Match, which on a GET is a 304.

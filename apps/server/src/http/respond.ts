@@ -23,6 +23,12 @@ export const sendJson = (ctx: AppContext, value: unknown): void => {
   ctx.body = value;
 };
 
+/** A JSON body already written as text (plant-json.ts), with the Content-Type that makes it JSON. */
+export const sendJsonText = (ctx: AppContext, text: string): void => {
+  ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  ctx.body = text;
+};
+
 /** Answers `error` as `{error: <status>, message}` with its headers. The only way errors reach clients. */
 export const sendError = (ctx: AppContext, error: AppError): void => {
   const { status, message, headers } = toHttpError(error);
