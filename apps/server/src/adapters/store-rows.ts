@@ -1,4 +1,4 @@
-import { formatErrors, idTaken, Plant, type PlantId } from '@plant-store/domain';
+import { formatErrors, idTaken, Plant, PlantId, PlantName, PlantTag } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
@@ -21,6 +21,18 @@ import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
 /** StoreUnavailable for a row of `table` that does not decode, naming the failing fields. */
 export const rowProblem = (table: string, errors: t.Errors): StoreUnavailable =>
   storeUnavailable(new TypeError(`a row of ${table} does not decode: ${formatErrors(errors).join('; ')}`));
+
+/**
+ * The fields of a `plants` row as a Plant when each passes its own type guard (a NULL tag becomes
+ * an absent member), else undefined: the adapters' fast path, with no validation context or
+ * error arrays per row (a list page decodes up to 1,000 rows). A row it refuses goes through the
+ * adapter's codecs, which name what is wrong.
+ */
+export const plantOfFields = (id: unknown, name: unknown, tag: unknown): Plant | undefined => {
+  if (!PlantId.is(id) || !PlantName.is(name)) return undefined;
+  if (tag === null) return { id, name };
+  return PlantTag.is(tag) ? { id, name, tag } : undefined;
+};
 
 /** Decodes every row of a page with `decode`; the first bad row fails the page. */
 export const decodeEach =
