@@ -30,24 +30,24 @@ export class Framer {
         continue;
       }
       const size = this.untyped ? 4 : 5;
+      // The header read where it lies when the chunk holds all of it (nearly always), else
+      // gathered in this.header across chunks.
+      let header = chunk;
+      let at = i;
       if (this.have === 0 && i + size <= chunk.length) {
-        // The whole header in this chunk (nearly always): read in place, without a copy.
-        const length = chunk.readUInt32BE(i + size - 4);
-        const type = this.untyped ? 0 : (chunk[i] ?? 0);
         i += size;
-        this.untyped = false;
-        this.skip = Math.max(0, length - 4);
-        message(type, length);
-        continue;
+      } else {
+        const n = Math.min(size - this.have, chunk.length - i);
+        chunk.copy(this.header, this.have, i, i + n);
+        this.have += n;
+        i += n;
+        if (this.have < size) return;
+        this.have = 0;
+        header = this.header;
+        at = 0;
       }
-      const n = Math.min(size - this.have, chunk.length - i);
-      chunk.copy(this.header, this.have, i, i + n);
-      this.have += n;
-      i += n;
-      if (this.have < size) return;
-      this.have = 0;
-      const length = this.header.readUInt32BE(size - 4);
-      const type = this.untyped ? 0 : (this.header[0] ?? 0);
+      const length = header.readUInt32BE(at + size - 4);
+      const type = this.untyped ? 0 : (header[at] ?? 0);
       this.untyped = false;
       this.skip = Math.max(0, length - 4);
       message(type, length);
