@@ -56,14 +56,18 @@ export class SearchIndexer<C extends BatchContext> {
     if (!this.hasPending()) return;
     void this.commits.submit(
       () => {
-        do {
-          this.index.run(SEARCH_INDEX_CHUNK);
-          this.forget.run(SEARCH_INDEX_CHUNK);
-        } while (this.anyPending.get() !== undefined);
+        do this.indexChunk();
+        while (this.anyPending.get() !== undefined);
         return E.right(undefined);
       },
       { durable: false },
     );
+  }
+
+  /** Inside a write: adds the first SEARCH_INDEX_CHUNK pending plants to the index and unlists them. */
+  private indexChunk(): void {
+    this.index.run(SEARCH_INDEX_CHUNK);
+    this.forget.run(SEARCH_INDEX_CHUNK);
   }
 
   /** Whether any plant waits; false when the file cannot be read (the next write tries again). */
@@ -82,8 +86,7 @@ export class SearchIndexer<C extends BatchContext> {
     void this.commits
       .submit(
         () => {
-          this.index.run(SEARCH_INDEX_CHUNK);
-          this.forget.run(SEARCH_INDEX_CHUNK);
+          this.indexChunk();
           return E.right(undefined);
         },
         { durable: false },
