@@ -14,12 +14,12 @@ import {
   type FreshPostgres,
   type OtlpReceiver,
   type ReceivedSpan,
+  until,
 } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
 import { runNode, startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { createToken } from './support/token.js';
-import { until } from './support/until.js';
 
 // Traces through real processes: the built server exporting to an OTLP/HTTP receiver this test
 // starts (both encodings), the client in this process continuing a trace of ours, and a webhook

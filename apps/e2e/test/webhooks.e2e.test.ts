@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
 import { runNode } from './support/processes.js';
 import { useLiveServer } from './support/store.js';
-import { until } from './support/until.js';
+import { until } from '@plant-store/testkit';
 
 // The path docs/reference/webhooks.md walks through: a running server, `plant-store-webhooks add --url …`, and a receiver that
 // verifies what arrives with the standardwebhooks package and with the client's verifyWebhook.

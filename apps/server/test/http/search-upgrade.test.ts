@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fold } from '@plant-store/domain';
-import { freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { freshPostgresUrl, until, type FreshPostgres } from '@plant-store/testkit';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import postgres from 'postgres';
@@ -13,7 +12,6 @@ import { openPostgresStore } from '../../src/adapters/postgres/open.js';
 import { REFOLD_INTERVAL_MS } from '../../src/adapters/postgres/plant-pages.js';
 import { migrateSqlite, SQLITE_MIGRATIONS } from '../../src/adapters/sqlite/migrations.js';
 import { openSqliteStore } from '../../src/adapters/sqlite/open.js';
-import { SEARCH_INDEX_DELAY_MS } from '../../src/adapters/sqlite/search-index.js';
 import {
   describeSearch,
   expectedList,
@@ -287,14 +285,10 @@ describe(`a ${testStoreKind} store of the release before search, opened by this 
       const db = new Database(file);
       try {
         expect(db.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
-        // The running server indexes the plants it wrote about SEARCH_INDEX_DELAY_MS after its
+        // The running server indexes the plants it wrote SEARCH_INDEX_DELAY_MS after its
         // last write (search-index.ts); until then they are pending and the index lacks them.
         const pending = db.prepare('SELECT count(*) FROM plants_search_pending').pluck();
-        const deadline = Date.now() + 10_000;
-        while (pending.get() !== 0) {
-          if (Date.now() > deadline) throw new Error('plants still pending for the search index after 10 s');
-          await sleep(SEARCH_INDEX_DELAY_MS);
-        }
+        await until('the plants pending for the search index to be indexed', () => pending.get() === 0);
         // FTS5's own check of the index, against the plants table too (rank 1).
         expect(() =>
           db.prepare("INSERT INTO plants_search (plants_search, rank) VALUES ('integrity-check', 1)").run(),
@@ -405,8 +399,7 @@ if (testStoreKind === 'postgres') {
       const unfolded = async () =>
         Number((await previous`SELECT count(*)::int4 AS n FROM plants WHERE name_folded IS NULL`)[0]?.['n']);
       expect(await unfolded()).toBe(3);
-      const deadline = Date.now() + 5 * REFOLD_INTERVAL_MS;
-      while ((await unfolded()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await until('the plants to be folded', async () => (await unfolded()) === 0, 5 * REFOLD_INTERVAL_MS);
       expect(await unfolded()).toBe(0);
 
       expect(

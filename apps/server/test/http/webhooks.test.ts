@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from '@plant-store/testkit';
 import * as E from 'fp-ts/lib/Either.js';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,14 +53,6 @@ const json = (token: string) => ({ ...bearer(token), 'content-type': 'applicatio
 
 const LOOPBACK: AddressPolicy = { allowHttp: true, allowPrivate: true };
 const FAST = parseRetrySchedule('100ms,100ms,100ms') ?? [];
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 /** The statuses of every delivery in the store, sorted. */
 const deliveryStatuses = async (server: TestServer): Promise<string[]> => {
