@@ -5,16 +5,12 @@ import type { Metrics } from './ops/metrics.js';
 import { createPlantService } from './plants/plant-service.js';
 import type { Store } from './ports/store.js';
 import type { AppState } from './http/context.js';
-import { createErrorMiddleware } from './http/error-middleware.js';
 import { addDocsRoutes } from './http/docs-routes.js';
 import { addHealthRoutes } from './http/health-routes.js';
-import { checkRequestHead } from './http/request-head.js';
 import { addPlantRoutes } from './http/plant-routes.js';
+import { createRequestFrame } from './http/request-frame.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
-import { replyAfterReads } from './http/reply-after-reads.js';
-import { requestIdMiddleware } from './http/request-id.js';
 import { routeFallback } from './http/route-fallback.js';
-import { securityHeaders } from './http/security-headers.js';
 import { createCors } from './http/cors.js';
 import { traceRequests } from './http/trace-requests.js';
 import type { Tracing } from './tracing/tracing.js';
@@ -47,12 +43,12 @@ export interface AppDeps {
 
 /**
  * Builds the Koa app of docs/reference/api.md; never listens (see http/server.ts). Middleware order:
- * the request's SERVER span when tracing is on → reply after the turn's reads → X-Request-Id → security headers (nosniff, CSP, no-store on
- * /plants) → error middleware (defects → 500, one log line per request) → request-head checks
- * (HTTP/1.1 without Host, two Host lines, a fragment in the target → 400; a transfer coding
- * besides chunked → 501) → CORS when configured (preflights answered here, before
- * authentication) → router → fallback (405 with Allow, or a JSON 404), so that a wrong method is
- * answered before authentication.
+ * the request's SERVER span when tracing is on → the request frame (http/request-frame.ts: the
+ * reply held until the turn's reads are over, X-Request-Id, security headers (nosniff, CSP,
+ * no-store on /plants), request-head checks (HTTP/1.1 without Host, two Host lines, a fragment in
+ * the target → 400; a transfer coding besides chunked → 501), defects → 500, one log line per
+ * request) → CORS when configured (preflights answered here, before authentication) → router →
+ * fallback (405 with Allow, or a JSON 404), so that a wrong method is answered before authentication.
  */
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>({ proxy: false });
@@ -77,11 +73,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   });
 
   if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing));
-  app.use(replyAfterReads);
-  app.use(requestIdMiddleware);
-  app.use(securityHeaders);
-  app.use(createErrorMiddleware(deps.logger, isShuttingDown, deps.metrics));
-  app.use(checkRequestHead);
+  app.use(createRequestFrame(deps.logger, isShuttingDown, deps.metrics));
   if (deps.corsOrigins !== undefined && deps.corsOrigins.length > 0) app.use(createCors(deps.corsOrigins));
   app.use(router.routes() as Koa.Middleware<AppState>);
   app.use(routeFallback);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { AppMiddleware } from './context.js';
+import type { AppContext } from './context.js';
 import { malformedRequest, unsupportedTransferCoding, type RequestError } from './request-error.js';
 import { sendError } from './respond.js';
 
@@ -20,8 +20,9 @@ const hostLines = (raw: readonly string[]): number => {
 };
 
 /**
- * Checks of the request head that Node leaves to the server, right after the request id and the
- * error middleware, so that each gets the contract's JSON 400 and the request's log line. The
+ * Checks of the request head that Node leaves to the server, made by the request frame
+ * (request-frame.ts) once the request id is set, so that each gets the contract's JSON 400 and the
+ * request's log line. The
  * connection then closes: a client that frames its request wrongly may frame the rest of its bytes
  * wrongly too.
  *
@@ -37,7 +38,7 @@ const hostLines = (raw: readonly string[]): number => {
  *   501, a coding this server does not understand (RFC 9112 §6.1). One that does not end in
  *   `chunked`, or repeats it, never gets here: Node's parser refuses it (http/server.ts, 400).
  */
-const problemOf = (req: IncomingMessage): RequestError | undefined => {
+export const requestHeadProblem = (req: IncomingMessage): RequestError | undefined => {
   if (req.url?.includes('#') === true) return fragmentInTarget;
   const te = req.headers['transfer-encoding'];
   if (te !== undefined && !/^\s*chunked\s*$/i.test(te)) return unsupportedTransferCoding(te);
@@ -46,11 +47,8 @@ const problemOf = (req: IncomingMessage): RequestError | undefined => {
   return http11OrLater ? missingHost : undefined;
 };
 
-/** The middleware: the contract's JSON 400 with `Connection: close` for a request head `problemOf` refuses. */
-export const checkRequestHead: AppMiddleware = (ctx, next) => {
-  const problem = problemOf(ctx.req);
-  if (problem === undefined) return next();
+/** The answer to a request head `requestHeadProblem` refuses: its JSON 4xx/501 with `Connection: close`. */
+export const refuseRequestHead = (ctx: AppContext, problem: RequestError): void => {
   ctx.set('Connection', 'close');
   sendError(ctx, problem);
-  return undefined;
 };

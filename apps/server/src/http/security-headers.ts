@@ -1,4 +1,4 @@
-import type { AppMiddleware } from './context.js';
+import type { ServerResponse } from 'node:http';
 
 /**
  * The OWASP REST Security Cheat Sheet's response headers (docs/reference/api.md, headers and
@@ -19,11 +19,9 @@ export const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 export const isPlantsTarget = (url: string | undefined): boolean =>
   url !== undefined && /^\/plants(?:[/?]|$)/.test(url);
 
-/** Sets the headers before anything else runs, so every answer below carries them, errors included. */
-export const securityHeaders: AppMiddleware = (ctx, next) => {
-  const res = ctx.res;
+/** Sets the headers of the request for `url` (request-frame.ts does, before anything else runs). */
+export const setSecurityHeaders = (res: ServerResponse, url: string | undefined): void => {
   res.setHeader('X-Content-Type-Options', SECURITY_HEADERS['X-Content-Type-Options']);
   res.setHeader('Content-Security-Policy', SECURITY_HEADERS['Content-Security-Policy']);
-  if (isPlantsTarget(ctx.req.url)) res.setHeader('Cache-Control', NO_STORE['Cache-Control']);
-  return next();
+  if (isPlantsTarget(url)) res.setHeader('Cache-Control', NO_STORE['Cache-Control']);
 };
