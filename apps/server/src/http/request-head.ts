@@ -22,9 +22,8 @@ const hostLines = (raw: readonly string[]): number => {
 /**
  * Checks of the request head that Node leaves to the server, made by the request frame
  * (request-frame.ts) once the request id is set, so that each gets the contract's JSON 400 and the
- * request's log line. The
- * connection then closes: a client that frames its request wrongly may frame the rest of its bytes
- * wrongly too.
+ * request's log line. The connection then closes: a client that frames its request wrongly may
+ * frame the rest of its bytes wrongly too.
  *
  * - HTTP/1.1 requires a `Host` header (RFC 9112 §3.2; HTTP/1.0 may omit it). Node's own check
  *   (`requireHostHeader`) answers a bare 400 before the app runs (empty body, no Content-Type, no
