@@ -3,18 +3,17 @@
 # COPY --chmod), so Docker 20.10 builds it. How to run it: docs/guides/container.md.
 #
 # The base is a build argument so that a machine which reaches no container registry can build
-# from a local stand-in with the same layout (apps/image/README.md says how CI makes one).
-ARG NODE_IMAGE=node:20-bookworm-slim
+# from a local stand-in with the same layout (apps/image/README.md says how CI makes one). Node 26
+# is the active LTS line (supported until April 2029): docs/reference/runtime.md.
+ARG NODE_IMAGE=node:26-bookworm-slim
 
 # ---- build: the server from the frozen lockfile, then a self-contained folder of it ------------
 FROM ${NODE_IMAGE} AS build
 # Marks what the classic builder keeps of this stage (an untagged image), for clean-up:
 # docker image prune --filter label=org.plant-store.stage=build
 LABEL org.plant-store.stage=build
-# better-sqlite3 compiles its addon with node-gyp; the slim image has no compiler.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# No compiler: better-sqlite3 is a Node-API addon whose package carries its binaries for every
+# platform (pnpm-workspace.yaml says why its install script is not run).
 WORKDIR /src
 # pnpm at the version package.json names (corepack is avoided: its signature check needs a
 # registry key it may not reach).
@@ -23,7 +22,7 @@ COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 COPY patches patches/
 RUN npm install --global --no-fund --no-audit --no-update-notifier \
       "pnpm@$(node -p "require('./package.json').packageManager.split('@')[1]")"
-# The server's dependencies from the lockfile, with better-sqlite3 compiled: this layer is rebuilt
+# The server's dependencies from the lockfile: this layer is rebuilt
 # only when the lockfile or one of these manifests changes. A workspace package the server comes
 # to depend on is added here (the install fails without its manifest).
 COPY apps/server/package.json apps/server/

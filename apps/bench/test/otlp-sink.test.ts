@@ -89,9 +89,9 @@ interface Provider {
 }
 type ExporterClass = new (options: { url: string; compression?: 'gzip' | 'none' }) => unknown;
 const fromServer = createRequire(join(serverPackageDir(), 'package.json'));
-const sdk = fromServer('@opentelemetry/sdk-trace-base') as {
-  BasicTracerProvider: new (options: { spanProcessors: unknown[] }) => Provider;
-  BatchSpanProcessor: new (exporter: unknown) => unknown;
+const sdk = fromServer('@opentelemetry/sdk-trace') as {
+  TracerProvider: new (options: { spanProcessors: unknown[] }) => Provider;
+  BatchSpanProcessor: new (options: { exporter: unknown }) => unknown;
 };
 const exporters: Record<string, ExporterClass> = {
   'http/protobuf': (fromServer('@opentelemetry/exporter-trace-otlp-proto') as { OTLPTraceExporter: ExporterClass })
@@ -109,7 +109,7 @@ describe('createOtlpSink with the OTLP exporters of the server', () => {
   ] as const)('counts every span %s sends (compression %s)', async (protocol, compression) => {
     const Exporter = exporters[protocol] as ExporterClass;
     const exporter = new Exporter({ url: `${base}/v1/traces`, compression });
-    const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
+    const provider = new sdk.TracerProvider({ spanProcessors: [new sdk.BatchSpanProcessor({ exporter })] });
     // Two scopes, and more spans than one batch holds (512 by default).
     for (const [scope, spans] of [
       ['plant-store', 1200],

@@ -232,6 +232,99 @@ const tracedStore = (c: StoreCase): void => {
     expect(JSON.parse(line as string)).toMatchObject({ trace_id: caller.traceId, span_id: request.spanId });
   });
 
+  it('puts a store span beneath the SERVER span of every route that reads or writes the store', async () => {
+    // One trace of ours per request, sent as a bare `traceparent`. Each route awaits on its way to
+    // the store (authentication, the rate limit, a count beside the page), so a context that did
+    // not flow through every await would leave these spans without a parent.
+    const authorization = `Bearer ${token}`;
+    const json = { authorization, 'content-type': 'application/json' };
+    const created = await client.create({ name: 'Traced Fern', tag: 'traced' });
+    const path = `/plants/${created.id}`;
+    const requests: readonly {
+      readonly route: string;
+      readonly operation: string;
+      readonly send: (traceparent: string) => Promise<Response>;
+    }[] = [
+      {
+        route: 'POST /plants',
+        operation: 'INSERT',
+        send: (traceparent) =>
+          fetch(`${server.url}/plants`, {
+            method: 'POST',
+            headers: { ...json, traceparent },
+            body: '{"name":"Another Traced Fern"}',
+          }),
+      },
+      {
+        route: 'GET /plants',
+        operation: 'SELECT',
+        send: (traceparent) => fetch(`${server.url}/plants`, { headers: { authorization, traceparent } }),
+      },
+      {
+        route: 'GET /plants',
+        operation: 'SELECT',
+        send: (traceparent) =>
+          fetch(`${server.url}/plants?q=fern&sort=-name&tag=traced`, {
+            headers: { authorization, traceparent, prefer: 'count=exact' },
+          }),
+      },
+      {
+        route: 'GET /plants/{id}',
+        operation: 'SELECT',
+        send: (traceparent) => fetch(`${server.url}${path}`, { headers: { authorization, traceparent } }),
+      },
+      {
+        route: 'PATCH /plants/{id}',
+        operation: 'UPDATE',
+        send: (traceparent) =>
+          fetch(`${server.url}${path}`, {
+            method: 'PATCH',
+            headers: { ...json, traceparent },
+            body: '{"tag":"retagged"}',
+          }),
+      },
+      {
+        route: 'DELETE /plants/{id}',
+        operation: 'DELETE',
+        send: (traceparent) =>
+          fetch(`${server.url}${path}`, { method: 'DELETE', headers: { authorization, traceparent } }),
+      },
+      {
+        route: 'GET /readyz',
+        operation: 'SELECT',
+        send: (traceparent) => fetch(`${server.url}/readyz`, { headers: { traceparent } }),
+      },
+    ];
+    const sent: { readonly route: string; readonly operation: string; readonly caller: SpanContext }[] = [];
+    for (const request of requests) {
+      const caller = callerSpan();
+      const answer = await request.send(`00-${caller.traceId}-${caller.spanId}-01`);
+      await answer.arrayBuffer();
+      expect(answer.status, request.route).toBeLessThan(300);
+      sent.push({ route: request.route, operation: request.operation, caller });
+    }
+    const spans = await spansWhen(
+      otlp,
+      (all) => sent.every(({ caller }) => inTrace(all, caller.traceId).some((s) => s.kind === 'CLIENT')),
+      { timeoutMs: 15_000 },
+    );
+    for (const { route, operation, caller } of sent) {
+      const tree = inTrace(spans, caller.traceId);
+      const why = `${route}:\n${spanTree(spans, caller.traceId)}`;
+      const request = one(tree, (s) => s.kind === 'SERVER', `SERVER span of ${route}`);
+      expect(request.name, why).toBe(route);
+      const store = tree.filter(
+        (s) =>
+          s.kind === 'CLIENT' &&
+          s.parentSpanId === request.spanId &&
+          s.attributes['db.collection.name'] === 'plants' &&
+          s.attributes['db.operation.name'] === operation,
+      );
+      expect(store.length, why).toBeGreaterThanOrEqual(1);
+      for (const span of store) expect(span.attributes['db.system.name'], why).toBe(c.system);
+    }
+  });
+
   it('marks a keyed replay and a failed precondition on the request span', async () => {
     const caller = callerSpan();
     const key = `trace-key-${hex(4)}`;
@@ -440,6 +533,6 @@ describe('traces off', () => {
     };
     expect(await loaded({})).toEqual([]);
     const on = await loaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
-    expect(on.some((url) => url.includes('/@opentelemetry/sdk-trace-node/'))).toBe(true);
+    expect(on.some((url) => url.includes('/@opentelemetry/sdk-trace/'))).toBe(true);
   });
 });

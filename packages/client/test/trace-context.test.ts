@@ -10,7 +10,7 @@ import {
   type TextMapPropagator,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { AlwaysOffSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPlantStoreClient, type RetryInfo } from '../src/index.js';
 import { fastRetryingClient, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
@@ -71,7 +71,7 @@ const b3Propagator: TextMapPropagator = {
 };
 
 const contextManager = new AsyncLocalStorageContextManager();
-const provider = new BasicTracerProvider();
+const provider = new TracerProvider();
 let server: FakeServer;
 let retries: RetryInfo[];
 
@@ -122,7 +122,7 @@ describe('trace context without a registered propagator', () => {
   });
 
   it('marks a span that is not sampled with flags 00', async () => {
-    const unsampled = new BasicTracerProvider({ sampler: new AlwaysOffSampler() });
+    const unsampled = new TracerProvider({ sampler: new AlwaysOffSampler() });
     const client = fastRetryingClient(server, retries);
     const span = await unsampled.getTracer('test').startActiveSpan('caller', async (span) => {
       await client.plants.get(1);

@@ -1,11 +1,11 @@
 import type { Attributes as OtelAttributes } from '@opentelemetry/api';
 import {
-  BasicTracerProvider,
+  TracerProvider,
   BatchSpanProcessor,
   InMemorySpanExporter,
   SimpleSpanProcessor,
   type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+} from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import {
   byName,
@@ -32,11 +32,11 @@ describe('startOtlpReceiver', () => {
     it('decodes parent, child, link, event, attributes, status, resource and scope', async () => {
       const otlp = await receiver();
       const memory = new InMemorySpanExporter();
-      const provider = new BasicTracerProvider({
+      const provider = new TracerProvider({
         resource,
         spanProcessors: [
-          new SimpleSpanProcessor(memory),
-          new BatchSpanProcessor(exporterFor(encoding, { url: otlp.tracesUrl })),
+          new SimpleSpanProcessor({ exporter: memory }),
+          new BatchSpanProcessor({ exporter: exporterFor(encoding, { url: otlp.tracesUrl }) }),
         ],
       });
       recordScenario(provider);

@@ -50,6 +50,8 @@ export const installPackedPackages = async (
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
   );
   for (const [file, content] of Object.entries(files)) await writeFile(join(project.path, file), content);
+  // The registry's answers come from npm's cache when it has them. Node's types at the floor of
+  // `engines`.
   await exec(
     'npm',
     [
@@ -57,10 +59,11 @@ export const installPackedPackages = async (
       '--no-audit',
       '--no-fund',
       '--loglevel=error',
+      '--prefer-offline',
       ...[...tarballs.values()].map((t) => `./${t}`),
       'io-ts@2',
       'fp-ts@2',
-      '@types/node@20',
+      '@types/node@22',
     ],
     { cwd: project.path, timeout: 240_000 },
   );

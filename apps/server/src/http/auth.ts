@@ -13,7 +13,6 @@ import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import type { AppContext, AppMiddleware } from './context.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
 import { rateLimited } from './request-error.js';
-import { inRequestTrace } from './trace-requests.js';
 import { sendError } from './respond.js';
 
 /** Every `Authorization` value as sent (Node keeps only the first in `req.headers`; rawHeaders keeps all). */
@@ -87,7 +86,7 @@ export const requireScope = (auth: Authenticator, scope: Scope, limiter?: RateLi
   return async (ctx, next) => {
     const token = bearer(ctx);
     if (token === undefined) return;
-    const principal = await inRequestTrace(ctx, () => auth.authenticate(token)());
+    const principal = await auth.authenticate(token)();
     if (E.isLeft(principal)) return sendError(ctx, principal.left);
     if (!principal.right.scopes.includes(scope)) return sendError(ctx, insufficientScope(scope));
     if (limiter !== undefined) {

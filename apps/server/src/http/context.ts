@@ -1,7 +1,6 @@
 import type { IdempotencyKey } from '@plant-store/domain';
 import type Koa from 'koa';
 import type { Principal } from '../tokens/principal.js';
-import type { ServerSpan } from '../tracing/tracing.js';
 
 /** What the middleware leave on `ctx.state` for those after them. */
 export interface AppState {
@@ -19,8 +18,6 @@ export interface AppState {
   cause?: unknown;
   /** The tag of the error answered, if any (for the metrics: auth failures, store errors, 429s). */
   errorTag?: string;
-  /** The request's SERVER span, when tracing is on (see trace-requests.ts). */
-  trace?: ServerSpan;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState>;

@@ -31,7 +31,6 @@ import { parseFormQuery } from './form-query.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
-import { inRequestTrace } from './trace-requests.js';
 import { plantJson, plantsJson } from './plant-json.js';
 import { sendError, sendJson, sendJsonText, setHeader } from './respond.js';
 
@@ -116,14 +115,14 @@ export const addPlantRoutes = (
     }
     const { idempotencyKey: key, principal } = ctx.state;
     if (key === undefined || principal === undefined) {
-      const created = await inRequestTrace(ctx, () => service.create(request.right)());
+      const created = await service.create(request.right)();
       return E.isLeft(created) ? sendError(ctx, created.left) : answerCreated(ctx, created.right);
     }
     const claim = { owner: ownerOf(principal), key, request: canonicalRequest(request.right) };
     if (!inFlight.tryHold(claim.owner, key)) return sendError(ctx, idempotencyKeyInFlight(key));
     let outcome: E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;
     try {
-      outcome = await inRequestTrace(ctx, () => service.createOnce(request.right, claim)());
+      outcome = await service.createOnce(request.right, claim)();
     } finally {
       inFlight.release(claim.owner, key);
     }
@@ -137,7 +136,7 @@ export const addPlantRoutes = (
     const query = E.chain(decodeListQuery)(parseFormQuery(ctx.querystring));
     if (E.isLeft(query)) return sendError(ctx, query.left);
     const count = hasPreference(ctx.req.headers.prefer, 'count', 'exact');
-    const page = await inRequestTrace(ctx, () => service.list(query.right, { count })());
+    const page = await service.list(query.right, { count })();
     if (E.isLeft(page)) return sendError(ctx, page.left);
     const { plants, next, total } = page.right;
     if (next !== undefined) setHeader(ctx, 'Link', nextLink(query.right, next));
@@ -154,7 +153,7 @@ export const addPlantRoutes = (
     if (E.isLeft(id)) return sendError(ctx, id.left);
     const condition = readConditions(ctx.req);
     if (E.isLeft(condition)) return sendError(ctx, condition.left);
-    const found = await inRequestTrace(ctx, () => service.get(id.right)());
+    const found = await service.get(id.right)();
     if (E.isLeft(found)) return sendError(ctx, found.left);
     const failed = failedPrecondition(condition.right, found.right.version);
     if (failed === 'If-Match') return sendError(ctx, preconditionFailed(id.right, failed));
@@ -174,7 +173,7 @@ export const addPlantRoutes = (
     const condition = readConditions(ctx.req);
     if (E.isLeft(condition)) return sendError(ctx, condition.left);
     const { id: _never, ...changes } = patch.right;
-    const updated = await inRequestTrace(ctx, () => service.update(id.right, changes, condition.right)());
+    const updated = await service.update(id.right, changes, condition.right)();
     if (E.isLeft(updated)) return sendError(ctx, updated.left);
     answerPlant(ctx, updated.right);
   });
@@ -184,7 +183,7 @@ export const addPlantRoutes = (
     if (E.isLeft(id)) return sendError(ctx, id.left);
     const condition = readConditions(ctx.req);
     if (E.isLeft(condition)) return sendError(ctx, condition.left);
-    const removed = await inRequestTrace(ctx, () => service.remove(id.right, condition.right)());
+    const removed = await service.remove(id.right, condition.right)();
     if (E.isLeft(removed)) return sendError(ctx, removed.left);
     ctx.status = 204;
   });

@@ -1,5 +1,5 @@
 import type { Tracing } from '../tracing/tracing.js';
-import type { AppContext, AppMiddleware } from './context.js';
+import type { AppMiddleware } from './context.js';
 import { matchedRoute } from './route-template.js';
 
 const single = (value: string | string[] | undefined): string | undefined =>
@@ -8,8 +8,9 @@ const single = (value: string | string[] | undefined): string | undefined =>
 /**
  * The first middleware when tracing is on: a SERVER span around everything else, continuing the
  * caller's `traceparent`, with the request's route, status and what it answered (a replay, a 412,
- * a 429) once the rest has run. Only the method, path, Host and User-Agent are read: never the
- * token, the query or the body.
+ * a 429) once the rest has run. Everything below runs inside the span (tracing.ts: it flows through
+ * every await), so each store call is its child and each log line names it. Only the method, path,
+ * Host and User-Agent are read: never the token, the query or the body.
  */
 export const traceRequests =
   (tracing: Tracing): AppMiddleware =>
@@ -23,9 +24,8 @@ export const traceRequests =
       traceparent: single(headers.traceparent),
       tracestate: single(headers.tracestate),
     });
-    ctx.state.trace = span;
     try {
-      await next();
+      await span.enter(next);
     } finally {
       span.finish({
         route: matchedRoute(ctx),
@@ -35,10 +35,3 @@ export const traceRequests =
       });
     }
   };
-
-/**
- * Runs `fn` — a call that starts a store operation — as part of the request's trace, when it is
- * traced: the operation's span is a child of the request's, and its writes save the trace.
- */
-export const inRequestTrace = <T>(ctx: AppContext, fn: () => T): T =>
-  ctx.state.trace === undefined ? fn() : ctx.state.trace.enter(fn);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   createNoopMeter,
   diag,
@@ -24,10 +25,10 @@ import {
   BatchSpanProcessor,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
+  TracerProvider,
   type Sampler,
   type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+} from '@opentelemetry/sdk-trace';
 import {
   ATTR_DB_COLLECTION_NAME,
   ATTR_DB_OPERATION_BATCH_SIZE,
@@ -204,16 +205,16 @@ const fail = (span: Span, failure: unknown): void => {
 };
 
 /**
- * Starts the OpenTelemetry SDK as `config` says — a Node tracer provider with the configured
- * sampler and a batch span processor feeding the OTLP exporter — and returns the server's tracing
- * on top of it: W3C Trace Context in and out, the current trace passed synchronously (see
+ * Starts the OpenTelemetry SDK as `config` says — a tracer provider with the configured sampler
+ * and a batch span processor feeding the OTLP exporter — and returns the server's tracing on top
+ * of it: W3C Trace Context in and out, the current span kept in an AsyncLocalStorage (see
  * tracing.ts). Spans are exported off the request path; past the processor's queue they are
  * dropped and counted, never waited for.
  */
 export const startTracing = async (config: TracingConfig, options: TracingOptions): Promise<Tracing> => {
   diag.setLogger(throttledDiag(options.log), DiagLogLevel.WARN);
   const exporter = await exporterFor(config);
-  const provider = new NodeTracerProvider({
+  const provider = new TracerProvider({
     resource: defaultResource().merge(
       resourceFromAttributes({
         ...config.resource,
@@ -223,7 +224,8 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     ),
     sampler: samplerFor(config),
     spanProcessors: [
-      new BatchSpanProcessor(exporter, {
+      new BatchSpanProcessor({
+        exporter,
         scheduledDelayMillis: config.batch.scheduleDelayMs,
         maxQueueSize: config.batch.maxQueueSize,
         maxExportBatchSize: config.batch.maxExportBatchSize,
@@ -232,21 +234,14 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
       }),
     ],
   });
-  // Nothing is registered globally: the server passes its trace contexts itself (see tracing.ts).
+  // Nothing is registered globally: the server keeps its own span context (see tracing.ts), so
+  // another library's global provider or context manager neither sees nor disturbs it.
   const tracer = provider.getTracer('@plant-store/server', options.version);
   const w3c = new W3CTraceContextPropagator();
   const hostAndPort = lastHost();
-  /** The span of the request or store operation being started synchronously right now. */
-  let current: Span | undefined;
-  const within = <T>(span: Span, fn: () => T): T => {
-    const outer = current;
-    current = span;
-    try {
-      return fn();
-    } finally {
-      current = outer;
-    }
-  };
+  /** The span of the request or store operation the running code belongs to, across every await. */
+  const active = new AsyncLocalStorage<Span>();
+  const within = <T>(span: Span, fn: () => T): T => active.run(span, fn);
   const idsOf = (span: Span): Record<string, string> => {
     const { traceId, spanId } = span.spanContext();
     return { trace_id: traceId, span_id: spanId };
@@ -286,7 +281,7 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     run: () => Promise<A>,
     failed: (outcome: A) => unknown,
   ): Promise<A> => {
-    const parent = current;
+    const parent = active.getStore();
     // Only inside a recorded request: the background work (purges, the dispatcher's claims) and
     // sampled-out requests make no store spans.
     if (parent?.isRecording() !== true) return run();
@@ -318,6 +313,7 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
   };
 
   const writeTrace = (): WriteTrace | undefined => {
+    const current = active.getStore();
     if (current === undefined) return undefined;
     const spanContext = current.spanContext();
     if (!isSpanContextValid(spanContext)) return undefined;
@@ -394,7 +390,10 @@ export const startTracing = async (config: TracingConfig, options: TracingOption
     };
   };
 
-  const logFields = (): Record<string, string> => (current === undefined ? {} : idsOf(current));
+  const logFields = (): Record<string, string> => {
+    const current = active.getStore();
+    return current === undefined ? {} : idsOf(current);
+  };
 
   const shutdown = async (timeoutMs: number): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;

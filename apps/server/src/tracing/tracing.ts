@@ -3,11 +3,12 @@
  * when OTEL_* turn tracing on; off, every part holds `undefined` and pays one check. Nothing of
  * the OpenTelemetry SDK or API leaks through these types, so this file loads nothing.
  *
- * The trace a store operation belongs to is passed synchronously, not through AsyncLocalStorage:
- * a route runs its store call inside `ServerSpan.enter`, and the store, which starts every
- * operation (and queues every write) synchronously within that call, finds it there. On Node 20
- * AsyncLocalStorage turns on promise hooks for the whole process, which cost a third of the
- * throughput of an unsampled request (apps/bench, the cost of tracing).
+ * The span the running code belongs to flows through AsyncLocalStorage: the request's SERVER span
+ * is entered once around everything below it (http/trace-requests.ts), so a store call made after
+ * any number of awaits, in a service, a route or the authentication, is a child of its request,
+ * and a log line written anywhere below names it. Nothing is handed down by hand. Node 24 and
+ * later keep that context in the async context frame, at a cost the bench measures
+ * (docs/guides/tracing.md, "What tracing costs").
  */
 
 /** A request's trace context as saved with an outbox event: the W3C headers that continue it. */
@@ -58,8 +59,8 @@ export interface FinishedRequest {
 
 export interface ServerSpan {
   /**
-   * Runs `fn` with this request as the current trace: a store operation `fn` starts (before its
-   * first await) is a child of it, and a log line `fn` writes names it.
+   * Runs `fn` with this request as the current trace: every store operation `fn` starts, before or
+   * after an await, is a child of it, and every log line `fn` writes names it.
    */
   enter<T>(fn: () => T): T;
   finish(request: FinishedRequest): void;
@@ -94,7 +95,7 @@ export type TracedSystem = 'sqlite' | 'postgresql';
 
 /** What the stores ask: the trace of the write being queued, and a span for each batch of writes. */
 export interface StoreTracing {
-  /** The trace of the store operation being started now; undefined outside a traced request. */
+  /** The trace of the store operation running now; undefined outside a traced request. */
   current(): WriteTrace | undefined;
   /**
    * A span for one batch of writes (a group-commit transaction, a write statement), linked to the

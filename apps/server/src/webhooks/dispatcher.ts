@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../ports/webhook-store.js';
@@ -116,6 +117,13 @@ export class WebhookDispatcher {
   private stopping = false;
   private idle: (() => void) | undefined;
   private lastStoreWarning = 0;
+  /**
+   * Runs a function in the context the dispatcher was made in (main's, outside any request). A
+   * commit wakes the dispatcher from inside the request that wrote the deliveries; without this the
+   * claims, attempts and records it starts would run in that request's trace context, and the
+   * records' writes would be linked to the request's store span.
+   */
+  private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(private readonly options: WebhookDispatcherOptions) {
     this.concurrency = options.concurrency ?? 16;
@@ -154,7 +162,7 @@ export class WebhookDispatcher {
   /** New deliveries may be due: look now. */
   wake(): void {
     if (this.stopping || this.pumping !== undefined) return;
-    this.pumping = this.pump().finally(() => {
+    this.pumping = this.detached(() => this.pump()).finally(() => {
       this.pumping = undefined;
     });
   }

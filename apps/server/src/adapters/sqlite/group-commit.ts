@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { storeUnavailable, type StoreUnavailable } from '../../ports/plant-store.js';
@@ -85,6 +86,12 @@ export class GroupCommit<C extends BatchContext> {
   private readonly begin: BetterSqlite3.Statement<[]>;
   private readonly commit: BetterSqlite3.Statement<[]>;
   private readonly rollback: BetterSqlite3.Statement<[]>;
+  /**
+   * Runs a batch in the context the store was opened in, never in the one of the request whose
+   * write scheduled it: what a batch sets off (the search index's timer, the dispatcher's wake)
+   * would otherwise run in that request's trace, and its own writes be linked to the request.
+   */
+  private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(private readonly options: GroupCommitOptions<C>) {
     this.begin = options.db.prepare('BEGIN IMMEDIATE');
@@ -118,11 +125,13 @@ export class GroupCommit<C extends BatchContext> {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flushOne();
-      if (this.queue.length > 0) this.schedule();
-    });
+    setImmediate(() =>
+      this.detached(() => {
+        this.scheduled = false;
+        this.flushOne();
+        if (this.queue.length > 0) this.schedule();
+      }),
+    );
   }
 
   private flushOne(): void {
