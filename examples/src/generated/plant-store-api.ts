@@ -582,13 +582,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The store is unreachable, or the server is shutting down. */
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
             503: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -873,13 +875,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The store is unreachable, or the server is shutting down. */
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
             503: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1060,13 +1064,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The store is unreachable, or the server is shutting down. */
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
             503: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1317,13 +1323,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The store is unreachable, or the server is shutting down. */
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
             503: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1560,13 +1568,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The store is unreachable, or the server is shutting down. */
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
             503: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1771,13 +1781,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The store is unreachable, or the server is shutting down. */
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
             503: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2059,13 +2071,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The store is unreachable, or the server is shutting down. */
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
             503: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -123,7 +123,22 @@ export const common = {
     ),
     'Transfer-Encoding "gzip, chunked" is not supported; send the body with chunked alone or with Content-Length',
   ),
-  '503': error(503, 'The store is unreachable, or the server is shutting down.', 'the store is unavailable; try again'),
+  '503': error(
+    503,
+    prose(
+      'The store is unreachable (a restart, a network fault, a failover to a standby under way),',
+      'or the server is shutting down. Try again after `Retry-After`; a create sent again with its',
+      '`Idempotency-Key` is applied once, whether or not the first one was.',
+    ),
+    'the store is unavailable; try again',
+    {
+      'Retry-After': {
+        description: 'Seconds to wait before trying again (always 1).',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  ),
 };
 
 export const etagHeader = { ETag: { $ref: '#/components/headers/ETag' } } as const;

@@ -53,6 +53,16 @@ describe('toHttpError', () => {
     expect(toHttpError(error).status).toBe(status);
   });
 
+  it('asks for a retry after 1 s on every 503', () => {
+    for (const error of [
+      storeUnavailable(new Error('x')),
+      authUnavailable(new Error('x')),
+      notReady('shutting down'),
+    ]) {
+      expect(toHttpError(error).headers?.['Retry-After']).toBe('1');
+    }
+  });
+
   it('417 names the expectation as sent, cut when long', () => {
     expect(toHttpError(expectationFailed('the-impossible')).message).toBe(
       'cannot meet the expectation "the-impossible"; only 100-continue is supported',

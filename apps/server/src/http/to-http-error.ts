@@ -17,6 +17,11 @@ const REALM = 'Bearer realm="plant-store"';
 const challenge = { 'WWW-Authenticate': REALM } as const;
 const invalidRequestChallenge = { 'WWW-Authenticate': `${REALM}, error="invalid_request"` } as const;
 const invalidTokenChallenge = { 'WWW-Authenticate': `${REALM}, error="invalid_token"` } as const;
+/**
+ * Every 503: the store, the token's verification or the server is back, or another instance has
+ * taken the request, within about a second (a failover's gap, a restart, a drain).
+ */
+const retryAfter = { 'Retry-After': '1' } as const;
 
 const absurd = (value: never): never => {
   throw new TypeError(`unmapped error tag: ${JSON.stringify(value)}`);
@@ -34,7 +39,7 @@ export const toHttpError = (error: AppError): HttpError => {
     case 'PreconditionFailed':
       return { status: 412, message: describePlantError(error) };
     case 'StoreUnavailable':
-      return { status: 503, message: 'the store is unavailable; try again' };
+      return { status: 503, message: 'the store is unavailable; try again', headers: retryAfter };
     case 'MissingCredentials':
       return { status: 401, message: error.reason, headers: challenge };
     case 'InvalidAuthRequest':
@@ -48,7 +53,7 @@ export const toHttpError = (error: AppError): HttpError => {
         headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${error.scope}"` },
       };
     case 'AuthUnavailable':
-      return { status: 503, message: 'the bearer token cannot be verified right now; try again' };
+      return { status: 503, message: 'the bearer token cannot be verified right now; try again', headers: retryAfter };
     case 'RouteNotFound':
       return { status: 404, message: `no route ${error.method} ${error.path}` };
     case 'MethodNotAllowed':
@@ -84,7 +89,7 @@ export const toHttpError = (error: AppError): HttpError => {
       };
     }
     case 'NotReady':
-      return { status: 503, message: `not ready: ${error.reason}` };
+      return { status: 503, message: `not ready: ${error.reason}`, headers: retryAfter };
     case 'RateLimited':
       return {
         status: 429,
