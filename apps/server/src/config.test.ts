@@ -342,6 +342,20 @@ describe('decodeConfig', () => {
     );
   });
 
+  it('takes DATABASE_DIRECT_URL beside a PostgreSQL DATABASE_URL only', () => {
+    const pg = 'postgres://app@pooler:6432/plants';
+    const direct = 'postgres://app@db:5432/plants?sslmode=require';
+    const alone = decodeConfig({ DATABASE_URL: pg });
+    expect(E.isRight(alone) && alone.right.postgres).not.toHaveProperty('directUrl');
+    expect(decodeConfig({ DATABASE_URL: pg, DATABASE_DIRECT_URL: direct })).toMatchObject({
+      right: { postgres: { directUrl: direct } },
+    });
+    const sqlite = decodeConfig({ DATABASE_DIRECT_URL: direct });
+    expect(E.isLeft(sqlite) && sqlite.left).toContain('DATABASE_DIRECT_URL is set but DATABASE_URL is not PostgreSQL');
+    const bad = decodeConfig({ DATABASE_URL: pg, DATABASE_DIRECT_URL: 'mysql://db/plants' });
+    expect(E.isLeft(bad) && bad.left).toContain('DATABASE_DIRECT_URL expects a postgres://');
+  });
+
   it('names only the bad DATABASE_URL, not WORKERS, when the URL itself is wrong', () => {
     const result = decodeConfig({ WORKERS: '2', DATABASE_URL: 'mysql://x' });
     expect(E.isLeft(result) && result.left).toContain('DATABASE_URL expects');

@@ -102,6 +102,8 @@ const isRedisUrl = (s: string): boolean => {
 };
 
 export interface PostgresConfig {
+  /** DATABASE_DIRECT_URL: the database itself when DATABASE_URL goes through a pooler; what needs a session uses it. */
+  readonly directUrl?: string;
   readonly poolSize: number;
   readonly acquireTimeoutMs: number;
   readonly statementTimeoutMs: number;
@@ -168,6 +170,9 @@ const codecs = {
   HOST: hostName,
   PORT: port,
   DATABASE_URL: StoreLocationFromUrl,
+  DATABASE_DIRECT_URL: fromString('a postgres:// or postgresql:// URL of the database itself (not of a pooler)', (s) =>
+    /^postgres(ql)?:\/\//i.test(s.trim()) ? s.trim() : undefined,
+  ),
   SQLITE_SYNCHRONOUS: oneOf(['FULL', 'NORMAL'], true),
   BODY_LIMIT_BYTES: integer(64, 16 * 1024 * 1024),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -254,6 +259,11 @@ export const decodeConfig = (
       : (decoded.WORKERS ?? 1);
   const databaseUrlBad = decoded.DATABASE_URL === undefined && (env.DATABASE_URL ?? '') !== '';
   if (workers > 1 && !databaseUrlBad && storeLocation.kind !== 'postgres') problems.push(SQLITE_WORKERS_PROBLEM);
+  if (decoded.DATABASE_DIRECT_URL !== undefined && !databaseUrlBad && storeLocation.kind !== 'postgres') {
+    problems.push(
+      'DATABASE_DIRECT_URL is set but DATABASE_URL is not PostgreSQL (unset it, or set a postgres:// DATABASE_URL)',
+    );
+  }
   const perSecond = decoded.RATE_LIMIT_PER_SECOND ?? 0;
   if (decoded.METRICS_PORT === undefined && decoded.METRICS_HOST !== undefined) {
     problems.push('METRICS_HOST set but metrics are off (set METRICS_PORT too, or unset it)');
@@ -283,6 +293,7 @@ export const decodeConfig = (
     workers,
     rateLimit,
     postgres: {
+      ...(decoded.DATABASE_DIRECT_URL === undefined ? {} : { directUrl: decoded.DATABASE_DIRECT_URL }),
       poolSize: decoded.PG_POOL_SIZE ?? 10,
       acquireTimeoutMs: decoded.PG_ACQUIRE_TIMEOUT_MS ?? 5000,
       statementTimeoutMs: decoded.PG_STATEMENT_TIMEOUT_MS ?? 10_000,

@@ -15,13 +15,16 @@ export {
   type ReceivedRequest,
   type WaitForSpansOptions,
 } from './otlp-receiver.js';
+export { pgbouncerMissing, startPooler, type Pooler } from './pgbouncer.js';
 export {
   describePostgres,
+  freshPostgresDatabase,
   freshPostgresUrl,
   openAdminSql,
   pgTestUrl,
   postgresAvailable,
   type FreshPostgres,
+  type FreshPostgresDatabase,
 } from './postgres.js';
 export {
   freePort,

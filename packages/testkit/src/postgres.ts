@@ -104,6 +104,44 @@ export const freshPostgresUrl = async (): Promise<FreshPostgres> => {
   return { url, schema, drop };
 };
 
+export interface FreshPostgresDatabase {
+  /** `ps_test_<base-36 creation time>_<12 hex digits>`. */
+  readonly database: string;
+  /** pgTestUrl with this database instead of its own. */
+  readonly url: string;
+  /** Drops it, ending whatever is still connected to it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates an empty database of its own on the server at pgTestUrl: for a test that cannot pick a
+ * schema per connection (through a pooler, which refuses the `options` start-up parameter).
+ */
+export const freshPostgresDatabase = async (): Promise<FreshPostgresDatabase> => {
+  const database = `ps_test_${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(6).toString('hex')}`;
+  const admin = openAdminSql();
+  try {
+    await admin`create database ${admin(database)}`;
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(pgTestUrl);
+  url.pathname = `/${database}`;
+  let dropped: Promise<void> | undefined;
+  const drop = (): Promise<void> => {
+    dropped ??= (async () => {
+      const sql = openAdminSql();
+      try {
+        await sql`drop database if exists ${sql(database)} with (force)`;
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+    })();
+    return dropped;
+  };
+  return { database, url: url.toString(), drop };
+};
+
 const reachable = await postgresAvailable();
 
 /**

@@ -14,6 +14,8 @@ export interface OpenStoreOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** SQLite only: sync the WAL off the event loop (default) or inside COMMIT (false; see SqliteStoreOptions). */
   readonly syncOffEventLoop?: boolean;
+  /** PostgreSQL only: the database itself when the URL is a pooler's (DATABASE_DIRECT_URL); see PostgresStoreOptions. */
+  readonly directUrl?: string;
   /** PostgreSQL only: connections in the pool (PG_POOL_SIZE); the adapter's default 10. */
   readonly poolSize?: number;
   /** PostgreSQL only: longest wait for the pool before a 503 (PG_ACQUIRE_TIMEOUT_MS); default 5000. */
@@ -33,10 +35,19 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
   if (location.kind === 'postgres') {
     // Loaded only when asked for, so a SQLite deployment never loads the PostgreSQL driver.
     const { openPostgresStore } = await import('./postgres/open.js');
-    const { logger, observer, poolSize, acquireTimeoutMs, statementTimeoutMs, tokenCacheMs, idempotencyTtlSeconds } =
-      options;
+    const {
+      logger,
+      observer,
+      directUrl,
+      poolSize,
+      acquireTimeoutMs,
+      statementTimeoutMs,
+      tokenCacheMs,
+      idempotencyTtlSeconds,
+    } = options;
     return openPostgresStore({
       url: location.url,
+      ...(directUrl === undefined ? {} : { directUrl }),
       ...(logger === undefined ? {} : { logger }),
       ...(observer === undefined ? {} : { observer }),
       ...(poolSize === undefined ? {} : { poolSize }),

@@ -85,6 +85,7 @@ const withStore =
       synchronous: context.config.sqliteSynchronous,
       syncOffEventLoop: false,
       logger: context.logger,
+      ...(context.config.postgres.directUrl === undefined ? {} : { directUrl: context.config.postgres.directUrl }),
     });
     try {
       return await command({ ...context, store });

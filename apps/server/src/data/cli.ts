@@ -171,6 +171,7 @@ const importCommand = async ({ args, config, logger }: ToolContext): Promise<num
       synchronous: config.sqliteSynchronous,
       syncOffEventLoop: false,
       logger,
+      ...(config.postgres.directUrl === undefined ? {} : { directUrl: config.postgres.directUrl }),
     });
     try {
       return await run((plants) => Promise.all(plants.map((plant) => createWithEvent(store, plant))));

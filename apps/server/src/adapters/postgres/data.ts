@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { fold } from '@plant-store/domain';
 import postgres from 'postgres';
+import { StoreSockets } from './sockets.js';
+import { readConnectionUrl } from './tls.js';
 import {
   TargetNotEmpty,
   type DataReader,
@@ -224,13 +226,22 @@ export interface PostgresDataOptions {
  */
 export const openPostgresData = async (options: PostgresDataOptions): Promise<DataStore> => {
   const where = redact(options.url);
-  const sql = postgres(options.url, {
+  let connection: ReturnType<typeof readConnectionUrl>;
+  try {
+    connection = readConnectionUrl(options.url);
+  } catch (error) {
+    throw new Error(`cannot open PostgreSQL at ${where}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const sql = postgres(connection.driverUrl, {
     max: 1,
+    // TLS made by the store as sslmode and sslrootcert say (tls.ts), as for the server's pool.
+    socket: new StoreSockets(connection.tls, 10_000).open,
+    ssl: false,
     connect_timeout: 10,
     fetch_types: false,
     onnotice: () => undefined,
     connection: { application_name: 'plant-store-data', statement_timeout: 0, jit: 'off' },
-  });
+  } as postgres.Options<Record<string, never>>);
   try {
     await migratePostgres(sql, undefined);
   } catch (error) {

@@ -41,22 +41,35 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /**
+ * SQLSTATE 25006, read_only_sql_transaction: a write reached a server that turned read-only (a
+ * primary demoted in a failover, a standby taken for a primary). Its connections must move: the
+ * gate tells the store (`onReadOnly`), which cuts them, and the driver connects afresh to the
+ * host that takes writes now (target_session_attrs=read-write).
+ */
+export const READ_ONLY = '25006';
+
+/**
  * Expected while the database is restarting, overloaded or slow: connection errors, SQLSTATE
  * classes 08 (connection exception), 53 (insufficient resources, e.g. too many connections),
  * 57 (operator intervention: statement timeout 57014, admin shutdown 57P01, starting up 57P03)
- * and 40 (serialization failure, deadlock). Logged as warnings; anything else is an error.
+ * and 40 (serialization failure, deadlock), and a read-only server (READ_ONLY). Logged as
+ * warnings; anything else is an error.
  */
 export const isTransient = (code: string | undefined): boolean =>
-  code !== undefined && (CONNECTION_CODES.has(code) || /^(08|53|57|40)[0-9A-Z]{3}$/.test(code));
+  code !== undefined && (CONNECTION_CODES.has(code) || code === READ_ONLY || /^(08|53|57|40)[0-9A-Z]{3}$/.test(code));
 
 /**
  * The errors that say the database cannot be reached now (connection errors, SQLSTATE class 08,
- * a shutdown 57P01–57P03, too many connections 53300), as opposed to one slow or failing
+ * a shutdown 57P01–57P03, too many connections 53300, a server that turned read-only), as opposed to one slow or failing
  * statement: they put the gate in its outage mode (see PostgresGate).
  */
 export const isOutage = (code: string | undefined): boolean =>
   code !== undefined &&
-  (CONNECTION_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300');
+  (CONNECTION_CODES.has(code) ||
+    /^08[0-9A-Z]{3}$/.test(code) ||
+    /^57P0[123]$/.test(code) ||
+    code === '53300' ||
+    code === READ_ONLY);
 
 /**
  * A server-side connection shutdown (SQLSTATE 57P01 admin shutdown, 57P02 crash shutdown,
@@ -108,6 +121,8 @@ export interface GateOptions {
    * reconnects begun during the outage to end (they can hang up to `connect_timeout`).
    */
   readonly outageHoldMs: number;
+  /** Called when an operation met a read-only server (READ_ONLY): its connections should move. */
+  readonly onReadOnly?: () => void;
 }
 
 interface Waiter {
@@ -291,6 +306,7 @@ export class PostgresGate {
   private fail(what: string, error: unknown): E.Either<StoreUnavailable, never> {
     const cause = sanitize(error);
     if (isOutage(cause.code)) this.enterOutage();
+    if (cause.code === READ_ONLY) this.options.onReadOnly?.();
     const log = { err: { message: cause.message, code: cause.code }, operation: what };
     if (isTransient(cause.code) || cause.code === 'ACQUIRE_TIMEOUT' || cause.code === 'QUERY_TIMEOUT') {
       this.options.logger?.warn(log, 'PostgreSQL unavailable');

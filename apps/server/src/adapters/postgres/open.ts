@@ -1,19 +1,15 @@
 import { DEFAULT_IDEMPOTENCY_TTL_SECONDS } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
-// The `postgres` driver (porsager), not `pg`: it pipelines queries over each connection (a
-// request's query need not wait for the previous one's answer, so a small pool serves many
-// concurrent requests), prepares statements automatically, and has no pool-level 'error' event
-// that crashes the process when the database restarts (failures reject the query's own promise).
-// Its gaps in 3.4.9 (unbounded waits for a connection, crash-prone begin()/reserve() and
-// fetch_types when connections die, a replayed FATAL) are worked around here and in
-// gate.ts / write-queue.ts; see docs/explanation/storage.md.
+// The `postgres` driver (porsager), configured and its gaps listed in driver.ts.
 import postgres from 'postgres';
 import type { Store } from '../../ports/store.js';
+import { driverOptions } from './driver.js';
 import { isAnswer, PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
 import { backfillFoldedNames, REFOLD_INTERVAL_MS } from './plant-pages.js';
 import { migratePostgres } from './migrations.js';
 import { SilenceWatch } from './silence.js';
 import { StoreSockets } from './sockets.js';
+import { readConnectionUrl } from './tls.js';
 import { PostgresWriteQueue } from './write-queue.js';
 import { createPostgresPlantStore } from './plant-store.js';
 import { createPostgresTokenStore } from './token-store.js';
@@ -25,6 +21,12 @@ export type { PostgresStoreLogger } from './gate.js';
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database?…` (libpq-style query parameters allowed). */
   readonly url: string;
+  /**
+   * The database itself, when `url` goes through a pooler in transaction mode: what needs a
+   * session of its own uses it (DATABASE_DIRECT_URL). Today that is the migrations at start-up,
+   * run over one connection of their own and closed.
+   */
+  readonly directUrl?: string;
   /** Connections in the pool; default 10. */
   readonly poolSize?: number;
   /**
@@ -97,51 +99,47 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   );
 
   const connectTimeoutSeconds = Math.max(1, Math.ceil(acquireTimeoutMs / 1000));
-  const sockets = new StoreSockets();
-  const probeSockets = new StoreSockets();
-  const driverOptions = {
-    // Seconds. Without it a connect to an unreachable host waits for the OS (minutes).
-    connect_timeout: connectTimeoutSeconds,
-    // Off: the driver's array-type lookup runs on every new connection, and when that query
-    // fails (a connection killed while starting, or cancelled) its promise rejects unhandled
-    // and crashes the process (porsager/postgres#1192, #1223). We pass no array parameters.
-    fetch_types: false,
-    // `CREATE … IF NOT EXISTS` notices would otherwise go to console.log.
-    onnotice: () => undefined,
-    // Seconds between reconnect attempts after failures. The driver's default grows to 20 s
-    // during a long outage, which would delay recovery by as much once the database is back; a
-    // connect into a partition lasts connect_timeout and retries the SYN once a second, so short
-    // pauses keep a SYN going out at least every 1.25 s.
-    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.25) * (0.5 + Math.random() / 2),
-    // The driver's `socket` option (not in its type declarations): connections the store can cut.
-    socket: sockets.open,
-    connection: {
-      application_name: 'plant-store',
-      // Every statement is cancelled by the server past this (SQLSTATE 57014 → 503).
-      statement_timeout: statementTimeoutMs,
-      // No JIT: every statement of this store is short, and a row estimate gone wrong (a
-      // table not yet analysed) can take one past jit_above_cost, to spend far longer
-      // compiling a statement than running it.
-      jit: 'off',
-      // The backend's own keepalive: a connection this store cut in a partition (its reset lost)
-      // ends on the database's side within about 15 s of the network coming back, not 2 hours.
-      tcp_keepalives_idle: 5,
-      tcp_keepalives_interval: 5,
-      tcp_keepalives_count: 2,
-      ...(schema === undefined ? {} : { search_path: schema }),
-    },
-  } as postgres.Options<Record<string, never>>;
-  let sql: postgres.Sql;
-  // The silence watch's probe: one connection of its own, so it never queues behind the pool's.
-  let probeSql: postgres.Sql;
+  let connection: ReturnType<typeof readConnectionUrl>;
   try {
-    sql = postgres(url, { ...driverOptions, max: poolSize });
-    probeSql = postgres(url, { ...driverOptions, socket: probeSockets.open, max: 1 } as postgres.Options<
-      Record<string, never>
-    >);
+    connection = readConnectionUrl(url);
   } catch (cause) {
-    throw new TypeError(`openPostgresStore: cannot use the URL ${redact(url)}`, { cause });
+    throw new TypeError(`openPostgresStore: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
+  const sockets = new StoreSockets(connection.tls, connectTimeoutSeconds * 1000);
+  const probeSockets = new StoreSockets(connection.tls, connectTimeoutSeconds * 1000);
+  /**
+   * What a direct connection asks for at start-up. Behind a pooler (driver.ts, `pooled`) none of
+   * it holds, and the statement bound is then the gate's alone (docs/guides/operations.md,
+   * "Through a pooler").
+   */
+  const session = {
+    // Every statement is cancelled by the server past this (SQLSTATE 57014 → 503).
+    statement_timeout: statementTimeoutMs,
+    // No JIT: every statement of this store is short, and a row estimate gone wrong (a table not
+    // yet analysed) can take one past jit_above_cost, to spend far longer compiling a statement
+    // than running it.
+    jit: 'off',
+    // The backend's own keepalive: a connection this store cut in a partition (its reset lost)
+    // ends on the database's side within about 15 s of the network coming back, not 2 hours.
+    tcp_keepalives_idle: 5,
+    tcp_keepalives_interval: 5,
+    tcp_keepalives_count: 2,
+    ...(schema === undefined ? {} : { search_path: schema }),
+  };
+  const optionsFor = (pooled: boolean, on: StoreSockets) =>
+    driverOptions({ sockets: on, connectTimeoutSeconds, applicationName: 'plant-store', pooled, session });
+  const connect = (pooled: boolean): { sql: postgres.Sql; probeSql: postgres.Sql } => {
+    try {
+      return {
+        sql: postgres(connection.driverUrl, { ...optionsFor(pooled, sockets), max: poolSize }),
+        // The silence watch's probe: one connection of its own, so it never queues behind the pool's.
+        probeSql: postgres(connection.driverUrl, { ...optionsFor(pooled, probeSockets), max: 1 }),
+      };
+    } catch (cause) {
+      throw new TypeError(`openPostgresStore: cannot use the URL ${redact(url)}`, { cause });
+    }
+  };
+  let { sql, probeSql } = connect(false);
   const endAll = () => Promise.all([sql.end({ timeout: 0 }), probeSql.end({ timeout: 0 })]);
 
   const gate = new PostgresGate({
@@ -154,6 +152,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     outageHoldMs: acquireTimeoutMs + connectTimeoutSeconds * 1000 + 1000,
     logger,
     onWait: options.observer?.poolWait,
+    // A write met a read-only server (a failover): every connection moves, probe's included.
+    onReadOnly: () => {
+      const cut = sockets.cut() + probeSockets.cut();
+      logger?.warn({ connections: cut }, 'PostgreSQL refused a write as read-only; reconnecting to find the primary');
+    },
   });
   const silence = new SilenceWatch({
     // A quarter of the acquire timeout (0.5–1 s) of silence, as long again for the probe: a
@@ -180,7 +183,31 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     logger,
   });
 
-  const reachable = await gate.run('connect', () => sql`SELECT 1 AS one`);
+  // The statement timeout each connection asked for at start-up, as the session holds it: not
+  // ours when something between drops start-up parameters (a pooler told to ignore them).
+  const heldTimeout = () =>
+    sql`SELECT (extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::int8::text AS ms`;
+  let reachable = await gate.run('connect', heldTimeout);
+  const refusedParameters =
+    E.isLeft(reachable) &&
+    /unsupported startup parameter/i.test(reachable.left.cause instanceof Error ? reachable.left.cause.message : '');
+  const droppedParameters = E.isRight(reachable) && reachable.right[0]?.['ms'] !== String(statementTimeoutMs);
+  if (refusedParameters || droppedParameters) {
+    if (schema !== undefined) {
+      silence.close();
+      await endAll().catch(() => undefined);
+      throw new Error(
+        `PostgreSQL at ${redact(url)} is behind a pooler, where a schema cannot be chosen per connection: set the role's search_path instead`,
+      );
+    }
+    logger?.warn?.(
+      { how: refusedParameters ? 'refused start-up parameters' : 'dropped start-up parameters' },
+      'PostgreSQL is behind a pooler in transaction mode: no session settings, no prepared statements; statements are bounded by the acquire timeout (see docs/guides/operations.md)',
+    );
+    await endAll().catch(() => undefined);
+    ({ sql, probeSql } = connect(true));
+    reachable = await gate.run('connect', () => sql`SELECT 1 AS one`);
+  }
   if (E.isLeft(reachable)) {
     silence.close();
     await endAll().catch(() => undefined);
@@ -192,8 +219,30 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       },
     );
   }
+  // The migrations hold a transaction-level lock only, so they run through a pooler too; with
+  // DATABASE_DIRECT_URL they go to the database itself, over one connection of their own.
+  const { directUrl } = options;
+  const overDirect = async <T>(work: (db: postgres.Sql) => Promise<T>): Promise<T> => {
+    if (directUrl === undefined) return work(sql);
+    const direct = readConnectionUrl(directUrl);
+    const db = postgres(direct.driverUrl, {
+      ...driverOptions({
+        sockets: new StoreSockets(direct.tls, connectTimeoutSeconds * 1000),
+        connectTimeoutSeconds,
+        applicationName: 'plant-store-direct',
+        pooled: false,
+        session,
+      }),
+      max: 1,
+    });
+    try {
+      return await work(db);
+    } finally {
+      await db.end({ timeout: 0 }).catch(() => undefined);
+    }
+  };
   try {
-    const applied = await migratePostgres(sql, schema);
+    const applied = await overDirect((db) => migratePostgres(db, schema));
     if (applied.length > 0) logger?.info?.({ versions: applied }, 'applied PostgreSQL migrations');
     const folded = await backfillFoldedNames(sql);
     if (folded > 0) logger?.info?.({ plants: folded }, 'folded the names of plants stored without a folded name');
@@ -208,7 +257,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     silence.close();
     await endAll().catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`migrating PostgreSQL at ${redact(url)} failed: ${message}`);
+    const over = directUrl === undefined ? redact(url) : `${redact(directUrl)} (DATABASE_DIRECT_URL)`;
+    throw new Error(`migrating PostgreSQL at ${over} failed: ${message}`);
   }
 
   // While an instance of the previous release still writes (a rolling upgrade), its plants

@@ -19,7 +19,7 @@ const quietLogger = () =>
     }),
   });
 
-describePostgres('the PostgreSQL rate limiter (RateLimiterPostgres over a pg pool)', () => {
+describePostgres("the PostgreSQL rate limiter (RateLimiterPostgres over the store's driver)", () => {
   const policy = rateLimitPolicy(5, 10);
   let pg: FreshPostgres;
   let a: RateLimiter;
@@ -78,6 +78,43 @@ describePostgres('the PostgreSQL rate limiter (RateLimiterPostgres over a pg poo
     const principal = `r-${randomUUID()}`;
     for (let i = 0; i < 12; i++) expect(await a.take(principal)).toEqual({ kind: 'unchecked' });
     expect(storeErrors).toEqual(Array.from({ length: 12 }, () => 'postgres'));
+  });
+});
+
+describePostgres('the PostgreSQL rate limiter when a statement does not answer', () => {
+  it('gives up on it within its timeout and checks again on fresh connections once the table is free', async () => {
+    const fresh = await freshPostgresUrl();
+    const policy = rateLimitPolicy(5, 10);
+    const backend = await openPostgresRateLimiter({ url: fresh.url, policy, timeoutMs: 300 });
+    const admin = openAdminSql();
+    try {
+      const key = `k-${randomUUID()}`;
+      await backend.consume(key);
+      // A transaction holding the table: the next upsert waits for it, as it would for a
+      // database that no longer answers.
+      const held = admin.begin(async (tx) => {
+        await tx.unsafe(`lock table "${fresh.schema}"."${RATE_LIMIT_TABLE}" in access exclusive mode`);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = performance.now();
+      const blocked = await backend.consume(key).then(
+        () => 'answered',
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      const waited = performance.now() - started;
+      expect(blocked).toBe('QUERY_TIMEOUT');
+      expect(waited).toBeLessThan(1000);
+      await held;
+      // The limiter connects afresh and counts on. The abandoned upsert may still land once the
+      // lock is free (the server learns of the cut only when it answers): 2 or 3 taken of 10.
+      const next = await backend.consume(key);
+      expect([7, 8]).toContain(next.remainingPoints);
+    } finally {
+      await admin.end();
+      await backend.close();
+      await fresh.drop();
+    }
   });
 });
 

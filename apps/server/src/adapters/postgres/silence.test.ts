@@ -56,7 +56,7 @@ const database = async (): Promise<Database> => {
 
 /** A connection through StoreSockets, started up and ready (its start-up answered). */
 const connect = async (sockets: StoreSockets, db: Database): Promise<WatchedSocket> => {
-  const socket = sockets.open({ host: ['127.0.0.1'], port: [db.port] });
+  const socket = await sockets.open({ host: ['127.0.0.1'], port: [db.port] });
   socket.on('error', () => undefined);
   await once(socket, 'connect');
   const watched = sockets.all().find((s) => s.socket === socket);
@@ -75,7 +75,7 @@ describe('WatchedSocket', () => {
   it('owes nothing while starting (connect_timeout bounds that), then owes one answer per Sync until its ReadyForQuery', async () => {
     db = await database();
     const sockets = new StoreSockets();
-    const socket = sockets.open({ host: ['127.0.0.1'], port: [db.port] });
+    const socket = await sockets.open({ host: ['127.0.0.1'], port: [db.port] });
     await once(socket, 'connect');
     const [watched] = sockets.all();
     socket.write(startup());
@@ -110,7 +110,7 @@ describe('WatchedSocket', () => {
   it('stops reading a connection that asked for TLS', async () => {
     db = await database();
     const sockets = new StoreSockets();
-    const socket = sockets.open({ host: ['127.0.0.1'], port: [db.port] });
+    const socket = await sockets.open({ host: ['127.0.0.1'], port: [db.port] });
     await once(socket, 'connect');
     const sslRequest = Buffer.alloc(8);
     sslRequest.writeUInt32BE(8, 0);

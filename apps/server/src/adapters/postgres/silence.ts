@@ -1,5 +1,5 @@
 import type { PostgresStoreLogger } from './gate.js';
-import { cutSocket, type WatchedSocket } from './sockets.js';
+import type { WatchedSocket } from './sockets.js';
 
 /** One backend as pg_stat_activity shows it, found by the client port of our connection. */
 export interface BackendActivity {
@@ -96,7 +96,7 @@ export class SilenceWatch {
         }
       }
       if (lost.length === 0) return;
-      for (const s of lost) cutSocket(s.socket);
+      for (const s of lost) s.cut();
       logger?.warn(
         { probeMs: afterMs, connections: lost.length },
         'PostgreSQL is not running the statement a connection waits for; closing that connection',

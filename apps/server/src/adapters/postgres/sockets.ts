@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { connectWithTls, type TlsPolicy } from './tls.js';
 
 /** What the `postgres` driver hands its `socket` option: the hosts and ports of the URL, or a Unix socket's path. */
 interface SocketTarget {
@@ -79,7 +80,14 @@ export class WatchedSocket {
   private readonly out = new Framer(true);
   private readonly in = new Framer(false);
 
-  constructor(readonly socket: net.Socket) {
+  /**
+   * `socket` carries the protocol in the clear (over TLS, the TLS socket); `raw` is its TCP
+   * connection, whose port the database sees and which a cut resets.
+   */
+  constructor(
+    readonly socket: net.Socket,
+    readonly raw: net.Socket = socket,
+  ) {
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((chunk: unknown, ...rest: unknown[]) => {
       if (chunk instanceof Uint8Array)
@@ -90,9 +98,19 @@ export class WatchedSocket {
     socket.on('data', (chunk: Buffer) => this.received(chunk));
   }
 
+  /**
+   * Ends the connection at once (cutSocket). Over TLS the TLS socket is destroyed too, in the same
+   * step: left to learn of the reset by itself, it would fail the driver's next write with an
+   * EBADF that it reports as an 'error' no one may be listening for any more.
+   */
+  cut(): void {
+    cutSocket(this.raw);
+    if (this.socket !== this.raw) this.socket.destroy();
+  }
+
   /** The local port the database sees as the backend's client_port; undefined until connected. */
   get port(): number | undefined {
-    return this.socket.connecting ? undefined : this.socket.localPort;
+    return this.raw.connecting ? undefined : this.raw.localPort;
   }
 
   /** How long the database has owed this connection an answer without a byte arriving (0: owes none). */
@@ -111,7 +129,8 @@ export class WatchedSocket {
       if (type === SYNC || type === QUERY) this.owed += 1;
       else if (type === FLUSH) this.flushOwed = true;
       else if (type === TERMINATE) this.unreadable = true;
-      // The start-up message, or an SSLRequest (8 bytes) after which the bytes are TLS.
+      // The start-up message, or an SSLRequest (8 bytes) after which the bytes are TLS (the
+      // driver never sends one: the store makes its TLS connections itself, tls.ts).
       else if (type === 0) {
         if (length === 8) this.unreadable = true;
         else this.owed += 1;
@@ -146,22 +165,58 @@ export class WatchedSocket {
  */
 export class StoreSockets {
   private readonly live = new Set<WatchedSocket>();
+  /** TCP connections whose TLS is being negotiated. */
+  private readonly connecting = new Set<net.Socket>();
   private next = 0;
 
-  /** The driver's `socket` option. The driver writes its start-up message at once; Node queues it until connected. */
-  readonly open = (target: SocketTarget): net.Socket => {
-    let socket: net.Socket;
-    if (typeof target.path === 'string' && target.path !== '') {
-      socket = net.connect(target.path);
-    } else {
-      const i = this.next++ % Math.max(1, target.host.length);
-      socket = net.connect({ host: target.host[i] ?? 'localhost', port: target.port[i] ?? target.port[0] ?? 5432 });
-    }
-    const watched = new WatchedSocket(socket);
+  /**
+   * @param tls how to make each TCP connection's TLS (tls.ts), or undefined for none
+   * @param connectTimeoutMs how long a TLS connection may take to be made
+   */
+  constructor(
+    private readonly tls: TlsPolicy | undefined = undefined,
+    private readonly connectTimeoutMs = 5000,
+  ) {}
+
+  /**
+   * The driver's `socket` option. Without TLS the socket is returned at once (the driver writes
+   * its start-up message, which Node queues until connected); with TLS once the handshake is
+   * done. A connection that cannot be made is returned as a socket that fails with the cause a
+   * moment later, so that the driver handles it like any failed connect (and tries again).
+   */
+  readonly open = (target: SocketTarget): net.Socket | Promise<net.Socket> => {
+    if (typeof target.path === 'string' && target.path !== '') return this.watch(net.connect(target.path));
+    const i = this.next++ % Math.max(1, target.host.length);
+    const host = target.host[i] ?? 'localhost';
+    const port = target.port[i] ?? target.port[0] ?? 5432;
+    const raw = net.connect({ host, port });
+    if (this.tls === undefined) return this.watch(raw);
+    // Until its handshake is done, a cut (a partition found) ends it too: the next try then sends
+    // a fresh SYN at once, instead of waiting for this one's retransmission.
+    this.connecting.add(raw);
+    return connectWithTls(raw, { host, port }, this.tls, this.connectTimeoutMs).then(
+      ({ socket }) => {
+        this.connecting.delete(raw);
+        // The driver hears of a failure through the TLS socket it is given; the TCP socket under
+        // it may report the same end once more (a cut of a socket already closed), to no one.
+        raw.on('error', () => undefined);
+        return this.watch(socket, raw);
+      },
+      (error: unknown) => {
+        this.connecting.delete(raw);
+        const failed = new net.Socket();
+        setImmediate(() => failed.destroy(error instanceof Error ? error : new Error(String(error))));
+        return failed;
+      },
+    );
+  };
+
+  private watch(socket: net.Socket, raw: net.Socket = socket): net.Socket {
+    const watched = new WatchedSocket(socket, raw);
     this.live.add(watched);
     socket.once('close', () => this.live.delete(watched));
     return socket;
-  };
+  }
 
   /** The connections, for the silence watch. */
   all(): readonly WatchedSocket[] {
@@ -170,8 +225,9 @@ export class StoreSockets {
 
   /** Destroys every open socket; returns how many there were. */
   readonly cut = (): number => {
-    const count = this.live.size;
-    for (const watched of this.live) cutSocket(watched.socket);
+    const count = this.live.size + this.connecting.size;
+    for (const watched of this.live) watched.cut();
+    for (const raw of this.connecting) cutSocket(raw);
     return count;
   };
 }
@@ -181,6 +237,9 @@ export class StoreSockets {
  * written), and `resetAndDestroy` would wait for the connect to finish before acting.
  */
 export const cutSocket = (socket: net.Socket): void => {
+  // Already gone (a TLS connection the driver closed is still listed until its socket's 'close'):
+  // resetAndDestroy would report it as an ERR_SOCKET_CLOSED error.
+  if (socket.destroyed) return;
   if (socket.connecting || socket.remotePort === undefined) socket.destroy();
   else socket.resetAndDestroy();
 };
