@@ -4,6 +4,7 @@ import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
+import { BESIDE_LEDGER, RegisterLoad, withoutRegisters } from './support/register-load.js';
 import { checkHistory, describeHistory, formatVerdict, type Verdict } from './support/linearizability.js';
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { backendsGone, listAll, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
@@ -37,14 +38,32 @@ interface Target {
   settled(): Promise<void>;
 }
 
-/** Runs `rounds` crash rounds against `target`; returns the ledger for the summary. */
-const crashRounds = async (target: Target, rounds: number, seed: number): Promise<Ledger> => {
+/** The register load's ids: above the ledger's chosen ids, below its fence and the ids the server assigns. */
+
+/**
+ * Runs `rounds` crash rounds against `target`, the ledger's load and beside it the contended
+ * register load (support/register-load.ts: creates, reads, patches with and without If-Match and
+ * deletes of 8 ids, each a register across the kills); returns both for the summary.
+ */
+const crashRounds = async (
+  target: Target,
+  rounds: number,
+  seed: number,
+): Promise<{ ledger: Ledger; registers: RegisterLoad }> => {
   const token = await createToken(target.databaseUrl, `torture-${target.label}`);
   const rand = seeded(seed);
   // chosen ids count up from 1 below a fence plant at 10^9; server-assigned ids go above the fence
   // A fifth of the steps patch a present plant (JSON Merge Patch of its name and tag).
   const ledger = new Ledger(1, { patchShare: 0.2 });
   let server: ServerProcess = await startServer({ DATABASE_URL: target.databaseUrl, LOG_LEVEL: 'warn' });
+  const registers = new RegisterLoad({
+    targets: [server.port],
+    token,
+    clients: 6,
+    ...BESIDE_LEDGER,
+    sharedStore: true,
+    seed,
+  });
   try {
     const setup = new http.Agent({ keepAlive: false });
     await ledger.fence(setup, server.port, token, 1_000_000_000);
@@ -55,9 +74,13 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
       const started = Date.now();
       let stop = false;
       const victim = server;
+      const stopRegisters = new AbortController();
+      registers.setTargets([victim.port]);
+      const registerRun = registers.run({ signal: stopRegisters.signal, durationMs: MAX_ROUND_MS });
       const killer = setTimeout(() => {
         victim.child.kill('SIGKILL');
         stop = true;
+        stopRegisters.abort();
       }, killAfterMs);
       const worker = async (): Promise<void> => {
         while (!stop && ledger.tally.requests < MAX_REQUESTS_PER_ROUND * round && Date.now() - started < MAX_ROUND_MS) {
@@ -67,21 +90,27 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       clearTimeout(killer);
       victim.child.kill('SIGKILL'); // in case the load ended first (bounded loop)
+      stopRegisters.abort();
+      await registerRun;
       const { signal } = await victim.exited;
       agent.destroy();
       expect(signal, `round ${round}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe(
         'SIGKILL',
       );
       expect(ledger.violations, `round ${round} (seed ${seed}): responses that break the contract`).toEqual([]);
+      expect(registers.violations, `round ${round} (seed ${seed}): register answers that break the contract`).toEqual(
+        [],
+      );
 
       await target.settled();
       const settledAt = performance.now();
       const snapshot = await target.read();
       expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
-      const problems = ledger.reconcile(snapshot.plants);
+      const ledgerPlants = withoutRegisters(snapshot.plants);
+      const problems = ledger.reconcile(ledgerPlants);
       // the writes without an answer could land only until the store settled; then it was read
       ledger.recorder.closeUnknown(settledAt);
-      ledger.recorder.observe(snapshot.plants, settledAt, performance.now());
+      ledger.recorder.observe(ledgerPlants, settledAt, performance.now());
       expect(
         problems,
         `round ${round} (seed ${seed}, killed after ${killAfterMs} ms): the store after SIGKILL`,
@@ -89,26 +118,42 @@ const crashRounds = async (target: Target, rounds: number, seed: number): Promis
 
       // restart on the same store: the server sees exactly what the file holds
       server = await startServer({ DATABASE_URL: target.databaseUrl, LOG_LEVEL: 'warn' });
-      const listed = await listAll(server.url, token);
+      const listed = withoutRegisters(await listAll(server.url, token));
       const expected = new Map([...ledger.present].map(([id, p]) => [id, { id, name: p.name, tag: p.tag }]));
       expect(listed, `round ${round}: GET /plants after the restart`).toEqual(expected);
     }
+    // The registers' last state, read through the last server: the end of their history.
+    registers.setTargets([server.port]);
+    await registers.settle();
   } finally {
+    registers.close();
     await server.stop('SIGKILL');
   }
-  return ledger;
+  return { ledger, registers };
 };
 
-const summary = (label: string, rounds: number, ledger: Ledger, verdict: Verdict): string =>
+const summary = (
+  label: string,
+  rounds: number,
+  { ledger, registers }: { ledger: Ledger; registers: RegisterLoad },
+  verdict: Verdict,
+  registerVerdict: Verdict,
+): string =>
   `crash-durability ${label}: ${rounds}/${rounds} rounds survived SIGKILL, ${ledger.tally.requests} requests, ` +
   `acknowledged ${ledger.tally.creates} creates + ${ledger.tally.patches} patches + ${ledger.tally.deletes} deletes, ${ledger.tally.unknown} unknown, ` +
   `${ledger.tally.conflicts} conflicts, ${ledger.present.size} plants at the end, lost ${ledger.tally.lost}; ` +
-  `history: ${formatVerdict(describeHistory(ledger.recorder.history), verdict)}`;
+  `history: ${formatVerdict(describeHistory(ledger.recorder.history), verdict)}; ` +
+  `registers (${registers.tally.requests} requests across the kills): ${formatVerdict(describeHistory(registers.history), registerVerdict)}`;
 
 /** Every round's writes and store reads, each id a register across the kills: one order must explain them. */
-const expectLinearizable = (label: string, ledger: Ledger, verdict: Verdict, seed: number): void => {
+const expectLinearizable = (
+  label: string,
+  history: Parameters<typeof describeHistory>[0],
+  verdict: Verdict,
+  seed: number,
+): void => {
   const detail = verdict.ok === false ? `\n${verdict.explanation}\n${verdict.operations.join('\n')}` : '';
-  const figures = formatVerdict(describeHistory(ledger.recorder.history), verdict);
+  const figures = formatVerdict(describeHistory(history), verdict);
   expect(verdict.ok, `${label} (seed ${seed}): ${figures}${detail}`).toBe(true);
 };
 
@@ -132,11 +177,14 @@ describe('crash durability on SQLite (SIGKILL under mixed load)', () => {
       read: async () => readSqlite(file),
       settled: async () => undefined,
     };
-    const ledger = await crashRounds(target, knobs.rounds, seed);
+    const loads = await crashRounds(target, knobs.rounds, seed);
+    const { ledger, registers } = loads;
     const verdict = checkHistory(ledger.recorder.history);
-    console.log(`${summary('sqlite', knobs.rounds, ledger, verdict)} (seed ${seed})`);
+    const registerVerdict = checkHistory(registers.history);
+    console.log(`${summary('sqlite', knobs.rounds, loads, verdict, registerVerdict)} (seed ${seed})`);
     expect(ledger.tally.lost).toBe(0);
-    expectLinearizable('sqlite', ledger, verdict, seed);
+    expectLinearizable('sqlite', ledger.recorder.history, verdict, seed);
+    expectLinearizable('sqlite registers', registers.history, registerVerdict, seed);
     // the rounds really exercised the store: acknowledged writes and unknown outcomes both happened
     expect(ledger.tally.creates).toBeGreaterThan(knobs.rounds * 10);
     expect(ledger.tally.deletes).toBeGreaterThan(0);
@@ -162,11 +210,14 @@ describePostgres('crash durability on PostgreSQL (SIGKILL under mixed load)', ()
       read: async () => ({ plants: await readPostgres(database.url), integrity: 'ok' }),
       settled: () => backendsGone(database.schema),
     };
-    const ledger = await crashRounds(target, rounds, seed);
+    const loads = await crashRounds(target, rounds, seed);
+    const { ledger, registers } = loads;
     const verdict = checkHistory(ledger.recorder.history);
-    console.log(`${summary('postgres', rounds, ledger, verdict)} (seed ${seed})`);
+    const registerVerdict = checkHistory(registers.history);
+    console.log(`${summary('postgres', rounds, loads, verdict, registerVerdict)} (seed ${seed})`);
     expect(ledger.tally.lost).toBe(0);
-    expectLinearizable('postgres', ledger, verdict, seed);
+    expectLinearizable('postgres', ledger.recorder.history, verdict, seed);
+    expectLinearizable('postgres registers', registers.history, registerVerdict, seed);
     expect(ledger.tally.creates).toBeGreaterThan(rounds * 10);
   });
 });

@@ -9,10 +9,11 @@ import type { ServerProcess } from './processes.js';
  * refused connection, takes that instance out of rotation and sends the request to the next one
  * (a refused connection never reached a server, so even a POST is safe to send again).
  *
- * A request cut without an answer by an instance the operator had begun to stop (a keep-alive
- * connection closed by its drain as the request went out) is excused: its outcome is unknown, as
- * for a balancer that does not resend what it cannot know was not applied. Anything else — a
- * refusal or a cut from an instance that should be serving — is a violation.
+ * A request cut before any answer began by an instance the operator had begun to stop (a
+ * keep-alive connection closed by its drain as the request went out) is excused: its outcome is
+ * unknown, as for a balancer that does not resend what it cannot know was not applied. Anything
+ * else — a refusal or a cut from an instance that should be serving, and an answer cut short by
+ * any instance, draining or not (a drain finishes every answer it began) — is a violation.
  */
 export interface BackendTally {
   requests: number;
@@ -101,8 +102,10 @@ export class Balancer {
           tally.requests++;
           tally.cut++;
         }
-        // from an instance that should serve, the load reports it
-        if (backend.stopping) this.excused.set(error, `cut by ${backend.name} while it was being stopped`);
+        // From an instance that should serve, the load reports it; so does a truncated answer, even
+        // from a draining instance: a drain finishes every answer it began.
+        if (backend.stopping && error.phase === 'no-response')
+          this.excused.set(error, `cut by ${backend.name} while it was being stopped, before an answer began`);
         throw error;
       }
     }

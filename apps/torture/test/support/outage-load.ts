@@ -176,7 +176,11 @@ export class OutageLoad {
         const problems = errorBodyProblems(res.status, res.headers['content-type'], res.body);
         if (problems.length > 0) this.violations.push(`${what} → ${res.status}: ${problems.join('; ')}`);
       }
-      if (res.status === 503) this.tally.unavailable++;
+      if (res.status === 503) {
+        this.tally.unavailable++;
+        if (res.headers['retry-after'] !== '1')
+          this.violations.push(`${what} → 503 with Retry-After ${JSON.stringify(res.headers['retry-after'])}, not "1"`);
+      }
       if (res.status >= 500 && res.status !== 503) {
         this.tally.errors500++;
         this.violations.push(`${what} (${op}) → ${res.status} ${res.body.slice(0, 200)}`);

@@ -19,6 +19,17 @@ import { seeded } from './ledger.js';
  * allow for the call is a violation.
  */
 
+/**
+ * The ids of a register load that runs beside a ledger's (whose chosen ids count up from 1 below a
+ * fence plant at 10^9, its server-assigned ones above it): 8 ids from 900,000,001.
+ */
+export const BESIDE_LEDGER = { firstId: 900_000_001, keys: 8 } as const;
+export const isBesideLedger = (id: number): boolean =>
+  id >= BESIDE_LEDGER.firstId && id < BESIDE_LEDGER.firstId + BESIDE_LEDGER.keys;
+/** `plants` without the register load's ids (BESIDE_LEDGER): what the ledger alone wrote. */
+export const withoutRegisters = <V>(plants: ReadonlyMap<number, V>): Map<number, V> =>
+  new Map([...plants].filter(([id]) => !isBesideLedger(id)));
+
 export interface RegisterLoadOptions {
   /** Ports of the server instances on 127.0.0.1; each request picks one at random. */
   readonly targets: readonly number[];
