@@ -9,7 +9,7 @@ import { pollReady } from './support/ready-poller.js';
 import { describeFault, networkPostgres, type Fault, type NetworkPostgres } from './support/netns.js';
 import { checkHistory, describeHistory, formatVerdict } from './support/linearizability.js';
 import { OutageLoad } from './support/outage-load.js';
-import { RegisterLoad } from './support/register-load.js';
+import { BESIDE_LEDGER, isBesideLedger, RegisterLoad } from './support/register-load.js';
 import { rssBytes, startServer, type ServerProcess } from './support/processes.js';
 import { listAll, readPostgres } from './support/store.js';
 import { createToken } from './support/token.js';
@@ -44,9 +44,6 @@ const faultMs = (rawFault === undefined || rawFault === '' ? 10 : Number(rawFaul
 if (!Number.isFinite(faultMs) || faultMs <= 0)
   throw new Error(`TORTURE_FAULT_SECONDS expects a positive number, got ${JSON.stringify(rawFault)}`);
 const CYCLES = 10;
-/** The register load's ids: above the ledger load's chosen ids, below its fence and the ids the server assigns. */
-const REGISTER_FIRST_ID = 900_000_001;
-const REGISTER_KEYS = 8;
 const CYCLE_FAULT_MS = 1_500;
 const seed = Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
 
@@ -83,231 +80,271 @@ const footprint = (servers: readonly ServerProcess[]) =>
     };
   });
 
-describe('network faults between the server and PostgreSQL, under load', () => {
-  let pg: NetworkPostgres | undefined;
-  let skipped: string | undefined;
-  const servers: ServerProcess[] = [];
-  let token = '';
-  let load: OutageLoad;
-  let registers: RegisterLoad | undefined;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
-  const rand = seeded(seed);
+/**
+ * Over plain TCP every fault and the ten partitions; over TLS (PostgreSQL with ssl=on and a
+ * certificate the test made: one instance with sslmode=require, the other with verify-full and
+ * the test's CA) the silent faults — the ones the server must notice by reading the protocol,
+ * which TLS hides from anything below it — for at most 5 s each, with the same bounds.
+ */
+const transports = [
+  { name: 'TCP', tls: false, rounds, cycles: true, faultMs },
+  {
+    name: 'TLS',
+    tls: true,
+    rounds: rounds.filter((r) => r.fault.kind === 'drop'),
+    cycles: false,
+    faultMs: Math.min(faultMs, 5_000),
+  },
+] as const;
 
-  beforeAll(async () => {
-    const found = await networkPostgres();
-    if (typeof found === 'string') {
-      skipped = found;
-      return;
-    }
-    pg = found;
-    token = await createToken(pg.url, 'torture-partition');
-    const env = {
-      DATABASE_URL: pg.url,
-      LOG_LEVEL: 'info',
-      PG_POOL_SIZE: String(POOL_SIZE),
-      PG_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
-      PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
-    };
-    servers.push(await startServer(env), await startServer({ ...env, WORKERS: '2' }));
-    const ports = servers.map((s) => s.port);
-    // Requests go to either instance, as a load balancer would send them.
-    const target = {
-      agent,
-      get port(): number {
-        return ports[Math.floor(rand() * ports.length)] as number;
-      },
-      token,
-      boundMs: BOUND_MS,
-      seed,
-    };
-    load = new OutageLoad(1, target);
-    await load.fence(1_000_000_000);
-    load.nextRound();
-    // Patches with and without If-Match on a few contended plants: their history must be
-    // linearizable through every fault.
-    registers = new RegisterLoad({
-      targets: ports,
-      token,
-      clients: 6,
-      keys: REGISTER_KEYS,
-      firstId: REGISTER_FIRST_ID,
-      sharedStore: true,
-      seed,
-      requestTimeoutMs: BOUND_MS + 10_000,
-    });
-  });
+/** The server certificate's DNS name (its address is in it too). */
+const DB_NAME = 'db.plant-store.test';
 
-  afterAll(async () => {
-    registers?.close();
-    agent.destroy();
-    for (const server of servers) await server.stop('SIGKILL');
-    await pg?.close();
-  });
+for (const transport of transports)
+  describe(`network faults between the server and PostgreSQL over ${transport.name}, under load`, () => {
+    let pg: NetworkPostgres | undefined;
+    let skipped: string | undefined;
+    const servers: ServerProcess[] = [];
+    let token = '';
+    let load: OutageLoad;
+    let registers: RegisterLoad | undefined;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+    const rand = seeded(seed);
 
-  const round = async (
-    db: NetworkPostgres,
-    { fault, unreachable }: Round,
-    durationMs: number,
-    label: string,
-    { beforeMs = BEFORE_MS, afterMs = AFTER_MS } = {},
-  ) => {
-    const problems: string[] = [];
-    const readyProblems: string[] = [];
-    const ready = pollReady(
-      { ports: servers.map((s) => s.port), boundMs: BOUND_MS, everyMs: READYZ_EVERY_MS },
-      readyProblems,
-    );
-    let stop = false;
-    const worker = async (): Promise<void> => {
-      while (!stop) {
-        const refused = load.tally.unavailable;
-        await load.step(label, rand);
-        if (load.tally.unavailable > refused) await sleep(BACKOFF_MS);
+    beforeAll(async () => {
+      const found = await networkPostgres(transport.tls ? { dnsNames: [DB_NAME] } : undefined);
+      if (typeof found === 'string') {
+        skipped = found;
+        return;
       }
-    };
-    const workers = Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const registerLoad = registers as RegisterLoad;
-    const samplesFrom = registerLoad.samples.length;
-    const stopRegisters = new AbortController();
-    const registerRun = registerLoad.run({ signal: stopRegisters.signal });
-    await sleep(beforeMs);
-    const faultAt = Date.now();
-    await db.inject(fault);
-    await sleep(durationMs);
-    await db.heal();
-    const backAt = Date.now();
-    const writesBackMs = await load.firstWrite(`${label} probe`, backAt, RECOVERY_MS + 10_000);
-    if (writesBackMs === undefined || writesBackMs > RECOVERY_MS)
-      problems.push(`first create acknowledged ${writesBackMs ?? '> 12000'} ms after the network was back`);
-    const readyAgain = (port: number) =>
-      ready.samples.find((s) => s.port === port && s.sentAt >= backAt && s.status === 200);
-    const readyDeadline = Date.now() + 10_000;
-    while (servers.some((s) => readyAgain(s.port) === undefined) && Date.now() < readyDeadline) await sleep(50);
-    await sleep(afterMs);
-    stop = true;
-    stopRegisters.abort();
-    await Promise.all([workers, registerRun]);
-    await ready.stop();
-    await registerLoad.settle();
-    const { names } = await load.retryKeyed();
-    const tally = load.nextRound();
-    problems.push(...load.violations.splice(0), ...readyProblems);
-    const late = load.late.splice(0);
-    // Each late answer with the server's own log lines for it (its time, the store's errors).
-    const log = servers.flatMap((server) => server.output().split('\n'));
-    problems.push(
-      ...late.map((l) => {
-        const lines = log.filter((line) => line.includes(`"reqId":"${l.requestId}"`)).map((line) => line.slice(0, 400));
-        return `${l.what} → ${l.status} after ${l.ms} ms (bound ${BOUND_MS} ms); server: ${lines.join(' | ') || 'no log line'}`;
-      }),
-    );
-    if (tally.errors500 > 0) problems.push(`${tally.errors500} answers 5xx other than 503`);
-    const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt);
-    const notReady = during.filter((s) => s.status === 503);
-    if (unreachable && notReady.length === 0)
-      problems.push('/readyz never answered 503 while the database was unreachable');
-    const readyBackMs = servers.map((s) => {
-      const sample = readyAgain(s.port);
-      return sample === undefined ? Infinity : sample.sentAt + sample.ms - backAt;
-    });
-    if (readyBackMs.some((ms) => ms > RECOVERY_MS))
-      problems.push(`/readyz 200 again ${readyBackMs.join(' / ')} ms after the network was back`);
-
-    problems.push(...registerLoad.violations.splice(0));
-    const slowRegisters = registerLoad.samples.slice(samplesFrom).filter((x) => x.ms > BOUND_MS);
-    problems.push(
-      ...slowRegisters.map((x) => `${x.what} → ${x.status} after ${Math.round(x.ms)} ms (bound ${BOUND_MS} ms)`),
-    );
-    const readFrom = performance.now();
-    const stored = await readPostgres(db.url);
-    const readTo = performance.now();
-    const listed = await listAll(servers[0]?.url ?? '', token);
-    if (listed.size !== stored.size)
-      problems.push(`GET /plants shows ${listed.size} plants, the table holds ${stored.size}`);
-    // The register load's plants are its own to check.
-    const isRegister = (id: number) => id >= REGISTER_FIRST_ID && id < REGISTER_FIRST_ID + REGISTER_KEYS;
-    const ledgerPlants = new Map([...stored].filter(([id]) => !isRegister(id)));
-    const lost = load.reconcile(ledgerPlants);
-    problems.push(...lost);
-    // Every request so far, the direct read of the table and the register load's: one order of
-    // them each must explain every answer.
-    load.recorder.observe(ledgerPlants, readFrom, readTo);
-    const ledgerHistory = load.recorder.history.filter((op) => !isRegister(op.call.id));
-    const checked = [ledgerHistory, registerLoad.history].map((history) => {
-      const figures = describeHistory(history);
-      const verdict = checkHistory(history);
-      if (verdict.ok !== true)
-        problems.push(
-          formatVerdict(figures, verdict),
-          ...(verdict.ok === false ? [verdict.explanation, ...verdict.operations] : []),
-        );
-      return formatVerdict(figures, verdict);
-    });
-    const byName = new Map<string, number>();
-    for (const plant of stored.values()) byName.set(plant.name, (byName.get(plant.name) ?? 0) + 1);
-    problems.push(
-      ...names.filter((n) => byName.get(n) !== 1).map((n) => `keyed create ${n}: ${byName.get(n) ?? 0} plants`),
-    );
-    const summary =
-      `network-partitions ${label} (${describeFault(fault)}, ${backAt - faultAt} ms): ${tally.requests} requests, ` +
-      `${tally.unavailable} × 503, ${tally.errors500} × 500, slowest ${tally.slowestMs} ms (bound ${BOUND_MS}); ` +
-      `/readyz 503 × ${notReady.length} of ${during.length} during, 200 again ${readyBackMs.join(' / ')} ms after; ` +
-      `writes back after ${writesBackMs ?? '—'} ms; acknowledged ${tally.creates} creates + ${tally.deletes} deletes, ` +
-      `${tally.unknown} unknown settled by the store, lost ${lost.length}; histories so far: ${checked.join('; registers ')} (seed ${seed})`;
-    return { summary, problems };
-  };
-
-  for (const r of rounds) {
-    it(`${describeFault(r.fault)}: every answer within ${BOUND_MS} ms, back within ${RECOVERY_MS} ms, nothing lost`, async (ctx) => {
-      if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
-      const { summary, problems } = await round(pg, r, faultMs, r.fault.kind);
-      console.log(summary);
-      expect(problems.slice(0, 30), `${problems.length} problems (seed ${seed}, ${pg.label})`).toEqual([]);
-    });
-  }
-
-  it(`leaks no connection, descriptor or memory over ${CYCLES} partitions`, async (ctx) => {
-    if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
-    const db = pg;
-    const problems: string[] = [];
-    const partition = async (cycle: number) => {
-      const { problems: found } = await round(db, rounds[0] as Round, CYCLE_FAULT_MS, `cycle ${cycle}`, {
-        beforeMs: 300,
-        afterMs: 300,
+      pg = found;
+      token = await createToken(pg.url, 'torture-partition');
+      const env = {
+        LOG_LEVEL: 'info',
+        PG_POOL_SIZE: String(POOL_SIZE),
+        PG_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
+        PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+      };
+      const ca = pg.certificates?.caFile;
+      const urls =
+        ca === undefined
+          ? [pg.url, pg.url]
+          : [`${pg.url}?sslmode=require`, `${pg.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`];
+      servers.push(
+        await startServer({ ...env, DATABASE_URL: urls[0] as string }),
+        await startServer({ ...env, DATABASE_URL: urls[1] as string, WORKERS: '2' }),
+      );
+      const ports = servers.map((s) => s.port);
+      // Requests go to either instance, as a load balancer would send them.
+      const target = {
+        agent,
+        get port(): number {
+          return ports[Math.floor(rand() * ports.length)] as number;
+        },
+        token,
+        boundMs: BOUND_MS,
+        seed,
+      };
+      load = new OutageLoad(1, target);
+      await load.fence(1_000_000_000);
+      load.nextRound();
+      // Patches with and without If-Match on a few contended plants: their history must be
+      // linearizable through every fault.
+      registers = new RegisterLoad({
+        targets: ports,
+        token,
+        clients: 6,
+        ...BESIDE_LEDGER,
+        sharedStore: true,
+        seed,
+        requestTimeoutMs: BOUND_MS + 10_000,
       });
-      problems.push(...found.map((p) => `cycle ${cycle}: ${p}`));
-    };
-    // The first fills the pools; the figures are taken from after it.
-    await partition(0);
-    const before = { backends: await db.backends(), footprint: footprint(servers) };
-    for (let cycle = 1; cycle <= CYCLES; cycle++) await partition(cycle);
-    // A pool refills as it is used, so between two moments the counts differ by up to a pool per
-    // process; a connection leaked per partition would add ten. The backends of connections cut
-    // in a partition end once their keepalive finds them gone (5 s + 2 × 5 s).
-    const processes = servers.reduce((n, s) => n + family(s.pid).length, 0);
-    const capacity = processes * (POOL_SIZE + 1);
-    const deadline = Date.now() + 30_000;
-    let backends = await db.backends();
-    while (backends > capacity && Date.now() < deadline) {
-      await sleep(500);
-      backends = await db.backends();
-    }
-    const after = footprint(servers);
-    const show = (key: 'fds' | 'rssMb') =>
-      `${before.footprint.map((f) => f[key]).join(' / ')} → ${after.map((f) => f[key]).join(' / ')}`;
-    console.log(
-      `network-partitions: ${CYCLES} partitions of ${CYCLE_FAULT_MS} ms: backends ${before.backends} → ${backends} ` +
-        `(at most ${capacity}: ${processes} processes × ${POOL_SIZE + 1}), descriptors ${show('fds')}, RSS ${show('rssMb')} MB`,
-    );
-    if (backends > capacity) problems.push(`${backends} backends, more than the pools hold (${capacity})`);
-    after.forEach((f, i) => {
-      const was = before.footprint[i];
-      const server = servers[i];
-      if (was === undefined || server === undefined) return;
-      const slack = family(server.pid).length * (POOL_SIZE + 1) + 5;
-      if (f.fds > was.fds + slack) problems.push(`instance ${i + 1}: descriptors ${was.fds} → ${f.fds}`);
-      if (f.rssMb > was.rssMb * 1.5 + 20) problems.push(`instance ${i + 1}: RSS ${was.rssMb} → ${f.rssMb} MB`);
     });
-    expect(problems.slice(0, 30)).toEqual([]);
+
+    afterAll(async () => {
+      registers?.close();
+      agent.destroy();
+      for (const server of servers) await server.stop('SIGKILL');
+      await pg?.close();
+    });
+
+    const round = async (
+      db: NetworkPostgres,
+      { fault, unreachable }: Round,
+      durationMs: number,
+      label: string,
+      { beforeMs = BEFORE_MS, afterMs = AFTER_MS } = {},
+    ) => {
+      const problems: string[] = [];
+      const readyProblems: string[] = [];
+      const ready = pollReady(
+        { ports: servers.map((s) => s.port), boundMs: BOUND_MS, everyMs: READYZ_EVERY_MS },
+        readyProblems,
+      );
+      let stop = false;
+      const worker = async (): Promise<void> => {
+        while (!stop) {
+          const refused = load.tally.unavailable;
+          await load.step(label, rand);
+          if (load.tally.unavailable > refused) await sleep(BACKOFF_MS);
+        }
+      };
+      const workers = Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      const registerLoad = registers as RegisterLoad;
+      const samplesFrom = registerLoad.samples.length;
+      const stopRegisters = new AbortController();
+      const registerRun = registerLoad.run({ signal: stopRegisters.signal });
+      await sleep(beforeMs);
+      const faultAt = Date.now();
+      await db.inject(fault);
+      await sleep(durationMs);
+      await db.heal();
+      const backAt = Date.now();
+      const writesBackMs = await load.firstWrite(`${label} probe`, backAt, RECOVERY_MS + 10_000);
+      if (writesBackMs === undefined || writesBackMs > RECOVERY_MS)
+        problems.push(`first create acknowledged ${writesBackMs ?? '> 12000'} ms after the network was back`);
+      const readyAgain = (port: number) =>
+        ready.samples.find((s) => s.port === port && s.sentAt >= backAt && s.status === 200);
+      const readyDeadline = Date.now() + 10_000;
+      while (servers.some((s) => readyAgain(s.port) === undefined) && Date.now() < readyDeadline) await sleep(50);
+      await sleep(afterMs);
+      stop = true;
+      stopRegisters.abort();
+      await Promise.all([workers, registerRun]);
+      await ready.stop();
+      await registerLoad.settle();
+      const { names } = await load.retryKeyed();
+      const tally = load.nextRound();
+      problems.push(...load.violations.splice(0), ...readyProblems);
+      const late = load.late.splice(0);
+      // Each late answer with the server's own log lines for it (its time, the store's errors).
+      const log = servers.flatMap((server) => server.output().split('\n'));
+      problems.push(
+        ...late.map((l) => {
+          const lines = log
+            .filter((line) => line.includes(`"reqId":"${l.requestId}"`))
+            .map((line) => line.slice(0, 400));
+          return `${l.what} → ${l.status} after ${l.ms} ms (bound ${BOUND_MS} ms); server: ${lines.join(' | ') || 'no log line'}`;
+        }),
+      );
+      if (tally.errors500 > 0) problems.push(`${tally.errors500} answers 5xx other than 503`);
+      const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt);
+      const notReady = during.filter((s) => s.status === 503);
+      if (unreachable && notReady.length === 0)
+        problems.push('/readyz never answered 503 while the database was unreachable');
+      const readyBackMs = servers.map((s) => {
+        const sample = readyAgain(s.port);
+        return sample === undefined ? Infinity : sample.sentAt + sample.ms - backAt;
+      });
+      if (readyBackMs.some((ms) => ms > RECOVERY_MS))
+        problems.push(`/readyz 200 again ${readyBackMs.join(' / ')} ms after the network was back`);
+
+      problems.push(...registerLoad.violations.splice(0));
+      const slowRegisters = registerLoad.samples.slice(samplesFrom).filter((x) => x.ms > BOUND_MS);
+      problems.push(
+        ...slowRegisters.map((x) => `${x.what} → ${x.status} after ${Math.round(x.ms)} ms (bound ${BOUND_MS} ms)`),
+      );
+      const readFrom = performance.now();
+      const stored = await readPostgres(db.url);
+      const readTo = performance.now();
+      const listed = await listAll(servers[0]?.url ?? '', token);
+      if (listed.size !== stored.size)
+        problems.push(`GET /plants shows ${listed.size} plants, the table holds ${stored.size}`);
+      // The register load's plants are its own to check.
+      const ledgerPlants = new Map([...stored].filter(([id]) => !isBesideLedger(id)));
+      const lost = load.reconcile(ledgerPlants);
+      problems.push(...lost);
+      // Every request so far, the direct read of the table and the register load's: one order of
+      // them each must explain every answer.
+      load.recorder.observe(ledgerPlants, readFrom, readTo);
+      const ledgerHistory = load.recorder.history.filter((op) => !isBesideLedger(op.call.id));
+      const checked = [ledgerHistory, registerLoad.history].map((history) => {
+        const figures = describeHistory(history);
+        const verdict = checkHistory(history);
+        if (verdict.ok !== true)
+          problems.push(
+            formatVerdict(figures, verdict),
+            ...(verdict.ok === false ? [verdict.explanation, ...verdict.operations] : []),
+          );
+        return formatVerdict(figures, verdict);
+      });
+      const byName = new Map<string, number>();
+      for (const plant of stored.values()) byName.set(plant.name, (byName.get(plant.name) ?? 0) + 1);
+      problems.push(
+        ...names.filter((n) => byName.get(n) !== 1).map((n) => `keyed create ${n}: ${byName.get(n) ?? 0} plants`),
+      );
+      const summary =
+        `network-partitions ${transport.name} ${label} (${describeFault(fault)}, ${backAt - faultAt} ms): ${tally.requests} requests, ` +
+        `${tally.unavailable} × 503, ${tally.errors500} × 500, slowest ${tally.slowestMs} ms (bound ${BOUND_MS}); ` +
+        `/readyz 503 × ${notReady.length} of ${during.length} during, 200 again ${readyBackMs.join(' / ')} ms after; ` +
+        `writes back after ${writesBackMs ?? '—'} ms; acknowledged ${tally.creates} creates + ${tally.deletes} deletes, ` +
+        `${tally.unknown} unknown settled by the store, lost ${lost.length}; histories so far: ${checked.join('; registers ')} (seed ${seed})`;
+      return { summary, problems };
+    };
+
+    if (transport.tls)
+      it('encrypts every connection of both instances', async (ctx) => {
+        if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
+        const { encrypted, plain } = await pg.encryption();
+        console.log(
+          `network-partitions TLS: ${encrypted} connections of the instances encrypted, ${plain} in the clear`,
+        );
+        expect(plain).toBe(0);
+        expect(encrypted).toBeGreaterThan(0);
+      });
+
+    for (const r of transport.rounds) {
+      it(`${describeFault(r.fault)}: every answer within ${BOUND_MS} ms, back within ${RECOVERY_MS} ms, nothing lost`, async (ctx) => {
+        if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
+        const { summary, problems } = await round(pg, r, transport.faultMs, r.fault.kind);
+        console.log(summary);
+        expect(problems.slice(0, 30), `${problems.length} problems (seed ${seed}, ${pg.label})`).toEqual([]);
+      });
+    }
+
+    if (transport.cycles)
+      it(`leaks no connection, descriptor or memory over ${CYCLES} partitions`, async (ctx) => {
+        if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
+        const db = pg;
+        const problems: string[] = [];
+        const partition = async (cycle: number) => {
+          const { problems: found } = await round(db, rounds[0] as Round, CYCLE_FAULT_MS, `cycle ${cycle}`, {
+            beforeMs: 300,
+            afterMs: 300,
+          });
+          problems.push(...found.map((p) => `cycle ${cycle}: ${p}`));
+        };
+        // The first fills the pools; the figures are taken from after it.
+        await partition(0);
+        const before = { backends: await db.backends(), footprint: footprint(servers) };
+        for (let cycle = 1; cycle <= CYCLES; cycle++) await partition(cycle);
+        // A pool refills as it is used, so between two moments the counts differ by up to a pool per
+        // process; a connection leaked per partition would add ten. The backends of connections cut
+        // in a partition end once their keepalive finds them gone (5 s + 2 × 5 s).
+        const processes = servers.reduce((n, s) => n + family(s.pid).length, 0);
+        const capacity = processes * (POOL_SIZE + 1);
+        const deadline = Date.now() + 30_000;
+        let backends = await db.backends();
+        while (backends > capacity && Date.now() < deadline) {
+          await sleep(500);
+          backends = await db.backends();
+        }
+        const after = footprint(servers);
+        const show = (key: 'fds' | 'rssMb') =>
+          `${before.footprint.map((f) => f[key]).join(' / ')} → ${after.map((f) => f[key]).join(' / ')}`;
+        console.log(
+          `network-partitions: ${CYCLES} partitions of ${CYCLE_FAULT_MS} ms: backends ${before.backends} → ${backends} ` +
+            `(at most ${capacity}: ${processes} processes × ${POOL_SIZE + 1}), descriptors ${show('fds')}, RSS ${show('rssMb')} MB`,
+        );
+        if (backends > capacity) problems.push(`${backends} backends, more than the pools hold (${capacity})`);
+        after.forEach((f, i) => {
+          const was = before.footprint[i];
+          const server = servers[i];
+          if (was === undefined || server === undefined) return;
+          const slack = family(server.pid).length * (POOL_SIZE + 1) + 5;
+          if (f.fds > was.fds + slack) problems.push(`instance ${i + 1}: descriptors ${was.fds} → ${f.fds}`);
+          if (f.rssMb > was.rssMb * 1.5 + 20) problems.push(`instance ${i + 1}: RSS ${was.rssMb} → ${f.rssMb} MB`);
+        });
+        expect(problems.slice(0, 30)).toEqual([]);
+      });
   });
-});

@@ -44,6 +44,8 @@ export interface NetworkPostgres extends OutagePostgres {
   heal(): Promise<void>;
   /** Connections in pg_stat_activity named `applicationName`, read over the Unix socket. */
   backends(): Promise<number>;
+  /** Those connections by whether they are encrypted (pg_stat_ssl). */
+  encryption(): Promise<{ encrypted: number; plain: number }>;
 }
 
 const missingTool = (): string | undefined => {
@@ -65,21 +67,35 @@ const run = async (file: string, args: readonly string[]): Promise<void> => {
   }
 };
 
-/** A PostgreSQL behind a veth pair, or one line saying why there cannot be one here. */
-export const networkPostgres = async (): Promise<NetworkPostgres | string> => {
+/**
+ * A PostgreSQL behind a veth pair, or one line saying why there cannot be one here; with `tls`,
+ * serving TLS with a certificate for `tls.dnsNames` and its address (throwawayCluster).
+ */
+let calls = 0;
+
+export const networkPostgres = async (tls?: {
+  readonly dnsNames: readonly string[];
+}): Promise<NetworkPostgres | string> => {
   const missing = missingTool();
   if (missing !== undefined) return missing;
-  const id = process.pid % 100_000;
+  // Named by the process and by the call: a file that runs one round over TCP and one over TLS
+  // calls this twice, and a namespace deleted by the first may outlive its deletion for a moment
+  // (its veth still there, 'File exists') while something in it is still exiting.
+  const id = (process.pid * 8 + calls++) % 100_000;
   const ns = `plant-store-${id}`;
   const hostSide = `psv${id}h`;
   const nsSide = `psv${id}n`;
-  // A /30 of 10.213.0.0/16 picked by the process id, so that two runs on one machine do not clash.
+  // A /30 of 10.213.0.0/16 picked by that id, so that two runs on one machine do not clash.
   const third = id % 250;
   const hostAddress = `10.213.${third}.1`;
   const address = `10.213.${third}.2`;
   const inNs = (args: readonly string[]) => run('ip', ['netns', 'exec', ns, ...args]);
   const iptables = (...args: string[]) => inNs(['iptables', '-w', ...args]);
-  const teardown = () => run('ip', ['netns', 'delete', ns]).catch(() => undefined);
+  // Deleting the host's end of the pair deletes both at once, whatever still holds the namespace.
+  const teardown = async () => {
+    await run('ip', ['link', 'delete', hostSide]).catch(() => undefined);
+    await run('ip', ['netns', 'delete', ns]).catch(() => undefined);
+  };
 
   await teardown();
   await run('ip', ['netns', 'add', ns]);
@@ -92,7 +108,7 @@ export const networkPostgres = async (): Promise<NetworkPostgres | string> => {
     await inNs(['ip', 'addr', 'add', `${address}/30`, 'dev', nsSide]);
     await inNs(['ip', 'link', 'set', nsSide, 'up']);
     await inNs(['ip', 'link', 'set', 'lo', 'up']);
-    cluster = await throwawayCluster({ prefix: ['ip', 'netns', 'exec', ns], address });
+    cluster = await throwawayCluster({ prefix: ['ip', 'netns', 'exec', ns], address }, tls);
   } catch (error) {
     await teardown();
     throw error;
@@ -123,6 +139,23 @@ export const networkPostgres = async (): Promise<NetworkPostgres | string> => {
         await loop;
       },
     };
+  };
+
+  /** One statement over the Unix socket, which no fault reaches. */
+  const overSocket = async (query: (admin: postgres.Sql) => Promise<postgres.RowList<postgres.Row[]>>) => {
+    const admin = postgres({
+      host: socket.dir,
+      port: socket.port,
+      user: 'postgres',
+      database: 'postgres',
+      max: 1,
+      onnotice: () => undefined,
+    });
+    try {
+      return await query(admin);
+    } finally {
+      await admin.end({ timeout: 5 });
+    }
   };
 
   const heal = async (): Promise<void> => {
@@ -175,21 +208,20 @@ export const networkPostgres = async (): Promise<NetworkPostgres | string> => {
     },
     heal,
     backends: async () => {
-      const admin = postgres({
-        host: socket.dir,
-        port: socket.port,
-        user: 'postgres',
-        database: 'postgres',
-        max: 1,
-        onnotice: () => undefined,
-      });
-      try {
-        const [row] =
-          await admin`select count(*)::int as n from pg_stat_activity where application_name = ${pg.applicationName}`;
-        return Number(row?.['n'] ?? 0);
-      } finally {
-        await admin.end({ timeout: 5 });
-      }
+      const [row] = await overSocket(
+        (admin) =>
+          admin`select count(*)::int as n from pg_stat_activity where application_name = ${pg.applicationName}`,
+      );
+      return Number(row?.['n'] ?? 0);
+    },
+    encryption: async () => {
+      const [row] = await overSocket(
+        (admin) => admin`
+          select count(*) filter (where s.ssl)::int as encrypted, count(*) filter (where not s.ssl)::int as plain
+            from pg_stat_activity a join pg_stat_ssl s using (pid)
+           where a.application_name = ${pg.applicationName}`,
+      );
+      return { encrypted: Number(row?.['encrypted'] ?? 0), plain: Number(row?.['plain'] ?? 0) };
     },
     close: async () => {
       await flapping?.stop().catch(() => undefined);

@@ -5,6 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { freshPostgresUrl, openAdminSql, postgresAvailable, type FreshPostgres } from '@plant-store/testkit';
+import { makeCertificates, type TestCertificates } from './certificates.js';
 import { freePort } from './processes.js';
 
 /**
@@ -37,6 +38,8 @@ export interface OutagePostgres {
   terminateBackends(): Promise<number>;
   /** Leaves it as found: the throwaway cluster stopped and removed; the machine's running, the schema dropped. */
   close(): Promise<void>;
+  /** With `tls`: the certificates it serves (ssl=on), made by the test. */
+  readonly certificates?: TestCertificates;
 }
 
 const exec = promisify(execFile);
@@ -90,8 +93,15 @@ export interface ClusterNetwork {
   readonly address: string;
 }
 
-/** A throwaway cluster (in `network`, else on 127.0.0.1), or why there cannot be one here. */
-export const throwawayCluster = async (network?: ClusterNetwork): Promise<OutagePostgres | string> => {
+/**
+ * A throwaway cluster (in `network`, else on 127.0.0.1), or why there cannot be one here. With
+ * `tls`, it serves TLS (ssl=on) with a certificate for `tls.dnsNames` and its address, signed by a
+ * CA made for it (`certificates`); plain connections are still accepted.
+ */
+export const throwawayCluster = async (
+  network?: ClusterNetwork,
+  tls?: { readonly dnsNames: readonly string[] },
+): Promise<OutagePostgres | string> => {
   const bin = findBinaries();
   if (bin === undefined)
     return 'no PostgreSQL binaries (initdb, pg_ctl, postgres) in TORTURE_PG_BIN or /usr/lib/postgresql/*/bin';
@@ -113,8 +123,19 @@ export const throwawayCluster = async (network?: ClusterNetwork): Promise<Outage
   // A namespace of its own has every port free.
   const port = network === undefined ? await freePort() : 5432;
   const pgCtl = join(bin, 'pg_ctl');
-  const serverOptions = ['-o', `-p ${port} -k ${dir} -c listen_addresses=${address}`];
+  let certificates: TestCertificates | undefined;
+  let tlsOptions = '';
   const logFile = ['-l', join(dir, 'postgres.log')];
+  try {
+    if (tls !== undefined) {
+      certificates = await makeCertificates(dir, { dnsNames: tls.dnsNames, addresses: [address] }, owner);
+      tlsOptions = ` -c ssl=on -c ssl_cert_file=${certificates.certFile} -c ssl_key_file=${certificates.keyFile}`;
+    }
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const serverOptions = ['-o', `-p ${port} -k ${dir} -c listen_addresses=${address}${tlsOptions}`];
   try {
     await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C']);
     // initdb trusts loopback only; in a namespace the server's connections come from the veth's other end.
@@ -128,8 +149,9 @@ export const throwawayCluster = async (network?: ClusterNetwork): Promise<Outage
   const url = `postgres://postgres@${address}:${port}/postgres`;
   const version = bin.split('/').at(-2) ?? '?';
   return {
-    label: `throwaway PostgreSQL ${version} on ${address}:${port}${user === undefined ? '' : ' (as postgres)'}`,
+    label: `throwaway PostgreSQL ${version} on ${address}:${port}${user === undefined ? '' : ' (as postgres)'}${certificates === undefined ? '' : ', TLS on'}`,
     url,
+    ...(certificates === undefined ? {} : { certificates }),
     socket: { dir, port },
     applicationName: 'plant-store',
     restart: async () =>

@@ -1,0 +1,141 @@
+import { freshPostgresUrl, openAdminSql, postgresAvailable, skipOrFail } from '@plant-store/testkit';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type ServerProcess } from './support/processes.js';
+import { throwawayCluster, type OutagePostgres } from './support/throwaway-postgres.js';
+import { createToken } from './support/token.js';
+
+/**
+ * DATABASE_URL's sslmode and sslrootcert (CONTRACT part 5, "TLS"), against a throwaway
+ * PostgreSQL that serves TLS with a certificate for 127.0.0.1 and db.plant-store.test signed by a
+ * CA the test made: what connects, what is encrypted, and what stops start-up with the reason.
+ */
+
+const DB_NAME = 'db.plant-store.test';
+
+describe('PostgreSQL over TLS: sslmode and sslrootcert', () => {
+  let pg: OutagePostgres | undefined;
+  let skipped: string | undefined;
+  const started: ServerProcess[] = [];
+  let token: string | undefined;
+
+  beforeAll(async () => {
+    const found = await throwawayCluster(undefined, { dnsNames: [DB_NAME] });
+    if (typeof found === 'string') skipped = found;
+    else pg = found;
+  });
+
+  afterAll(async () => {
+    for (const server of started) await server.stop('SIGKILL');
+    await pg?.close();
+  });
+
+  /** The cluster's URL with `host` in place of 127.0.0.1 and `query` added. */
+  const urlFor = (db: OutagePostgres, query: string, host = '127.0.0.1') =>
+    `${db.url.replace('127.0.0.1', host)}?${query}`;
+  const rootCert = (db: OutagePostgres) => `sslrootcert=${encodeURIComponent(db.certificates?.caFile ?? '')}`;
+
+  /** Whether every connection named application_name=plant-store is encrypted, as pg_stat_ssl says. */
+  const encryption = async (db: OutagePostgres) => {
+    const admin = postgres(db.url, { max: 1, onnotice: () => undefined });
+    try {
+      const [row] = await admin`
+        select count(*) filter (where s.ssl)::int as encrypted, count(*) filter (where not s.ssl)::int as plain,
+               min(s.version) as version
+          from pg_stat_activity a join pg_stat_ssl s using (pid) where a.application_name = 'plant-store'`;
+      return { encrypted: Number(row?.['encrypted']), plain: Number(row?.['plain']), version: row?.['version'] };
+    } finally {
+      await admin.end({ timeout: 5 });
+    }
+  };
+
+  /** Starts a server on `url`, makes and reads a plant through it, and stops it. */
+  const serves = async (db: OutagePostgres, url: string) => {
+    token ??= await createToken(db.url, 'tls');
+    const server = await startServer({ DATABASE_URL: url, LOG_LEVEL: 'warn' });
+    started.push(server);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body: '{"name":"Fern"}' });
+    expect(created.status).toBe(201);
+    const location = created.headers.get('location') ?? '';
+    expect((await fetch(`${server.url}${location}`, { headers })).status).toBe(200);
+    const seen = await encryption(db);
+    await server.stop('SIGTERM');
+    return seen;
+  };
+
+  const serving: readonly (readonly [string, (db: OutagePostgres) => string])[] = [
+    ['verify-full with the CA, by address', (db: OutagePostgres) => urlFor(db, `sslmode=verify-full&${rootCert(db)}`)],
+    [
+      'verify-ca with the CA, by a name the certificate lacks',
+      (db: OutagePostgres) => urlFor(db, `sslmode=verify-ca&${rootCert(db)}`, 'localhost'),
+    ],
+    ['require without a CA', (db: OutagePostgres) => urlFor(db, 'sslmode=require')],
+    ['prefer', (db: OutagePostgres) => urlFor(db, 'sslmode=prefer')],
+  ];
+  for (const [label, url] of serving)
+    it(`${label}: serves, every connection encrypted`, async (ctx) => {
+      if (pg === undefined) return skipOrFail(ctx, 'postgres-tls', skipped ?? 'no harness');
+      const seen = await serves(pg, url(pg));
+      console.log(
+        `postgres-tls ${label}: ${seen.encrypted} connections encrypted (${String(seen.version)}), ${seen.plain} in the clear`,
+      );
+      expect(seen.plain).toBe(0);
+      expect(seen.encrypted).toBeGreaterThan(0);
+    });
+
+  const refused: readonly (readonly [string, (db: OutagePostgres) => string, RegExp])[] = [
+    [
+      'verify-full with the CA, by a name the certificate lacks',
+      (db: OutagePostgres) => urlFor(db, `sslmode=verify-full&${rootCert(db)}`, 'localhost'),
+      /not reachable: .*(Hostname\/IP does not match|altnames)/i,
+    ],
+    [
+      'verify-full without the CA (the system has not heard of it)',
+      (db: OutagePostgres) => urlFor(db, 'sslmode=verify-full'),
+      /not reachable: .*(self[- ]signed|unable to (get|verify))/i,
+    ],
+    [
+      'require with the CA, which checks the chain as verify-ca does, a CA that did not sign it',
+      (db: OutagePostgres) =>
+        urlFor(db, `sslmode=require&sslrootcert=${encodeURIComponent(db.certificates?.certFile ?? '')}`),
+      /not reachable: .*(unable to (get|verify)|self[- ]signed)/i,
+    ],
+    [
+      'an sslrootcert that is not there',
+      (db: OutagePostgres) => urlFor(db, 'sslmode=verify-full&sslrootcert=/nonexistent/ca.pem'),
+      /sslrootcert .*\/nonexistent\/ca\.pem.* cannot be read: ENOENT/,
+    ],
+    [
+      'an sslmode libpq does not have',
+      (db: OutagePostgres) => urlFor(db, 'sslmode=on'),
+      /sslmode must be one of disable, prefer, require, verify-ca, verify-full/,
+    ],
+  ];
+  for (const [label, url, reason] of refused)
+    it(`${label}: start-up stops and says why`, async (ctx) => {
+      if (pg === undefined) return skipOrFail(ctx, 'postgres-tls', skipped ?? 'no harness');
+      await expect(startServer({ DATABASE_URL: url(pg), LOG_LEVEL: 'warn' }, { timeoutMs: 15_000 })).rejects.toThrow(
+        reason,
+      );
+    });
+
+  it('require against a PostgreSQL without TLS stops start-up; prefer uses it in the clear', async (ctx) => {
+    if (!(await postgresAvailable())) return skipOrFail(ctx, 'postgres-tls', 'no PostgreSQL at PG_TEST_URL');
+    const admin = openAdminSql();
+    const [row] = await admin`show ssl`.finally(() => admin.end({ timeout: 5 }));
+    if (row?.['ssl'] !== 'off') return skipOrFail(ctx, 'postgres-tls', 'the PostgreSQL at PG_TEST_URL has TLS on');
+    const database = await freshPostgresUrl();
+    try {
+      await expect(
+        startServer({ DATABASE_URL: `${database.url}&sslmode=require`, LOG_LEVEL: 'warn' }, { timeoutMs: 15_000 }),
+      ).rejects.toThrow(/does not offer TLS \(sslmode=require\)/);
+      const server = await startServer({ DATABASE_URL: `${database.url}&sslmode=prefer`, LOG_LEVEL: 'warn' });
+      started.push(server);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      await server.stop('SIGTERM');
+    } finally {
+      await database.drop();
+    }
+  });
+});
