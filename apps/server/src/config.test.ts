@@ -31,6 +31,7 @@ describe('decodeConfig', () => {
           allowHttp: false,
           allowPrivate: false,
         },
+        changesRetentionMs: 7 * 86_400_000,
       }),
     );
   });
@@ -69,6 +70,7 @@ describe('decodeConfig', () => {
       WEBHOOK_RETENTION_DAYS: '7',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE: 'false',
+      CHANGES_RETENTION: '36h',
     });
     expect(result).toEqual(
       E.right({
@@ -95,6 +97,7 @@ describe('decodeConfig', () => {
           allowHttp: true,
           allowPrivate: false,
         },
+        changesRetentionMs: 36 * 3_600_000,
       }),
     );
   });
@@ -144,6 +147,30 @@ describe('decodeConfig', () => {
       'WEBHOOK_RETRY_SCHEDULE expects 1–50 comma-separated delays of <integer><ms|s|m|h>, each from 1 ms to 24 h (5s,5m,30m)',
     ],
     [{ WEBHOOK_RETENTION_DAYS: '0' }, 'WEBHOOK_RETENTION_DAYS expects an integer from 1 to 3650'],
+    [
+      { CHANGES_RETENTION: '0s' },
+      'CHANGES_RETENTION expects a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)',
+    ],
+    [
+      { CHANGES_RETENTION: '366d' },
+      'CHANGES_RETENTION expects a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)',
+    ],
+    [
+      { CHANGES_RETENTION: '7' },
+      'CHANGES_RETENTION expects a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)',
+    ],
+    [
+      { CHANGES_RETENTION: '1.5h' },
+      'CHANGES_RETENTION expects a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)',
+    ],
+    [
+      { CHANGES_RETENTION: '7 d' },
+      'CHANGES_RETENTION expects a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)',
+    ],
+    [
+      { CHANGES_RETENTION: '1w' },
+      'CHANGES_RETENTION expects a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)',
+    ],
     [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP expects true or false'],
     [{ WEBHOOK_ALLOW_PRIVATE: 'TRUE' }, 'WEBHOOK_ALLOW_PRIVATE expects true or false'],
     [{ IDEMPOTENCY_TTL_SECONDS: '1.5' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],

@@ -54,6 +54,8 @@ export interface Config {
   /** IDEMPOTENCY_TTL_SECONDS: how long a keyed create's outcome is kept, from its commit. */
   readonly idempotencyTtlSeconds: number;
   readonly webhooks: WebhookConfig;
+  /** CHANGES_RETENTION: how long the change log keeps a change (ms); a reader behind it gets 410. */
+  readonly changesRetentionMs: number;
 }
 
 export interface WebhookConfig {
@@ -152,6 +154,18 @@ const isExactOrigin = (s: string): boolean => {
   return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === s;
 };
 
+/** CHANGES_RETENTION's default: 7 days. */
+export const DEFAULT_CHANGES_RETENTION_MS = 7 * 86_400_000;
+const RETENTION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `<integer><s|m|h|d>` from 1 s to 365 d, in ms; undefined otherwise. */
+const parseRetention = (s: string): number | undefined => {
+  const match = /^([1-9][0-9]{0,8})([smhd])$/.exec(s);
+  if (match === null) return undefined;
+  const ms = Number(match[1]) * (RETENTION_UNITS[match[2] as string] as number);
+  return ms >= 1000 && ms <= 365 * 86_400_000 ? ms : undefined;
+};
+
 const hmacAlgorithms = ['HS256', 'HS384', 'HS512'] as const;
 const asymmetricAlgorithms = [
   'RS256',
@@ -213,6 +227,7 @@ const codecs = {
     parseRetrySchedule,
   ),
   WEBHOOK_RETENTION_DAYS: integer(1, 3650),
+  CHANGES_RETENTION: fromString('a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)', parseRetention),
   WEBHOOK_ALLOW_HTTP: boolean,
   WEBHOOK_ALLOW_PRIVATE: boolean,
   AUTH_MODE: oneOf(['tokens', 'jwt']),
@@ -314,6 +329,7 @@ export const decodeConfig = (
       allowHttp: decoded.WEBHOOK_ALLOW_HTTP ?? false,
       allowPrivate: decoded.WEBHOOK_ALLOW_PRIVATE ?? false,
     },
+    changesRetentionMs: decoded.CHANGES_RETENTION ?? DEFAULT_CHANGES_RETENTION_MS,
   });
 };
 

@@ -2,9 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Config } from './config.js';
 import { logAcceptErrors } from './http/server.js';
 import { startKeyPurge } from './idempotency/key-purge.js';
+import { startPurge } from './ops/periodic-purge.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './ops/metrics.js';
@@ -58,7 +61,7 @@ export const prepareAuthentication = async (
   return { auth, newToken };
 };
 
-/** The background purges of expired idempotency keys and of ended webhook deliveries. */
+/** The background purges of expired idempotency keys, ended webhook deliveries and expired changes. */
 export const startPurges = (config: Config, store: Store, logger: Logger, lifecycle: Lifecycle): void => {
   const retentionPurge = startRetentionPurge(store.webhooks, {
     retentionMs: config.webhooks.retentionDays * 86_400_000,
@@ -68,6 +71,16 @@ export const startPurges = (config: Config, store: Store, logger: Logger, lifecy
   lifecycle.add('webhook retention purge', () => retentionPurge.stop());
   const keyPurge = startKeyPurge(store.plants, { intervalMs: PURGE_INTERVAL_MS, logger });
   lifecycle.add('idempotency key purge', () => keyPurge.stop());
+  // The change log's retention (CHANGES_RETENTION): the oldest changes, a step at a time.
+  const changePurge = startPurge(
+    (limit) =>
+      pipe(
+        store.changes.forget(Date.now() - config.changesRetentionMs, limit),
+        TE.map((forgotten) => ({ more: forgotten === limit })),
+      ),
+    { what: 'expired changes', intervalMs: PURGE_INTERVAL_MS, logger },
+  );
+  lifecycle.add('change log purge', () => changePurge.stop());
 };
 
 /** The outbox backlog, read by the metrics when scraped. */

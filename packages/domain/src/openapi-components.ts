@@ -71,6 +71,15 @@ export const components = {
       schema: { type: 'string', pattern: '^"[0-9a-z]{1,11}"$' },
       example: '"1k3"',
     },
+    'X-Change-Seq': {
+      description: prose(
+        'The number of the newest change in the change log that this answer includes, read in the same',
+        'snapshot as the answer (0: no change yet). Read every page, then follow the changes from the',
+        "first page's number, skipping for each plant the changes at or below the number of the page it",
+        'came from: the copy is then exact.',
+      ),
+      schema: { type: 'integer', minimum: 0 },
+    },
     'X-Request-Id': {
       description: prose(
         "The caller's `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one.",

@@ -85,7 +85,11 @@ const getPlant = {
   parameters: conditionalHeaders,
   responses: {
     '200': ok('The plant, with its `ETag`.', {
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...etagHeader },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        ...etagHeader,
+        'X-Change-Seq': { $ref: '#/components/headers/X-Change-Seq' },
+      },
       content: {
         'application/json': {
           schema: { $ref: '#/components/schemas/Plant' },

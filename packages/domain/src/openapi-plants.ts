@@ -235,6 +235,7 @@ const listPlants = {
     '200': ok('One page of plants.', {
       headers: {
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        'X-Change-Seq': { $ref: '#/components/headers/X-Change-Seq' },
         Link: {
           description: proseString(
             'RFC 8288 link to the next page, present only when this page is full.',

@@ -85,6 +85,15 @@ export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
     status: numOrNull(r['status']),
     error: strOrNull(r['error']),
   }),
+  plant_changes: (r) => ({
+    seq: num(r['seq']),
+    type: String(r['type']),
+    plantId: num(r['plant_id']),
+    name: strOrNull(r['name']),
+    tag: strOrNull(r['tag']),
+    version: numOrNull(r['version']),
+    at: num(r['at']),
+  }),
 });
 
 /** What makes a store not empty, for DataStore.fill: a row anywhere, or an id or a version ever handed out. */
@@ -94,6 +103,7 @@ export const holdsAnything = async (read: DataReader): Promise<string | undefine
     if (n > 0) return `${n} row(s) in ${table}`;
   }
   const ids = await read.ids();
-  if (ids.highWater > 0 || ids.revision > 0) return 'ids or versions already handed out';
+  if (ids.highWater > 0 || ids.revision > 0 || ids.changeSeq > 0)
+    return 'ids, versions or change numbers already handed out';
   return undefined;
 };

@@ -1,3 +1,4 @@
+import { versioned } from '../../test/contract/values.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ describe('openStore', () => {
     await first.close();
     const second = await openStore({ kind: 'sqlite', file });
     try {
-      expect(await second.plants.get(3 as never)()).toEqual({
+      expect(versioned(await second.plants.get(3 as never)())).toEqual({
         _tag: 'Right',
         right: { plant: { id: 3, name: 'kept' }, version: expect.any(Number) },
       });
@@ -73,7 +74,7 @@ describe('openStore with a PostgreSQL location and the pool options', () => {
         _tag: 'Right',
         right: { plant: { id: 5, name: 'no pool here' }, version: expect.any(Number) },
       });
-      expect(await store.plants.get(5 as never)()).toEqual(created);
+      expect(versioned(await store.plants.get(5 as never)())).toEqual(created);
     } finally {
       await store.close();
     }
@@ -91,7 +92,7 @@ describePostgres('openStore with a PostgreSQL location', () => {
           _tag: 'Right',
           right: { plant: { id: 11, name: 'in postgres' }, version: expect.any(Number) },
         });
-        expect(await store.plants.get(11 as never)()).toEqual(created);
+        expect(versioned(await store.plants.get(11 as never)())).toEqual(created);
       } finally {
         await store.close();
       }

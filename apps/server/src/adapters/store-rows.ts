@@ -10,6 +10,7 @@ import {
   type VersionedPlant,
 } from '../ports/plant-store.js';
 import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
+import type { Change, ChangesAbove, ChangeType } from '../ports/change-log.js';
 
 /**
  * Row decoding that the SQLite and PostgreSQL adapters share. Each adapter keeps the codecs for
@@ -193,3 +194,57 @@ export const savedCreateDecoder =
       ),
       E.mapLeft((errors) => rowProblem('idempotency_keys', errors)),
     );
+
+const CHANGE_TYPES = new Set(['plant.created', 'plant.updated', 'plant.deleted']);
+const isCount = (u: unknown): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= 0;
+
+/** A change as a row of `plant_changes` (seq, plant_id, version and at as numbers: PostgreSQL selects them as float8). */
+const ChangeRow = new t.Type<Change, unknown, unknown>(
+  'ChangeRow',
+  (u): u is Change => typeof u === 'object' && u !== null,
+  (u, c) => {
+    if (typeof u !== 'object' || u === null) return t.failure(u, c, 'expected a row object');
+    const { seq, type, plant_id: id, name, tag, version, at } = u as Record<string, unknown>;
+    if (!isCount(seq) || seq < 1) return t.failure(seq, c, 'expected seq to be a positive integer');
+    if (typeof type !== 'string' || !CHANGE_TYPES.has(type)) return t.failure(type, c, 'expected a change type');
+    if (!PlantId.is(id)) return t.failure(id, c, 'expected plant_id to be a plant id');
+    if (!isCount(at)) return t.failure(at, c, 'expected at to be milliseconds since the epoch');
+    if (type === 'plant.deleted') return t.success({ seq, type, at, id });
+    const plant = plantOfFields(id, name, tag);
+    if (plant === undefined) return t.failure(u, c, 'expected the plant after the change (name, tag)');
+    if (!isVersion(version)) return t.failure(version, c, 'expected a version from 0 to 2^53-1');
+    return t.success({
+      seq,
+      type: type as ChangeType,
+      at,
+      id,
+      name: plant.name,
+      ...(plant.tag === undefined ? {} : { tag: plant.tag }),
+      version,
+    });
+  },
+  (change) => change,
+);
+
+/** A `plant_changes` row to a Change, or StoreUnavailable naming what does not decode. */
+export const changeFromRow = (row: unknown): E.Either<StoreUnavailable, Change> =>
+  pipe(
+    ChangeRow.decode(row),
+    E.mapLeft((errors) => rowProblem('plant_changes', errors)),
+  );
+
+/** The change rows above a number, read with the log's state, to what the log holds above it. */
+export const changesAbove = (
+  since: number,
+  state: { readonly lastSeq: number; readonly forgottenThrough: number },
+  rows: readonly unknown[],
+  expiredBefore: number,
+): E.Either<StoreUnavailable, ChangesAbove> => {
+  if (since > state.lastSeq) return E.right({ kind: 'ahead', newest: state.lastSeq });
+  if (since < state.forgottenThrough) return E.right({ kind: 'expired' });
+  const changes = decodeEach(changeFromRow)(rows);
+  if (E.isLeft(changes)) return changes;
+  const first = changes.right[0];
+  if (first !== undefined && first.at < expiredBefore) return E.right({ kind: 'expired' });
+  return E.right({ kind: 'changes', changes: changes.right, newest: state.lastSeq });
+};

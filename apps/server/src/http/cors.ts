@@ -11,6 +11,8 @@ export const CORS_ALLOW_HEADERS = [
   'If-Match',
   'If-None-Match',
   'Prefer',
+  // A change feed resumed where it left off (GET /plants/changes).
+  'Last-Event-ID',
 ] as const;
 /** The response headers a script on an allowed origin may read (besides the CORS-safelisted ones). */
 export const CORS_EXPOSE_HEADERS = [
@@ -24,6 +26,8 @@ export const CORS_EXPOSE_HEADERS = [
   'RateLimit',
   'X-Total-Count',
   'Preference-Applied',
+  // Where a read stands in the change log (list, then follow).
+  'X-Change-Seq',
 ] as const;
 
 /**

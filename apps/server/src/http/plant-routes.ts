@@ -138,8 +138,9 @@ export const addPlantRoutes = (
     const count = hasPreference(ctx.req.headers.prefer, 'count', 'exact');
     const page = await service.list(query.right, { count })();
     if (E.isLeft(page)) return sendError(ctx, page.left);
-    const { plants, next, total } = page.right;
+    const { plants, next, total, changeSeq } = page.right;
     if (next !== undefined) setHeader(ctx, 'Link', nextLink(query.right, next));
+    setHeader(ctx, 'X-Change-Seq', String(changeSeq));
     if (total !== undefined) {
       setHeader(ctx, 'X-Total-Count', String(total));
       setHeader(ctx, 'Preference-Applied', 'count=exact');
@@ -162,6 +163,7 @@ export const addPlantRoutes = (
       setHeader(ctx, 'ETag', etagOf(found.right.version));
       return;
     }
+    setHeader(ctx, 'X-Change-Seq', String(found.right.changeSeq));
     answerPlant(ctx, found.right);
   });
 

@@ -1,3 +1,4 @@
+import { versioned } from '../../test/contract/values.js';
 import { idTaken, plantNotFound, type ListQuery, type PlantId, type PlantName } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -23,11 +24,11 @@ describe('createPlantService', () => {
     expect(await service.create({ id: id(7), name: name('Fern') })()).toEqual(
       E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }),
     );
-    expect(await service.get(id(7))()).toEqual(
+    expect(versioned(await service.get(id(7))())).toEqual(
       E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }),
     );
     expect(await service.remove(id(7))()).toEqual(E.right(undefined));
-    expect(await service.get(id(7))()).toEqual(E.left(plantNotFound(id(7))));
+    expect(versioned(await service.get(id(7))())).toEqual(E.left(plantNotFound(id(7))));
     expect(await service.remove(id(7))()).toEqual(E.left(plantNotFound(id(7))));
   });
 
@@ -46,11 +47,14 @@ describe('createPlantService', () => {
           { id: 2, name: 'p2' },
         ],
         next: { after: 2 },
+        changeSeq: 3,
       }),
     );
-    expect(await service.list(query(2, 2))()).toEqual(E.right({ plants: [{ id: 3, name: 'p3' }], next: undefined }));
+    expect(await service.list(query(2, 2))()).toEqual(
+      E.right({ plants: [{ id: 3, name: 'p3' }], next: undefined, changeSeq: 3 }),
+    );
     expect(await service.list(query(3))()).toMatchObject({ right: { next: { after: 3 } } });
-    expect(await service.list(query(5, 3))()).toEqual(E.right({ plants: [], next: undefined }));
+    expect(await service.list(query(5, 3))()).toEqual(E.right({ plants: [], next: undefined, changeSeq: 3 }));
   });
 
   it('pages a name order by cursor, counts when asked, and refuses a cursor of another query', async () => {
@@ -89,6 +93,7 @@ describe('createPlantService', () => {
       ],
       next: undefined,
       total: 2,
+      changeSeq: 4,
     });
   });
 });

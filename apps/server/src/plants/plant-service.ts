@@ -23,6 +23,7 @@ import type {
   PlantStore,
   StoreError,
   VersionedPlant,
+  AtChange,
   WriteCondition,
 } from '../ports/plant-store.js';
 
@@ -32,6 +33,8 @@ export type NextPage = { readonly after: PlantId } | { readonly cursor: string }
 /** One page of plants and, when the page is full, where the next one starts. */
 export interface PlantListPage {
   readonly plants: readonly Plant[];
+  /** The newest change the page's snapshot includes (X-Change-Seq). */
+  readonly changeSeq: number;
   /** Set when this page is full (there may be more); undefined on a shorter page. */
   readonly next: NextPage | undefined;
   /** How many plants match q and tag in the whole store, when asked for. */
@@ -51,7 +54,7 @@ export interface PlantService {
     request: CreatePlantRequest,
     claim: IdempotencyClaim,
   ): TE.TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
-  get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, VersionedPlant>;
+  get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, VersionedPlant & AtChange>;
   /** A merge patch, applied only when `condition` holds, atomically (see PlantStore.update). */
   update(
     id: PlantId,
@@ -87,13 +90,13 @@ export const createPlantService = (store: PlantStore): PlantService => ({
         };
         return pipe(
           store.list(page),
-          TE.chain((plants) =>
+          TE.chain(({ plants, changeSeq }) =>
             options?.count === true
               ? pipe(
                   store.count(filter),
-                  TE.map((total) => ({ plants, total })),
+                  TE.map((total) => ({ plants, changeSeq, total })),
                 )
-              : TE.right({ plants }),
+              : TE.right({ plants, changeSeq }),
           ),
         );
       }),

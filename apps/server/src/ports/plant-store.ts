@@ -67,6 +67,20 @@ export interface VersionedPlant {
 }
 
 /**
+ * A read and where it stands in the change log: `changeSeq` is the number of the newest change
+ * the read's snapshot includes (read in the same snapshot as the plants), so that following the
+ * changes above it from there misses nothing and repeats nothing the read already showed.
+ */
+export interface AtChange {
+  readonly changeSeq: number;
+}
+
+/** One page of `list`. */
+export interface PlantPage extends AtChange {
+  readonly plants: readonly Plant[];
+}
+
+/**
  * The preconditions of a conditional write (RFC 9110 §13.1.1–2), as versions: `'any'` for `*`,
  * else the versions the header names (an entity tag that names none of ours is simply left out,
  * so `[]` never matches). If-Match is compared strongly (the caller leaves weak tags out),
@@ -150,7 +164,7 @@ export interface PlantStore {
    * once every key has been looked at; the next call starts over).
    */
   purgeExpiredKeys(limit: number): TaskEither<StoreError, PurgeStep>;
-  get(id: PlantId): TaskEither<PlantNotFound | StoreError, VersionedPlant>;
+  get(id: PlantId): TaskEither<PlantNotFound | StoreError, VersionedPlant & AtChange>;
   /**
    * Applies a merge patch, when `condition` holds for the plant as it is, in one atomic step (the
    * check and the write in one transaction, after every earlier write). A patch that changes
@@ -173,7 +187,7 @@ export interface PlantStore {
    * direction. An id or name page (tag or not), and a page filtered by a `q` of at least three
    * characters, is served by an index: its cost does not grow with the store.
    */
-  list(query: PageQuery): TaskEither<StoreError, readonly Plant[]>;
+  list(query: PageQuery): TaskEither<StoreError, PlantPage>;
   /** How many plants the filter keeps in the whole store (exact). */
   count(filter: PlantFilter): TaskEither<StoreError, number>;
   /** Succeeds when the store answers (for /readyz). */

@@ -77,6 +77,18 @@ export interface AttemptRow {
   readonly error: string | null;
 }
 
+/** A change of the change log (migration 8); name, tag and version null for a delete. */
+export interface ChangeRow {
+  readonly seq: number;
+  readonly type: string;
+  readonly plantId: number;
+  readonly name: string | null;
+  readonly tag: string | null;
+  readonly version: number | null;
+  /** Commit time. */
+  readonly at: number;
+}
+
 /** Every table the data commands carry, by name, in the order a target is filled. */
 export interface DataRows {
   readonly plants: PlantRow;
@@ -85,6 +97,7 @@ export interface DataRows {
   readonly webhook_endpoints: EndpointRow;
   readonly webhook_deliveries: DeliveryRow;
   readonly webhook_attempts: AttemptRow;
+  readonly plant_changes: ChangeRow;
 }
 export type DataTable = keyof DataRows;
 export const DATA_TABLES: readonly DataTable[] = [
@@ -94,6 +107,7 @@ export const DATA_TABLES: readonly DataTable[] = [
   'webhook_endpoints',
   'webhook_deliveries',
   'webhook_attempts',
+  'plant_changes',
 ];
 
 /** The allocation state that makes ids and versions never repeat. */
@@ -104,6 +118,10 @@ export interface IdState {
   readonly gapCursor: number;
   /** No version at or below it will be given again. */
   readonly revision: number;
+  /** The change log's newest number (kept when changes are forgotten): the next change is numbered above it. */
+  readonly changeSeq: number;
+  /** The newest change number forgotten by the retention (a reader behind it gets 410). */
+  readonly changesForgottenThrough: number;
 }
 
 /** Reads of one consistent snapshot. */

@@ -1,3 +1,4 @@
+import type { ChangeLog } from '../ports/change-log.js';
 import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { PlantStore } from '../ports/plant-store.js';
@@ -43,5 +44,18 @@ export const traceStore = (store: Store, tracing: Tracing, kind: 'sqlite' | 'pos
     revoke: (idOrName, at) => tokenOp('UPDATE')(tokens.revoke(idOrName, at)),
     count: () => tokenOp('SELECT')(tokens.count()),
   };
-  return { plants: tracedPlants, tokens: tracedTokens, webhooks: store.webhooks, close: () => store.close() };
+  const { changes } = store;
+  const tracedChanges: ChangeLog = {
+    above: (since, limit, expiredBefore) =>
+      traced('SELECT', 'plant_changes')(changes.above(since, limit, expiredBefore)),
+    newest: () => changes.newest(),
+    forget: (before, limit) => changes.forget(before, limit),
+  };
+  return {
+    plants: tracedPlants,
+    changes: tracedChanges,
+    tokens: tracedTokens,
+    webhooks: store.webhooks,
+    close: () => store.close(),
+  };
 };

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import type { Store } from '../../src/ports/store.js';
+import { changeLogContract } from './plant-store/change-log.js';
 import { concurrencyContract } from './plant-store/concurrency.js';
 import { createContract } from './plant-store/create.js';
 import { getAndDeleteContract, listByTagContract, listContract } from './plant-store/get-delete-list.js';
@@ -44,6 +45,7 @@ export function plantStoreContract(
     updateContract(suite);
     listByTagContract(suite);
     concurrencyContract(suite);
+    changeLogContract(suite);
     idempotencyContract(suite);
     tokensContract(suite);
     lifecycleContract(suite);

@@ -32,3 +32,12 @@ export const rightOf = <E, A>(result: Either<E, A>): A => {
 /** A store result without the version: the plant alone, for tests about what was stored. */
 export const plainPlant = <E>(result: Either<E, { readonly plant: Plant }>): Either<E, Plant> =>
   result._tag === 'Left' ? result : { _tag: 'Right', right: result.right.plant };
+
+/** A read's result without where it stands in the change log: the plant and its version. */
+export const versioned = <E, A extends { readonly changeSeq: number }>(
+  result: Either<E, A>,
+): Either<E, Omit<A, 'changeSeq'>> => {
+  if (result._tag === 'Left') return result;
+  const { changeSeq: _at, ...rest } = result.right;
+  return { _tag: 'Right', right: rest };
+};

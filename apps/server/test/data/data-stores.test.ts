@@ -141,6 +141,19 @@ const content: fc.Arbitrary<Content> = fc
     ),
     gapCursor: fc.nat({ max: 1000 }),
     extraIds: fc.nat({ max: 1000 }),
+    changes: fc.array(
+      fc.record({
+        gap: fc.integer({ min: 1, max: 3 }),
+        type: fc.constantFrom('plant.created', 'plant.updated', 'plant.deleted'),
+        plantId: fc.integer({ min: 1, max: 10_000 }),
+        name: text,
+        tag: optional(text),
+        version: fc.integer({ min: 0, max: 1_000_000 }),
+        at: ms,
+      }),
+      { maxLength: 10 },
+    ),
+    forgotten: fc.nat({ max: 5 }),
   })
   .map((c) => {
     const deliveries = c.deliveries.map((d, i) => {
@@ -150,6 +163,14 @@ const content: fc.Arbitrary<Content> = fc
     const attempts = c.deliveries.flatMap((d, i) => d.tries.map((a, n) => ({ deliveryId: i + 1, n: n + 1, ...a })));
     const highWater = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, ...c.plants.map((p) => p.id)) + c.extraIds);
     const revision = Math.max(0, ...c.plants.map((p) => p.version)) + c.extraIds;
+    // Numbers with gaps (some forgotten, some rolled back); a delete has no name, tag or version.
+    let seq = c.forgotten;
+    const changes = c.changes.map(({ gap, ...change }) => {
+      seq += gap;
+      return change.type === 'plant.deleted'
+        ? { ...change, seq, name: null, tag: null, version: null }
+        : { ...change, seq };
+    });
     return {
       rows: {
         plants: c.plants,
@@ -158,8 +179,15 @@ const content: fc.Arbitrary<Content> = fc
         webhook_endpoints: c.endpoints,
         webhook_deliveries: deliveries,
         webhook_attempts: attempts,
+        plant_changes: changes,
       },
-      ids: { highWater, gapCursor: c.gapCursor, revision },
+      ids: {
+        highWater,
+        gapCursor: c.gapCursor,
+        revision,
+        changeSeq: seq + c.extraIds,
+        changesForgottenThrough: c.forgotten,
+      },
     };
   });
 

@@ -148,7 +148,8 @@ describe('CORS', () => {
       expect(corsHeaders(reply), path).toEqual({
         'access-control-allow-origin': ALLOWED,
         'access-control-allow-methods': 'GET,HEAD,POST,PATCH,DELETE,OPTIONS',
-        'access-control-allow-headers': 'Authorization,Content-Type,Idempotency-Key,If-Match,If-None-Match,Prefer',
+        'access-control-allow-headers':
+          'Authorization,Content-Type,Idempotency-Key,If-Match,If-None-Match,Prefer,Last-Event-ID',
         'access-control-max-age': '600',
       });
       expect(reply.headers['www-authenticate'], path).toBeUndefined();
@@ -165,7 +166,7 @@ describe('CORS', () => {
     expect(created.status).toBe(201);
     expect(created.headers['access-control-allow-origin']).toBe('https://second.example');
     expect(created.headers['access-control-expose-headers']).toBe(
-      'Location,Link,ETag,X-Request-Id,Retry-After,Idempotent-Replayed,RateLimit-Policy,RateLimit,X-Total-Count,Preference-Applied',
+      'Location,Link,ETag,X-Request-Id,Retry-After,Idempotent-Replayed,RateLimit-Policy,RateLimit,X-Total-Count,Preference-Applied,X-Change-Seq',
     );
     expect(created.headers['access-control-allow-credentials']).toBeUndefined();
     expect(created.headers.vary).toContain('Origin');

@@ -114,6 +114,16 @@ const TABLES: { readonly [T in DataTable]: TableMap } = {
       record: `"deliveryId" int8, n int4, "startedAt" float8, "durationMs" int4, status int4, error text`,
     },
   },
+  plant_changes: {
+    key: [['seq', 'int8']],
+    columns:
+      'seq::float8 AS seq, type, plant_id::float8 AS plant_id, name, tag, version::float8 AS version, at::float8 AS at',
+    insert: {
+      into: 'plant_changes (seq, type, plant_id, name, tag, version, at)',
+      select: 'x.seq, x.type, x."plantId", x.name, x.tag, x.version, x.at',
+      record: 'seq int8, type text, "plantId" int8, name text, tag text, version int8, at int8',
+    },
+  },
 };
 
 /** `text` as a field of COPY's text format (backslash escapes; `\N` is NULL). */
@@ -166,11 +176,18 @@ const reader = (sql: Sql): DataReader => ({
     const [row] = (await sql.unsafe(
       `SELECT (c.next_id - 1)::float8 AS high_water, c.gap_cursor::float8 AS gap_cursor,
               greatest((SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM plant_versions),
-                       (SELECT coalesce(max(version), 0) FROM plants))::float8 AS revision
-         FROM plant_id_counter c`,
+                       (SELECT coalesce(max(version), 0) FROM plants))::float8 AS revision,
+              s.last_seq::float8 AS last_seq, s.forgotten_through::float8 AS forgotten_through
+         FROM plant_id_counter c, plant_change_state s`,
     )) as unknown as Row[];
     if (row === undefined) throw new Error('plant_id_counter holds no row');
-    return { highWater: num(row['high_water']), gapCursor: num(row['gap_cursor']), revision: num(row['revision']) };
+    return {
+      highWater: num(row['high_water']),
+      gapCursor: num(row['gap_cursor']),
+      revision: num(row['revision']),
+      changeSeq: num(row['last_seq']),
+      changesForgottenThrough: num(row['forgotten_through']),
+    };
   },
 });
 
@@ -208,6 +225,10 @@ const writer = (tx: postgres.TransactionSql): DataWriter => ({
       state.gapCursor,
     ]);
     await tx.unsafe(`SELECT setval('plant_versions', greatest($1::int8, 1), $1::int8 > 0)`, [state.revision]);
+    await tx.unsafe('UPDATE plant_change_state SET last_seq = $1::int8, forgotten_through = $2::int8', [
+      state.changeSeq,
+      state.changesForgottenThrough,
+    ]);
     await tx.unsafe(
       `SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), greatest(max(id), 1), max(id) IS NOT NULL)
          FROM webhook_deliveries`,
@@ -289,6 +310,9 @@ export const openPostgresData = async (options: PostgresDataOptions): Promise<Da
     fill: (run) =>
       sql.begin(async (tx) => {
         await tx`SELECT 1 FROM plant_id_counter FOR UPDATE`;
+        // The change log comes with the copy, numbers and all: the copy's own inserts are not
+        // changes (migration 8's triggers log nothing while this is set; it ends with the transaction).
+        await tx`SELECT set_config('plant_store.copying', 'on', true)`;
         const held = await holdsAnything(reader(tx));
         if (held !== undefined) throw new TargetNotEmpty(`the target ${where} is not empty: ${held}`);
         // The secondary indexes of plants are built once at the end rather than row by row

@@ -11,6 +11,7 @@ import { SilenceWatch } from './silence.js';
 import { StoreSockets } from './sockets.js';
 import { readConnectionUrl } from './tls.js';
 import { PostgresWriteQueue } from './write-queue.js';
+import { createPostgresChangeLog } from './change-log.js';
 import { createPostgresPlantStore } from './plant-store.js';
 import { createPostgresTokenStore } from './token-store.js';
 import { createPostgresWebhookStore } from './webhook-store.js';
@@ -295,6 +296,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const plants = createPostgresPlantStore(sql, gate, writes, logger);
   const tokens = createPostgresTokenStore(sql, gate, logger, tokenCacheMs);
   const webhooks = createPostgresWebhookStore(sql, gate);
+  const changes = createPostgresChangeLog(sql, gate);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -311,5 +313,5 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     return closing;
   };
 
-  return { plants, tokens, webhooks, close };
+  return { plants, changes, tokens, webhooks, close };
 }

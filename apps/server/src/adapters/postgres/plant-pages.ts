@@ -1,6 +1,7 @@
 import { fold } from '@plant-store/domain';
 import type postgres from 'postgres';
-import type { PageQuery, PlantFilter } from '../../ports/plant-store.js';
+import * as E from 'fp-ts/lib/Either.js';
+import { storeUnavailable, type PageQuery, type PlantFilter, type StoreUnavailable } from '../../ports/plant-store.js';
 import { directScanRows } from '../direct-scan.js';
 
 /** `q` as a LIKE pattern for "contains": `%`, `_` and `\` escaped, so each stands for itself. */
@@ -62,6 +63,23 @@ export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => 
     ) walked
      WHERE name_folded LIKE ${containsPattern(query.q)}::text
      ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
+};
+
+/**
+ * A page statement with the change log's newest number on each row, read in the same statement
+ * (one snapshot): `change_seq` and the page's columns, or one row of NULL columns for an empty
+ * page. The one-row state table is the outer side of a nested loop, so the rows keep the page's
+ * order.
+ */
+export const atChange = (sql: postgres.Sql, page: Fragment): Fragment => sql`
+  SELECT s.last_seq::float8 AS change_seq, p.* FROM plant_change_state s LEFT JOIN LATERAL (${page}) p ON true`;
+
+/** The `change_seq` of a row of `atChange` (or of a read by id), or StoreUnavailable. */
+export const changeSeqOf = (row: unknown): E.Either<StoreUnavailable, number> => {
+  const seq = (row as { change_seq?: unknown } | undefined)?.change_seq;
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0
+    ? E.right(seq)
+    : E.left(storeUnavailable(new TypeError('plant_change_state holds no valid row')));
 };
 
 /**

@@ -3,9 +3,16 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type postgres from 'postgres';
-import { storeUnavailable, type PlantStore, type StoreError, type VersionedPlant } from '../../ports/plant-store.js';
+import {
+  storeUnavailable,
+  type AtChange,
+  type PlantPage,
+  type PlantStore,
+  type StoreError,
+  type VersionedPlant,
+} from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate, type PostgresStoreLogger } from './gate.js';
-import { countStatement, matchesStatement, pageStatement } from './plant-pages.js';
+import { atChange, changeSeqOf, countStatement, matchesStatement, pageStatement } from './plant-pages.js';
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
 
@@ -45,28 +52,43 @@ export const createPostgresPlantStore = (
   update: (id, patch, condition) => () => writes.update(id, patch, condition),
   delete: (id, condition) => () => writes.delete(id, condition),
   get:
-    (id): TaskEither<PlantNotFound | StoreError, VersionedPlant> =>
+    (id): TaskEither<PlantNotFound | StoreError, VersionedPlant & AtChange> =>
     async () =>
       pipe(
         await gate.run(
           'get plant',
-          () => sql`SELECT id, name, tag, version::text AS version FROM plants WHERE id = ${id}::int8`,
+          // With the change log's newest number, in the same statement (one snapshot).
+          () => sql`
+            SELECT s.last_seq::float8 AS change_seq, p.id, p.name, p.tag, p.version::text AS version
+              FROM plant_change_state s LEFT JOIN plants p ON p.id = ${id}::int8`,
         ),
-        E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant> =>
-          rows[0] === undefined
-            ? E.left(plantNotFound(id))
-            : logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(rows[0])),
-        ),
+        E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant & AtChange> => {
+          const row = rows[0] as { change_seq?: unknown; id?: unknown } | undefined;
+          const changeSeq = changeSeqOf(row);
+          if (E.isLeft(changeSeq)) return changeSeq;
+          if (row?.id === null) return E.left(plantNotFound(id));
+          return pipe(
+            logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(row)),
+            E.map((read) => ({ ...read, changeSeq: changeSeq.right })),
+          );
+        }),
       ),
   list: (query) => async () => {
     const { q } = query;
-    let rows = await gate.run('list plants', () => pageStatement(sql, query));
+    let rows = await gate.run('list plants', () => atChange(sql, pageStatement(sql, query)));
     // A `q` page the bounded walk left short: from the matches (see directScanRows).
-    if (q !== undefined && E.isRight(rows) && rows.right.length < query.limit)
-      rows = await gate.run('list plants', () => matchesStatement(sql, { ...query, q }));
+    if (q !== undefined && E.isRight(rows) && rows.right.filter((r) => r['id'] !== null).length < query.limit)
+      rows = await gate.run('list plants', () => atChange(sql, matchesStatement(sql, { ...query, q })));
     return pipe(
       rows,
-      E.chain((found) => logDecodeFailure(logger, 'list plants')(plantsFromRows(found))),
+      E.chain((found) => {
+        const changeSeq = changeSeqOf(found[0]);
+        if (E.isLeft(changeSeq)) return changeSeq;
+        return pipe(
+          logDecodeFailure(logger, 'list plants')(plantsFromRows(found.filter((r) => r['id'] !== null))),
+          E.map((plants): PlantPage => ({ plants, changeSeq: changeSeq.right })),
+        );
+      }),
     );
   },
   count: (filter) => async () =>

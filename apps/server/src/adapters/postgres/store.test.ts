@@ -94,18 +94,20 @@ describePostgres('openPostgresStore migrations', () => {
       await previous.end();
     }
     const store = await fresh.open();
-    expect(rightOf(await store.plants.list(page(10, 0))())).toEqual([
+    expect(rightOf(await store.plants.list(page(10, 0))()).plants).toEqual([
       { id: 1, name: 'Fern', tag: 'green' },
       { id: 2, name: 'Cactus' },
       { id: 3, name: 'Moss', tag: 'green' },
     ]);
+    // Plants of the release before are not in the change log: it starts at the upgrade.
     expect(rightOf(await store.plants.get(id(1))())).toEqual({
       plant: { id: 1, name: 'Fern', tag: 'green' },
       version: 0,
+      changeSeq: 0,
     });
-    expect(rightOf(await store.plants.list({ ...page(10, 0), tag: 'green' as never })()).map((p) => p.id)).toEqual([
-      1, 3,
-    ]);
+    expect(
+      rightOf(await store.plants.list({ ...page(10, 0), tag: 'green' as never })()).plants.map((p) => p.id),
+    ).toEqual([1, 3]);
     const replay = rightOf(
       await store.plants.createOnce(
         { name: name('Moss'), tag: 'green' as never },
@@ -173,7 +175,7 @@ describePostgres('PostgreSQL store traps', () => {
     const got = rightOf(await store.plants.get(max)().then(plainPlant));
     expect(got).toEqual({ id: MAX_PLANT_ID, name: 'the last id' });
     expect(typeof got.id).toBe('number');
-    const listed = rightOf(await store.plants.list(page(10, MAX_PLANT_ID - 1))());
+    const listed = rightOf(await store.plants.list(page(10, MAX_PLANT_ID - 1))()).plants;
     expect(listed).toEqual([{ id: MAX_PLANT_ID, name: 'the last id' }]);
     expect(JSON.stringify(listed)).toBe(`[{"id":${MAX_PLANT_ID},"name":"the last id"}]`);
   });
@@ -435,5 +437,53 @@ describePostgres('PostgreSQL token lookups (tokenCacheMs)', () => {
     const { url } = await fresh.db();
     await expect(openPostgresStore({ url, tokenCacheMs: -1 })).rejects.toThrow(/tokenCacheMs/);
     await expect(openPostgresStore({ url, tokenCacheMs: 60_001 })).rejects.toThrow(/tokenCacheMs/);
+  });
+});
+
+describePostgres('PostgreSQL change log: numbers in commit order', () => {
+  const fresh = useFreshSchema();
+
+  // A number from a sequence is drawn at the write and committed later: a writer that draws 8
+  // after another drew 7 can commit first, and a reader that then sees 8 skips 7 for good. Here
+  // the second writer's change waits for the first's commit, and nobody sees it before.
+  it('holds a later change back until an earlier open transaction has committed', async () => {
+    const store = await fresh.open();
+    const { url } = await fresh.db();
+    const raw = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const start = rightOf(await store.changes.newest()());
+      let releaseFirst: () => void = () => {};
+      const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+      let firstWrote: () => void = () => {};
+      const firstInserted = new Promise<void>((resolve) => (firstWrote = resolve));
+      const first = raw.begin(async (tx) => {
+        await tx`INSERT INTO plants (id, name, tag, name_folded) VALUES (101, 'first', NULL, 'first')`;
+        firstWrote();
+        await firstHeld;
+      });
+      await firstInserted;
+      let secondDone = false;
+      const second = store.plants
+        .create({ id: id(102), name: name('second') })()
+        .finally(() => (secondDone = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The second write waits; a reader sees neither change.
+      expect(secondDone).toBe(false);
+      expect(rightOf(await store.changes.above(start, 10, 0)())).toEqual({
+        kind: 'changes',
+        changes: [],
+        newest: start,
+      });
+      releaseFirst();
+      await first;
+      rightOf(await second);
+      const read = rightOf(await store.changes.above(start, 10, 0)());
+      expect(read.kind === 'changes' && read.changes.map((c) => [c.seq, c.id])).toEqual([
+        [start + 1, 101],
+        [start + 2, 102],
+      ]);
+    } finally {
+      await raw.end();
+    }
   });
 });

@@ -163,7 +163,7 @@ describe('SQLite store in a real process', () => {
         if (id % 5 === 0) continue;
         expect(await store.plants.get(id as PlantId)()).toEqual({
           _tag: 'Right',
-          right: { plant: { id, name: `plant ${id}` }, version: expect.any(Number) },
+          right: { plant: { id, name: `plant ${id}` }, version: expect.any(Number), changeSeq: expect.any(Number) },
         });
       }
       for (const id of deleted) {

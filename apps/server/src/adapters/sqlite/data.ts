@@ -13,7 +13,7 @@ import {
   type ImportOutcome,
   type ImportPlant,
 } from '../../ports/store-data.js';
-import { migrateSqlite } from './migrations.js';
+import { CHANGE_TRIGGERS, changeTriggers, migrateSqlite } from './migrations.js';
 import { holdsAnything, num, rowReaders, type Row } from '../data-rows.js';
 import { backupSqlite, type BackupOptions, type BackupReport } from './backup.js';
 
@@ -140,6 +140,10 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
       toRow: (a) => [a.deliveryId, a.n, a.startedAt, a.durationMs, a.status, a.error],
     },
   ),
+  plant_changes: tableMap('plant_changes', ['seq'], 'seq, type, plant_id, name, tag, version, at', {
+    insert: 'INSERT INTO plant_changes (seq, type, plant_id, name, tag, version, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    toRow: (c) => [c.seq, c.type, c.plantId, c.name, c.tag, c.version, c.at],
+  }),
 };
 
 const reader = (db: Database.Database): DataReader => ({
@@ -165,14 +169,17 @@ const reader = (db: Database.Database): DataReader => ({
     const row = db
       .prepare(
         `SELECT max(high_water, coalesce((SELECT max(id) FROM plants), 0)) AS high_water, gap_cursor,
-                max(revision, coalesce((SELECT max(version) FROM plants), 0)) AS revision
-           FROM plant_ids WHERE singleton = 1`,
+                max(revision, coalesce((SELECT max(version) FROM plants), 0)) AS revision,
+                s.last_seq, s.forgotten_through
+           FROM plant_ids, plant_change_state s WHERE plant_ids.singleton = 1`,
       )
       .get() as Row;
     return Promise.resolve({
       highWater: num(row['high_water']),
       gapCursor: num(row['gap_cursor']),
       revision: num(row['revision']),
+      changeSeq: num(row['last_seq']),
+      changesForgottenThrough: num(row['forgotten_through']),
     });
   },
 });
@@ -253,6 +260,10 @@ export const openSqliteData = (
               state.gapCursor,
               state.revision,
             );
+            db.prepare('UPDATE plant_change_state SET last_seq = ?, forgotten_through = ?').run(
+              state.changeSeq,
+              state.changesForgottenThrough,
+            );
             return Promise.resolve();
           },
         };
@@ -264,7 +275,11 @@ export const openSqliteData = (
           .pluck()
           .get() as string | undefined;
         if (trigger !== undefined) db.exec('DROP TRIGGER plants_search_insert');
+        // The change log comes with the copy, numbers and all: the copy's own inserts are not
+        // changes. Its triggers, too, come back in the same transaction.
+        for (const name of CHANGE_TRIGGERS) db.exec(`DROP TRIGGER ${name}`);
         const result = await run(writer);
+        db.exec(changeTriggers);
         if (trigger !== undefined) {
           db.exec("INSERT INTO plants_search (plants_search) VALUES ('rebuild')");
           // The rebuild indexed every plant, the pending ones too: the two stay disjoint.

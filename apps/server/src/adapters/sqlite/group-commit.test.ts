@@ -56,7 +56,7 @@ describe('group commit', () => {
           const model = sequentially(ops);
           expect(outcomes).toEqual(model.outcomes);
           const listed = await store.plants.list(firstPage(100))();
-          expect(listed._tag === 'Right' && listed.right.map((p) => p.id)).toEqual(model.ids);
+          expect(listed._tag === 'Right' && listed.right.plants.map((p) => p.id)).toEqual(model.ids);
         } finally {
           await store.close();
         }

@@ -9,6 +9,36 @@ export interface SqliteMigration {
 }
 
 /**
+ * The change log's triggers (migration 8), also dropped and made again by `migrate`, which copies
+ * a store's changes as they are instead of logging its copy of the plants as new ones.
+ */
+export const changeTriggers = `
+      CREATE TRIGGER plant_changes_insert AFTER INSERT ON plants BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, name, tag, version, at)
+          SELECT last_seq, 'plant.created', new.id, new.name, new.tag, new.version,
+                 CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;
+      CREATE TRIGGER plant_changes_update AFTER UPDATE OF name, tag ON plants
+        WHEN new.name IS NOT old.name OR new.tag IS NOT old.tag BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, name, tag, version, at)
+          SELECT last_seq, 'plant.updated', new.id, new.name, new.tag, new.version,
+                 CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;
+      CREATE TRIGGER plant_changes_delete AFTER DELETE ON plants BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, at)
+          SELECT last_seq, 'plant.deleted', old.id, CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;`;
+
+/** The change log's triggers, by name (to drop them). */
+export const CHANGE_TRIGGERS = ['plant_changes_insert', 'plant_changes_update', 'plant_changes_delete'] as const;
+
+/**
  * The schema, oldest first. Ids are INTEGER PRIMARY KEY (the rowid: seeks by id and `id > ?`
  * ranges use the table's own b-tree). `plant_ids` keeps the high-water mark of every id ever
  * stored, so server-assigned ids never collide with client-chosen ones nor reuse deleted ones.
@@ -221,6 +251,36 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
           WHERE NOT EXISTS (SELECT 1 FROM plants_search_pending WHERE id = old.id);
         INSERT OR IGNORE INTO plants_search_pending (id) VALUES (new.id);
       END;
+    `,
+  },
+  {
+    version: 8,
+    name: 'the change log',
+    // Every committed change of a plant, numbered in commit order over the whole file
+    // (GET /plants/changes; docs/explanation/storage.md, "The change log"). Triggers fill it, so
+    // every writer does: this release, an earlier one (a rollback), the data commands. SQLite has
+    // one writer at a time, so a number drawn in the write's transaction is in commit order.
+    // `last_seq` is the newest number ever given (kept when the changes are forgotten), and
+    // `forgotten_through` the newest number forgotten (the retention): a reader behind it has
+    // missed changes. A rename that keeps name and tag (the refold of plants_name_unfolded) is
+    // not a change; `at` is the commit time in milliseconds.
+    sql: `
+      CREATE TABLE plant_change_state (
+        singleton         INTEGER PRIMARY KEY CHECK (singleton = 1),
+        last_seq          INTEGER NOT NULL,
+        forgotten_through INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO plant_change_state (singleton, last_seq, forgotten_through) VALUES (1, 0, 0);
+      CREATE TABLE plant_changes (
+        seq      INTEGER PRIMARY KEY,
+        type     TEXT NOT NULL,
+        plant_id INTEGER NOT NULL,
+        name     TEXT,
+        tag      TEXT,
+        version  INTEGER,
+        at       INTEGER NOT NULL
+      ) STRICT;
+      ${changeTriggers}
     `,
   },
 ];

@@ -19,6 +19,7 @@ import { closedError } from './attempt.js';
 import { SqliteBatch } from './batch.js';
 import { SqliteOutbox } from './outbox.js';
 import { createSqlitePlantStore } from './plant-store.js';
+import { createSqliteChangeLog } from './change-log.js';
 import { createSqliteTokenStore } from './token-store.js';
 import { createSqliteWebhookStore } from './webhook-store.js';
 import type { StoreObserver } from '../../ports/store-observer.js';
@@ -168,6 +169,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const plants = createSqlitePlantStore(db, commits, isClosed, wal, ttlMs);
   const tokens = createSqliteTokenStore(db, commits, isClosed);
   const webhooks = createSqliteWebhookStore(db, commits, isClosed, outbox);
+  const changes = createSqliteChangeLog(db, commits, isClosed, wal);
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -187,5 +189,5 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     return closing;
   };
 
-  return { plants, tokens, webhooks, close };
+  return { plants, changes, tokens, webhooks, close };
 }

@@ -20,37 +20,23 @@ import {
   type IdempotencyClaim,
   type IdempotencyKeyReused,
   type KeyedCreate,
+  type AtChange,
   type NewPlant,
+  type PageQuery,
   type PlantStore,
   type StoreError,
   type VersionedPlant,
   type WriteCondition,
 } from '../../ports/plant-store.js';
 import type { GroupCommit } from './group-commit.js';
-import type { WalSync } from './wal-sync.js';
+import { whenDurable, type WalSync } from './wal-sync.js';
 import type { PlantIdAllocator } from './plant-ids.js';
 import { attempt } from './attempt.js';
 import { createPlantPages } from './plant-pages.js';
 import type { SqliteBatch } from './batch.js';
 import { plantsFromRows, savedCreateFromRow, versionedPlantFromRow } from './rows.js';
+import { changeStateOf } from './change-log.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
-
-/**
- * A plant read's result, released only once every commit it could have seen is on disk (see
- * WalSync.readBarrier): a response never shows a write that a power loss could still undo.
- */
-const whenDurable = <Err, A>(
-  wal: WalSync | undefined,
-  result: E.Either<Err, A>,
-): E.Either<Err | StoreError, A> | Promise<E.Either<Err | StoreError, A>> => {
-  const barrier = wal?.readBarrier();
-  return barrier === undefined
-    ? result
-    : barrier.then(
-        () => result,
-        (cause: unknown) => E.left(storeUnavailable(cause)),
-      );
-};
 
 /**
  * Plants and idempotency keys in SQLite, over the connection openSqliteStore opened: every write
@@ -83,6 +69,17 @@ export const createSqlitePlantStore = (
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
   const versionOf = db.prepare<[number]>('SELECT version FROM plants WHERE id = ?').pluck();
   const byId = db.prepare<[number]>('SELECT id, name, tag, version FROM plants WHERE id = ?');
+  // A read by id with the change log's newest number, in one statement (one snapshot).
+  const byIdAtChange = db.prepare<[number]>(
+    'SELECT s.last_seq, p.id, p.name, p.tag, p.version FROM plant_change_state s LEFT JOIN plants p ON p.id = ?',
+  );
+  const changeState = db.prepare('SELECT last_seq, forgotten_through FROM plant_change_state');
+  // A page and the change log's newest number in one read transaction: one snapshot, whatever
+  // another process commits meanwhile.
+  const pageAtChange = db.transaction((query: PageQuery) => ({
+    changeSeq: changeStateOf(changeState.get()).lastSeq,
+    rows: pages.list(query),
+  }));
   const pages = createPlantPages(db);
   const ping = db.prepare('SELECT 1').pluck();
   const savedKey = db.prepare<[string, string]>(
@@ -266,12 +263,22 @@ export const createSqlitePlantStore = (
     get: (id) => async () =>
       whenDurable(
         wal,
-        attempt(isClosed, () => current(id)),
+        attempt<PlantNotFound | StoreError, VersionedPlant & AtChange>(isClosed, () => {
+          const row = byIdAtChange.get(id) as { last_seq: number; id: number | null } | undefined;
+          if (row === undefined) throw new TypeError('plant_change_state holds no row');
+          if (row.id === null) return E.left(plantNotFound(id));
+          const read = versionedPlantFromRow(row);
+          return E.isLeft(read) ? read : E.right({ ...read.right, changeSeq: changeStateOf(row).lastSeq });
+        }),
       ),
     list: (query) => async () =>
       whenDurable(
         wal,
-        attempt(isClosed, () => plantsFromRows(pages.list(query))),
+        attempt(isClosed, () => {
+          const { changeSeq, rows } = pageAtChange(query);
+          const plants = plantsFromRows(rows);
+          return E.isLeft(plants) ? plants : E.right({ plants: plants.right, changeSeq });
+        }),
       ),
     count: (filter) => async () =>
       whenDurable(

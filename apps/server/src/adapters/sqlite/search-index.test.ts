@@ -56,7 +56,7 @@ describe('the search index behind the writes (SQLite)', () => {
               { by: 'name', descending: false },
             ] as const) {
               const query: PageQuery = { q, limit: 100, order };
-              const page = rightOf(await store.plants.list(query)()).map((p) => p.id as number);
+              const page = rightOf(await store.plants.list(query)()).plants.map((p) => p.id as number);
               const expected = [...matching].sort((a, b) => {
                 if (order.by === 'id') return order.descending ? b - a : a - b;
                 const [fa, fb] = [fold(names.get(a) ?? ''), fold(names.get(b) ?? '')];

@@ -1,5 +1,7 @@
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
+import { storeUnavailable, type StoreError } from '../../ports/plant-store.js';
 
 interface Waiter {
   readonly generation: number;
@@ -168,3 +170,20 @@ export class WalSync {
     for (const waiter of waiting) waiter.reject(this.failed);
   }
 }
+
+/**
+ * A plant read's result, released only once every commit it could have seen is on disk (see
+ * WalSync.readBarrier): a response never shows a write that a power loss could still undo.
+ */
+export const whenDurable = <Err, A>(
+  wal: WalSync | undefined,
+  result: E.Either<Err, A>,
+): E.Either<Err | StoreError, A> | Promise<E.Either<Err | StoreError, A>> => {
+  const barrier = wal?.readBarrier();
+  return barrier === undefined
+    ? result
+    : barrier.then(
+        () => result,
+        (cause: unknown) => E.left(storeUnavailable(cause)),
+      );
+};

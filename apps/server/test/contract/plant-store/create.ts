@@ -35,7 +35,7 @@ export const createContract = (suite: PlantStoreSuite): void => {
       const id = plantId(freshBase() + 1);
       const created = rightOf(await create({ id, name: plantName('Pothos') }));
       const got = rightOf(await store.plants.get(id)().then(plainPlant));
-      const listed = rightOf(await store.plants.list(page(1, id - 1))());
+      const listed = rightOf(await store.plants.list(page(1, id - 1))()).plants;
       for (const plant of [created, got, listed[0]]) {
         expect(plant).toEqual({ id, name: 'Pothos' });
         expect(Object.hasOwn(plant ?? {}, 'tag')).toBe(false);

@@ -62,7 +62,7 @@ export const searchContract = (suite: PlantStoreSuite): void => {
               descending,
               ...(last === undefined ? {} : { after: { folded: fold(last.name), id: last.id } satisfies NamePlace }),
             };
-      const page = rightOf(await suite.store().plants.list({ ...query, order })());
+      const page = rightOf(await suite.store().plants.list({ ...query, order })()).plants;
       seen.push(...page);
       if (page.length < query.limit) return seen;
     }

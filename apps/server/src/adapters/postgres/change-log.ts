@@ -1,0 +1,84 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import type postgres from 'postgres';
+import type { ChangeLog } from '../../ports/change-log.js';
+import { storeUnavailable } from '../../ports/plant-store.js';
+import { changesAbove } from '../store-rows.js';
+import type { PostgresGate } from './gate.js';
+
+/** `plant_change_state` as selected below (float8: numbers, not int8 text). */
+const stateOf = (
+  row: unknown,
+): E.Either<ReturnType<typeof storeUnavailable>, { lastSeq: number; forgottenThrough: number }> => {
+  const { last_seq: lastSeq, forgotten_through: forgottenThrough } = (row ?? {}) as Record<string, unknown>;
+  return Number.isSafeInteger(lastSeq) && Number.isSafeInteger(forgottenThrough)
+    ? E.right({ lastSeq: lastSeq as number, forgottenThrough: forgottenThrough as number })
+    : E.left(storeUnavailable(new TypeError('plant_change_state holds no valid row')));
+};
+
+/**
+ * The change log in PostgreSQL (migration 8: statement triggers on `plants` fill it, numbered
+ * under the state row's lock, so in commit order). A read is one statement: the state and the
+ * changes above a number in one snapshot.
+ */
+export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): ChangeLog => ({
+  above: (since, limit, expiredBefore) => async () =>
+    pipe(
+      await gate.run(
+        'read changes',
+        () => sql`
+          SELECT s.last_seq::float8 AS last_seq, s.forgotten_through::float8 AS forgotten_through, c.*
+            FROM plant_change_state s LEFT JOIN LATERAL (
+              SELECT seq::float8 AS seq, type, plant_id::float8 AS plant_id, name, tag, version::float8 AS version,
+                     at::float8 AS at
+                FROM plant_changes WHERE seq > ${since}::int8 ORDER BY seq LIMIT ${limit}::int4
+            ) c ON true`,
+      ),
+      E.chainW((rows) =>
+        pipe(
+          stateOf(rows[0]),
+          E.chain((state) =>
+            changesAbove(
+              since,
+              state,
+              rows.filter((r) => r['seq'] !== null),
+              expiredBefore,
+            ),
+          ),
+        ),
+      ),
+    ),
+  newest: () => async () =>
+    pipe(
+      await gate.run(
+        'newest change',
+        () => sql`SELECT last_seq::float8 AS last_seq, 0::float8 AS forgotten_through FROM plant_change_state`,
+      ),
+      E.chainW((rows) =>
+        pipe(
+          stateOf(rows[0]),
+          E.map((s) => s.lastSeq),
+        ),
+      ),
+    ),
+  forget: (before, limit) => async () =>
+    pipe(
+      await gate.run(
+        'forget changes',
+        // The oldest changes committed before a time, at most `limit`; the state remembers the
+        // newest number forgotten (a reader behind it has missed changes: 410). The state row is
+        // locked like a writer's, after the delete, for a moment only.
+        () => sql`
+          WITH gone AS (
+            DELETE FROM plant_changes WHERE seq IN (
+              SELECT seq FROM plant_changes WHERE at < ${before}::int8 ORDER BY seq LIMIT ${limit}::int4)
+            RETURNING seq
+          ), noted AS (
+            UPDATE plant_change_state SET forgotten_through = greatest(forgotten_through, (SELECT max(seq) FROM gone))
+             WHERE EXISTS (SELECT 1 FROM gone)
+          )
+          SELECT count(*)::int4 AS n FROM gone`,
+      ),
+      E.map((rows) => Number((rows[0] as { n?: unknown } | undefined)?.n ?? 0)),
+    ),
+});

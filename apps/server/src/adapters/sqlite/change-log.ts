@@ -1,0 +1,72 @@
+import type Database from 'better-sqlite3';
+import * as E from 'fp-ts/lib/Either.js';
+import type { ChangeLog } from '../../ports/change-log.js';
+import { changesAbove } from '../store-rows.js';
+import { attempt } from './attempt.js';
+import type { GroupCommit } from './group-commit.js';
+import type { SqliteBatch } from './batch.js';
+import { whenDurable, type WalSync } from './wal-sync.js';
+
+interface StateRow {
+  readonly last_seq: number;
+  readonly forgotten_through: number;
+}
+
+/** The state row (migration 8); throws (StoreUnavailable, through `attempt`) when it is missing or malformed. */
+export const changeStateOf = (row: unknown): { lastSeq: number; forgottenThrough: number } => {
+  const { last_seq: lastSeq, forgotten_through: forgottenThrough = 0 } = (row ?? {}) as Partial<StateRow>;
+  if (!Number.isSafeInteger(lastSeq) || !Number.isSafeInteger(forgottenThrough))
+    throw new TypeError('plant_change_state holds no valid row');
+  return { lastSeq: lastSeq as number, forgottenThrough: forgottenThrough as number };
+};
+
+/**
+ * The change log in SQLite (migration 8: the triggers on `plants` fill it). A read takes the
+ * state and the changes in one read transaction (one snapshot, other processes' commits
+ * included), and answers once every commit it could have seen is durable, like a plant read.
+ */
+export const createSqliteChangeLog = (
+  db: Database.Database,
+  commits: GroupCommit<SqliteBatch>,
+  isClosed: () => boolean,
+  wal: WalSync | undefined,
+): ChangeLog => {
+  const state = db.prepare('SELECT last_seq, forgotten_through FROM plant_change_state');
+  const page = db.prepare<[number, number]>(
+    'SELECT seq, type, plant_id, name, tag, version, at FROM plant_changes WHERE seq > ? ORDER BY seq LIMIT ?',
+  );
+  const read = db.transaction((since: number, limit: number) => ({
+    state: changeStateOf(state.get()),
+    rows: page.all(since, limit),
+  }));
+  // The oldest changes committed before a time, at most a number of them; the state remembers the
+  // newest number forgotten (a reader behind it has missed changes: 410).
+  const forgetOldest = db.prepare<[number, number]>(
+    `DELETE FROM plant_changes WHERE seq IN (SELECT seq FROM plant_changes WHERE at < ? ORDER BY seq LIMIT ?)
+     RETURNING seq`,
+  );
+  const recordForgotten = db.prepare<[number]>(
+    'UPDATE plant_change_state SET forgotten_through = max(forgotten_through, ?)',
+  );
+  return {
+    above: (since, limit, expiredBefore) => async () =>
+      whenDurable(
+        wal,
+        attempt(isClosed, () => {
+          const { state: s, rows } = read(since, limit);
+          return changesAbove(since, s, rows, expiredBefore);
+        }),
+      ),
+    newest: () => async () =>
+      whenDurable(
+        wal,
+        attempt(isClosed, () => E.right(changeStateOf(state.get()).lastSeq)),
+      ),
+    forget: (before, limit) => () =>
+      commits.submit(() => {
+        const gone = forgetOldest.all(before, limit) as { seq: number }[];
+        if (gone.length > 0) recordForgotten.run(gone.reduce((max, r) => Math.max(max, r.seq), 0));
+        return E.right(gone.length);
+      }),
+  };
+};

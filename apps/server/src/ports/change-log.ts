@@ -1,0 +1,48 @@
+import type { PlantId } from '@plant-store/domain';
+import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
+import type { PlantVersion, StoreError } from './plant-store.js';
+
+/** What a change did to its plant. */
+export type ChangeType = 'plant.created' | 'plant.updated' | 'plant.deleted';
+
+/**
+ * One committed change of a plant as the change log keeps it (CONTRACT part 5, "The change log").
+ * Numbered in commit order over the whole store; the plant as the change left it (absent name,
+ * tag and version: a delete). `http/changes-json.ts` writes it as the same bytes on every read.
+ */
+export interface Change {
+  readonly seq: number;
+  readonly type: ChangeType;
+  /** Commit time, milliseconds since the epoch. */
+  readonly at: number;
+  readonly id: PlantId;
+  readonly name?: string;
+  readonly tag?: string;
+  readonly version?: PlantVersion;
+}
+
+/** What the log holds above a number. */
+export type ChangesAbove =
+  /** The changes numbered above it, in order (as many as asked, or all there are), and the newest number. */
+  | { readonly kind: 'changes'; readonly changes: readonly Change[]; readonly newest: number }
+  /** The number is above the newest change's. */
+  | { readonly kind: 'ahead'; readonly newest: number }
+  /** A change numbered above it is older than the retention (forgotten or not): the reader cannot catch up. */
+  | { readonly kind: 'expired' };
+
+/**
+ * The change log of a store. Every writer of the store fills it in the transaction of its
+ * change (triggers on the plants table: this release, an earlier one, an import, a migration's
+ * copy), so the reader never misses one.
+ */
+export interface ChangeLog {
+  /**
+   * The changes numbered above `since`, at most `limit`. A change committed before
+   * `expiredBefore` (ms since the epoch), or forgotten, above `since` makes it `expired`.
+   */
+  above(since: number, limit: number, expiredBefore: number): TaskEither<StoreError, ChangesAbove>;
+  /** The newest change's number (0: none yet). */
+  newest(): TaskEither<StoreError, number>;
+  /** Forgets at most `limit` of the oldest changes committed before `before` (ms); resolves with how many. */
+  forget(before: number, limit: number): TaskEither<StoreError, number>;
+}
