@@ -8,6 +8,11 @@ import type { AppState } from './http/context.js';
 import { addDocsRoutes } from './http/docs-routes.js';
 import { addHealthRoutes } from './http/health-routes.js';
 import { addPlantRoutes } from './http/plant-routes.js';
+import { addChangeRoutes } from './http/change-routes.js';
+import { ChangeHub } from './changes/change-hub.js';
+import { CredentialWatch } from './changes/credential-watch.js';
+import type { ChangeFeedConfig } from './config.js';
+import { DEFAULT_CHANGES_RETENTION_MS } from './config.js';
 import { createRequestFrame } from './http/request-frame.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { routeFallback } from './http/route-fallback.js';
@@ -39,7 +44,16 @@ export interface AppDeps {
   readonly metrics?: Metrics | undefined;
   /** OpenTelemetry tracing (OTEL_*); absent: no span, and no cost. */
   readonly tracing?: Tracing | undefined;
+  /**
+   * The process's change feed (changes/change-hub.ts), which main.ts closes at the start of a
+   * shutdown; absent: one made here over `store.changes`.
+   */
+  readonly changeHub?: ChangeHub | undefined;
+  /** CHANGES_* limits; absent: the defaults. */
+  readonly changes?: Partial<ChangeFeedConfig & { readonly retentionMs: number }> | undefined;
 }
+
+const DEFAULT_CHANGE_FEED: ChangeFeedConfig = { heartbeatMs: 15_000, maxBufferBytes: 1024 * 1024, maxStreams: 10_000 };
 
 /**
  * Builds the Koa app of docs/reference/api.md; never listens (see http/server.ts). Middleware order:
@@ -65,11 +79,29 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
       : { document: { idempotencyTtlSeconds: deps.idempotencyTtlSeconds } }),
   });
   addDocsRoutes(router);
+  // Before /plants/:id, which would take `changes` for an id (and refuse it).
+  const hub = deps.changeHub ?? new ChangeHub(deps.store.changes);
+  const feed = { ...DEFAULT_CHANGE_FEED, ...deps.changes };
+  deps.metrics?.changeFeed.watchOpen(() => hub.size);
+  addChangeRoutes(router, {
+    changes: deps.store.changes,
+    hub,
+    auth: deps.auth,
+    credentials: new CredentialWatch(deps.auth),
+    rateLimiter: deps.rateLimiter,
+    retentionMs: feed.retentionMs ?? DEFAULT_CHANGES_RETENTION_MS,
+    heartbeatMs: feed.heartbeatMs,
+    maxBufferBytes: feed.maxBufferBytes,
+    maxStreams: feed.maxStreams,
+    metrics: deps.metrics?.changeFeed,
+  });
   addPlantRoutes(router, {
     service: createPlantService(deps.store.plants),
     auth: deps.auth,
     bodyLimitBytes: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     rateLimiter: deps.rateLimiter,
+    // The feed reads the log at once after this process's own commits.
+    onCommit: () => hub.poke(),
   });
 
   if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing));

@@ -32,6 +32,7 @@ describe('decodeConfig', () => {
           allowPrivate: false,
         },
         changesRetentionMs: 7 * 86_400_000,
+        changes: { heartbeatMs: 15_000, maxBufferBytes: 1_048_576, maxStreams: 10_000 },
       }),
     );
   });
@@ -71,6 +72,9 @@ describe('decodeConfig', () => {
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE: 'false',
       CHANGES_RETENTION: '36h',
+      CHANGES_HEARTBEAT_MS: '2000',
+      CHANGES_MAX_BUFFER_BYTES: '65536',
+      CHANGES_MAX_STREAMS: '3',
     });
     expect(result).toEqual(
       E.right({
@@ -98,6 +102,7 @@ describe('decodeConfig', () => {
           allowPrivate: false,
         },
         changesRetentionMs: 36 * 3_600_000,
+        changes: { heartbeatMs: 2000, maxBufferBytes: 65_536, maxStreams: 3 },
       }),
     );
   });
@@ -137,6 +142,9 @@ describe('decodeConfig', () => {
     [{ PORT: '3000.5' }, 'PORT expects an integer from 0 to 65535'],
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_TTL_SECONDS expects an integer from 1 to 2147483647'],
     [{ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS expects an integer from 1 to 30000'],
+    [{ CHANGES_HEARTBEAT_MS: '999' }, 'CHANGES_HEARTBEAT_MS expects an integer from 1000 to 60000'],
+    [{ CHANGES_MAX_BUFFER_BYTES: '65535' }, 'CHANGES_MAX_BUFFER_BYTES expects an integer from 65536 to 67108864'],
+    [{ CHANGES_MAX_STREAMS: '100001' }, 'CHANGES_MAX_STREAMS expects an integer from 1 to 100000'],
     [{ WEBHOOK_TIMEOUT_MS: '30001' }, 'WEBHOOK_TIMEOUT_MS expects an integer from 1 to 30000'],
     [
       { WEBHOOK_RETRY_SCHEDULE: '5s,25h' },

@@ -56,6 +56,17 @@ export interface Config {
   readonly webhooks: WebhookConfig;
   /** CHANGES_RETENTION: how long the change log keeps a change (ms); a reader behind it gets 410. */
   readonly changesRetentionMs: number;
+  readonly changes: ChangeFeedConfig;
+}
+
+/** The change feed's limits (GET /plants/changes). */
+export interface ChangeFeedConfig {
+  /** CHANGES_HEARTBEAT_MS: a stream gets a comment line at least this often. */
+  readonly heartbeatMs: number;
+  /** CHANGES_MAX_BUFFER_BYTES: a stream with this much unsent is ended (its client does not read). */
+  readonly maxBufferBytes: number;
+  /** CHANGES_MAX_STREAMS: open streams and waiting long polls this process holds at most; beyond: 503. */
+  readonly maxStreams: number;
 }
 
 export interface WebhookConfig {
@@ -227,6 +238,9 @@ const codecs = {
     parseRetrySchedule,
   ),
   WEBHOOK_RETENTION_DAYS: integer(1, 3650),
+  CHANGES_HEARTBEAT_MS: integer(1000, 60_000),
+  CHANGES_MAX_BUFFER_BYTES: integer(64 * 1024, 64 * 1024 * 1024),
+  CHANGES_MAX_STREAMS: integer(1, 100_000),
   CHANGES_RETENTION: fromString('a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)', parseRetention),
   WEBHOOK_ALLOW_HTTP: boolean,
   WEBHOOK_ALLOW_PRIVATE: boolean,
@@ -330,6 +344,11 @@ export const decodeConfig = (
       allowPrivate: decoded.WEBHOOK_ALLOW_PRIVATE ?? false,
     },
     changesRetentionMs: decoded.CHANGES_RETENTION ?? DEFAULT_CHANGES_RETENTION_MS,
+    changes: {
+      heartbeatMs: decoded.CHANGES_HEARTBEAT_MS ?? 15_000,
+      maxBufferBytes: decoded.CHANGES_MAX_BUFFER_BYTES ?? 1024 * 1024,
+      maxStreams: decoded.CHANGES_MAX_STREAMS ?? 10_000,
+    },
   });
 };
 

@@ -16,6 +16,7 @@ import { startMetricsServer } from './ops/metrics-server.js';
 import { startRateLimitClusterMaster } from './rate-limit/local-backends.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { drainServer, type ShutdownOutcome } from './shutdown.js';
+import { ChangeHub } from './changes/change-hub.js';
 import {
   listen,
   listeningFields,
@@ -190,8 +191,13 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
     startPurges(config, store, logger, lifecycle);
     if (metrics !== undefined) watchOutbox(metrics, store);
 
+    // One reader of the change log for every stream and long poll of this process; its own reads
+    // are background work, outside any request's trace.
+    const changeHub = new ChangeHub(store.changes);
     const app = createApp({
       store: served,
+      changeHub,
+      changes: { ...config.changes, retentionMs: config.changesRetentionMs },
       auth,
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -248,6 +254,8 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
         timeoutMs: config.shutdownTimeoutMs,
         beginShutdown: () => {
           shuttingDown = true;
+          // Streams and long polls end now, not at the drain's deadline: their clients move on.
+          changeHub.close();
         },
       });
     });

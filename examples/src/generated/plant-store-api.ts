@@ -33,6 +33,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/plants/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the changes of the store
+         * @description Needs scope `plants:read`. Every committed change of a plant (a create, an update that changed it, a delete, an import) has a number, increasing in commit order over the whole store: a reader that has seen a number never later meets a smaller one it has not seen. This answers the changes numbered above `since` (or `Last-Event-ID`, which wins when both are sent; neither: only changes committed after the request arrived) in number order. With `Accept: text/event-stream` the answer is a stream that stays open: `retry: 2000`, then each change as an event (`id:` its number, `event:` its type, `data:` the change as one line of JSON), and a comment line at least every `CHANGES_HEARTBEAT_MS`. It ends when the client leaves, at the start of a shutdown, within 5 s of the token's revocation or expiry, or once more than `CHANGES_MAX_BUFFER_BYTES` wait unread; resume with `Last-Event-ID`. With `Accept: application/json`, `*\/*` or none: a JSON page of at most `limit` changes and a `Link` to the next; `wait` holds an empty page until a change arrives or the seconds pass (long polling). Any other `Accept` → 406. A stream or a waiting long poll counts once against the rate limit; an instance holds at most `CHANGES_MAX_STREAMS` of them (beyond: 503 with `Retry-After`). `EventSource` cannot send a bearer token: read the stream with `fetch`.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, OPTIONS`.
+         */
+        options: operations["optionsChanges"];
+        /**
+         * Follow the changes of the store (headers only)
+         * @description As `GET`, with the same status and headers and no body. Needs scope `plants:read`. Every committed change of a plant (a create, an update that changed it, a delete, an import) has a number, increasing in commit order over the whole store: a reader that has seen a number never later meets a smaller one it has not seen. This answers the changes numbered above `since` (or `Last-Event-ID`, which wins when both are sent; neither: only changes committed after the request arrived) in number order. With `Accept: text/event-stream` the answer is a stream that stays open: `retry: 2000`, then each change as an event (`id:` its number, `event:` its type, `data:` the change as one line of JSON), and a comment line at least every `CHANGES_HEARTBEAT_MS`. It ends when the client leaves, at the start of a shutdown, within 5 s of the token's revocation or expiry, or once more than `CHANGES_MAX_BUFFER_BYTES` wait unread; resume with `Last-Event-ID`. With `Accept: application/json`, `*\/*` or none: a JSON page of at most `limit` changes and a `Link` to the next; `wait` holds an empty page until a change arrives or the seconds pass (long polling). Any other `Accept` → 406. A stream or a waiting long poll counts once against the rate limit; an instance holds at most `CHANGES_MAX_STREAMS` of them (beyond: 503 with `Retry-After`). `EventSource` cannot send a bearer token: read the stream with `fetch`.
+         */
+        head: operations["headChanges"];
+        patch?: never;
+        trace?: never;
+    };
     "/plants/{id}": {
         parameters: {
             query?: never;
@@ -325,6 +353,34 @@ export interface components {
         };
         /** @description Any webhook payload, told apart by `type`. */
         WebhookEvent: components["schemas"]["PlantCreatedEvent"] | components["schemas"]["PlantUpdatedEvent"] | components["schemas"]["PlantDeletedEvent"];
+        /**
+         * @description The same change has the same bytes wherever and whenever it is read.
+         * @example {
+         *       "seq": 42,
+         *       "type": "plant.created",
+         *       "timestamp": "2026-11-24T10:00:00.123Z",
+         *       "data": {
+         *         "id": 7,
+         *         "name": "Monstera deliciosa",
+         *         "tag": "tropical"
+         *       },
+         *       "etag": "\"1\""
+         *     }
+         */
+        Change: {
+            /** @description The change number. */
+            seq: number;
+            /** @enum {string} */
+            type: "plant.created" | "plant.updated" | "plant.deleted";
+            /** @description The commit time, RFC 3339 in UTC with milliseconds. */
+            timestamp: string;
+            /** @description The plant after the change; for a delete, only its id. */
+            data: components["schemas"]["Plant"] | {
+                id: components["schemas"]["PlantId"];
+            };
+            /** @description The plant’s ETag after the change; absent for a delete. */
+            etag?: string;
+        };
     };
     responses: never;
     parameters: {
@@ -362,6 +418,8 @@ export interface components {
          * @example "1k3"
          */
         ETag: string;
+        /** @description The number of the newest change in the change log that this answer includes, read in the same snapshot as the answer (0: no change yet). Read every page, then follow the changes from the first page's number, skipping for each plant the changes at or below the number of the page it came from: the copy is then exact. */
+        "X-Change-Seq": number;
         /** @description The caller's `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. The server's log line for the request carries the same id. */
         "X-Request-Id": string;
     };
@@ -410,6 +468,7 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq"];
                     /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always; `after` (id orders) or `cursor` (name orders); `sort` unless `id`; and `tag` and `q` when given, encoded as `URLSearchParams` writes it. */
                     Link?: string;
                     /** @description Only with `Prefer: count=exact`: how many plants match `q` and `tag` in the whole store, whatever the page. */
@@ -963,6 +1022,7 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq"];
                     /** @description RFC 8288 link to the next page, present only when this page is full. It carries `limit` always; `after` (id orders) or `cursor` (name orders); `sort` unless `id`; and `tag` and `q` when given, encoded as `URLSearchParams` writes it. */
                     Link?: string;
                     /** @description Only with `Prefer: count=exact`: how many plants match `q` and `tag` in the whole store, whatever the page. */
@@ -1079,6 +1139,461 @@ export interface operations {
             };
         };
     };
+    listChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The changes numbered above this one (decimal digits, no sign or leading zero). Above the newest number → 400; if a change above it is older than `CHANGES_RETENTION` → 410. 0: from the oldest change kept.
+                 * @example 41
+                 */
+                since?: number;
+                /** @description JSON pages only: at most this many changes, decimal digits 1 … 1000. */
+                limit?: number;
+                /** @description JSON pages only: when no change is there yet, wait up to this many seconds (1 … 30) for one, then answer (an empty page when none came). */
+                wait?: number;
+            };
+            header?: {
+                /** @description As `since`, and wins over it: what an event stream client sends when it reconnects. */
+                "Last-Event-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, as the `Accept` asked. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description JSON pages only, always: the next page, `since` the last change’s number (or this page’s `since` when it is empty) and the `limit` used. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "seq": 42,
+                     *         "type": "plant.created",
+                     *         "timestamp": "2026-11-24T10:00:00.123Z",
+                     *         "data": {
+                     *           "id": 7,
+                     *           "name": "Monstera deliciosa",
+                     *           "tag": "tropical"
+                     *         },
+                     *         "etag": "\"1\""
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Change"][];
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: 42
+                     *     event: plant.created
+                     *     data: {"seq":42,"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Monstera deliciosa","tag":"tropical"},"etag":"\"1\""}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid `since`, `Last-Event-ID`, `limit` or `wait`, a number above the newest change’s, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "since: 57 is above the newest change number, 42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Accept` names neither `application/json` nor `text/event-stream`. */
+            406: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 406,
+                     *       "message": "GET /plants/changes answers application/json or text/event-stream"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A change numbered above `since` is older than `CHANGES_RETENTION`: the changes from there have expired. Read the plants again, then follow from the `X-Change-Seq` of the first page. */
+            410: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 410,
+                     *       "message": "the changes after 41 have expired (CHANGES_RETENTION): read the plants again, then follow from the X-Change-Seq of the first page"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "GET, HEAD, OPTIONS";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    headChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The changes numbered above this one (decimal digits, no sign or leading zero). Above the newest number → 400; if a change above it is older than `CHANGES_RETENTION` → 410. 0: from the oldest change kept.
+                 * @example 41
+                 */
+                since?: number;
+                /** @description JSON pages only: at most this many changes, decimal digits 1 … 1000. */
+                limit?: number;
+                /** @description JSON pages only: when no change is there yet, wait up to this many seconds (1 … 30) for one, then answer (an empty page when none came). */
+                wait?: number;
+            };
+            header?: {
+                /** @description As `since`, and wins over it: what an event stream client sends when it reconnects. */
+                "Last-Event-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, as the `Accept` asked. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description JSON pages only, always: the next page, `since` the last change’s number (or this page’s `since` when it is empty) and the `limit` used. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid `since`, `Last-Event-ID`, `limit` or `wait`, a number above the newest change’s, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The `Accept` names neither `application/json` nor `text/event-stream`. */
+            406: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change numbered above `since` is older than `CHANGES_RETENTION`: the changes from there have expired. Read the plants again, then follow from the `X-Change-Seq` of the first page. */
+            410: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getPlant: {
         parameters: {
             query?: never;
@@ -1113,6 +1628,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1652,6 +2168,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq"];
                     [name: string]: unknown;
                 };
                 content?: never;

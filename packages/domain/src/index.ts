@@ -1,3 +1,19 @@
+export {
+  Change,
+  changeBody,
+  ChangePage,
+  ChangePosition,
+  ChangePositionFromString,
+  ChangeSeq,
+  ChangesQuery,
+  CHANGE_ETAG_PATTERN,
+  MAX_CHANGES_WAIT_SECONDS,
+  PlantCreatedChange,
+  PlantDeletedChange,
+  PlantUpdatedChange,
+  type ChangePositionBrand,
+  type ChangeSeqBrand,
+} from './change.js';
 export { describeValue } from './describe-value.js';
 export {
   IDEMPOTENCY_KEY_PATTERN,

@@ -2,6 +2,7 @@
 import { MAX_SEARCH_LENGTH } from './search.js';
 import { prose, proseString } from './openapi-parts.js';
 import { webhookParameters, webhookSchemas } from './openapi-webhooks.js';
+import { changeSchemas } from './openapi-changes.js';
 import { MAX_NAME_LENGTH, MAX_TAG_LENGTH } from './plant.js';
 import { MAX_PLANT_ID } from './plant-id.js';
 
@@ -155,5 +156,6 @@ export const components = {
       properties: { status: { type: 'string', enum: ['ok'] } },
     },
     ...webhookSchemas,
+    ...changeSchemas,
   },
 } as const;

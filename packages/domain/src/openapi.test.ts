@@ -6,6 +6,7 @@ import { openApiDocument as doc, TEXT_PATTERN } from './openapi.js';
 import { CreatePlantRequest, CreatePlantResponse, Plant, PlantName, PlantPage, PlantTag } from './plant.js';
 import { PlantId, PlantIdFromPath } from './plant-id.js';
 import { ErrorBody, ListQuery } from './wire.js';
+import { ChangePage } from './change.js';
 import { WEBHOOK_EVENT_TYPES, WebhookEvent, webhookEventBody, WebhookId, WebhookTimestamp } from './webhook-event.js';
 
 const schemas = doc.components.schemas;
@@ -37,9 +38,11 @@ describe('openApiDocument', () => {
       '/healthz',
       '/openapi.json',
       '/plants',
+      '/plants/changes',
       '/plants/{id}',
       '/readyz',
     ]);
+    expect(Object.keys(doc.paths['/plants/changes']).sort()).toEqual(['get', 'head', 'options']);
     expect(Object.keys(doc.paths['/plants']).sort()).toEqual(['get', 'head', 'options', 'post']);
     expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual([
       'delete',
@@ -175,9 +178,11 @@ describe('openApiDocument', () => {
               ? CreatePlantResponse
               : path.includes('/plants/{id}/')
                 ? Plant
-                : path.includes('/plants/')
-                  ? PlantPage
-                  : undefined;
+                : path.includes('/plants/changes/')
+                  ? ChangePage
+                  : path.includes('/plants/')
+                    ? PlantPage
+                    : undefined;
       if (codec !== undefined) expect(accepts(codec, value), path).toBe(true);
       if (status !== undefined && status >= 400) expect((value as { error: number }).error, path).toBe(status);
     }

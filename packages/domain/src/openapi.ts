@@ -3,6 +3,7 @@ import { docsPath, documentPath, livenessPath, readinessPath } from './openapi-h
 import { prose, withSecurityHeaders } from './openapi-parts.js';
 import { plantPath } from './openapi-plant.js';
 import { plantsPath } from './openapi-plants.js';
+import { changesPath } from './openapi-changes.js';
 import { webhooks, webhookTag } from './openapi-webhooks.js';
 
 export { TEXT_PATTERN } from './openapi-components.js';
@@ -68,6 +69,7 @@ export const createOpenApiDocument = ({
     ],
     paths: withSecurityHeaders({
       '/plants': plantsPath(idempotencyTtlSeconds),
+      '/plants/changes': changesPath,
       '/plants/{id}': plantPath,
       '/openapi.json': documentPath,
       '/docs': docsPath,

@@ -85,12 +85,14 @@ export interface PlantRoutesDeps {
   readonly bodyLimitBytes: number;
   /** Per-principal rate limiting after authentication; absent: off (nothing consulted). */
   readonly rateLimiter?: RateLimiter | undefined;
+  /** Called after a write committed (the change feed reads the log at once). */
+  readonly onCommit?: (() => void) | undefined;
 }
 
 /** The /plants routes: authenticate, decode the request, call the service, encode the answer. */
 export const addPlantRoutes = (
   router: Router<AppState>,
-  { service, auth, bodyLimitBytes, rateLimiter }: PlantRoutesDeps,
+  { service, auth, bodyLimitBytes, rateLimiter, onCommit = () => undefined }: PlantRoutesDeps,
 ): void => {
   const canRead = requireScope(auth, 'plants:read', rateLimiter);
   const canWrite = requireScope(auth, 'plants:write', rateLimiter);
@@ -116,7 +118,9 @@ export const addPlantRoutes = (
     const { idempotencyKey: key, principal } = ctx.state;
     if (key === undefined || principal === undefined) {
       const created = await service.create(request.right)();
-      return E.isLeft(created) ? sendError(ctx, created.left) : answerCreated(ctx, created.right);
+      if (E.isLeft(created)) return sendError(ctx, created.left);
+      onCommit();
+      return answerCreated(ctx, created.right);
     }
     const claim = { owner: ownerOf(principal), key, request: canonicalRequest(request.right) };
     if (!inFlight.tryHold(claim.owner, key)) return sendError(ctx, idempotencyKeyInFlight(key));
@@ -129,6 +133,7 @@ export const addPlantRoutes = (
     if (E.isLeft(outcome)) return sendError(ctx, outcome.left);
     const { result, replayed } = outcome.right;
     if (replayed) setHeader(ctx, 'Idempotent-Replayed', 'true');
+    else onCommit();
     return E.isLeft(result) ? sendError(ctx, result.left) : answerCreated(ctx, result.right);
   });
 
@@ -177,6 +182,7 @@ export const addPlantRoutes = (
     const { id: _never, ...changes } = patch.right;
     const updated = await service.update(id.right, changes, condition.right)();
     if (E.isLeft(updated)) return sendError(ctx, updated.left);
+    onCommit();
     answerPlant(ctx, updated.right);
   });
 
@@ -187,6 +193,7 @@ export const addPlantRoutes = (
     if (E.isLeft(condition)) return sendError(ctx, condition.left);
     const removed = await service.remove(id.right, condition.right)();
     if (E.isLeft(removed)) return sendError(ctx, removed.left);
+    onCommit();
     ctx.status = 204;
   });
 };

@@ -13,6 +13,9 @@ export type RequestError =
   | { readonly _tag: 'NotReady'; readonly reason: string }
   | { readonly _tag: 'RateLimited'; readonly ratePerSecond: number; readonly retryAfterSeconds: number }
   | { readonly _tag: 'IdempotencyKeyInFlight'; readonly key: string }
+  | { readonly _tag: 'NotAcceptable'; readonly reason: string }
+  | { readonly _tag: 'ChangesExpired'; readonly since: number }
+  | { readonly _tag: 'TooManyStreams'; readonly max: number }
   | { readonly _tag: 'InternalError' };
 
 export const routeNotFound = (method: string, path: string): RequestError => ({ _tag: 'RouteNotFound', method, path });
@@ -45,3 +48,9 @@ export const rateLimited = (ratePerSecond: number, retryAfterSeconds: number): R
 /** Another request with the caller's key is being processed (409, `Retry-After: 1`, never saved). */
 export const idempotencyKeyInFlight = (key: string): RequestError => ({ _tag: 'IdempotencyKeyInFlight', key });
 export const internalError: RequestError = { _tag: 'InternalError' };
+/** The `Accept` names no form the route answers in (406). */
+export const notAcceptable = (reason: string): RequestError => ({ _tag: 'NotAcceptable', reason });
+/** A change above `since` is older than the retention: the reader cannot catch up (410). */
+export const changesExpired = (since: number): RequestError => ({ _tag: 'ChangesExpired', since });
+/** This process holds as many streams and long polls as it may (503, `Retry-After: 1`). */
+export const tooManyStreams = (max: number): RequestError => ({ _tag: 'TooManyStreams', max });

@@ -31,7 +31,9 @@ export const routeFallback: AppMiddleware = (ctx) => {
     const path = target.length > 100 ? `${target.slice(0, 100)}…` : target;
     return sendError(ctx, routeNotFound(ctx.method, path));
   }
-  const allow = allowOf(layers);
+  // Only the routes of the first path matched: /plants/changes is registered before, and also
+  // matches, /plants/:id, whose methods are not its own.
+  const allow = allowOf(layers.filter((layer) => layer.path === first.path));
   if (ctx.method === 'OPTIONS') {
     ctx.status = 204;
     ctx.set('Allow', allow);

@@ -88,6 +88,19 @@ export const toHttpError = (error: AppError): HttpError => {
         message: `Transfer-Encoding ${JSON.stringify(shown)} is not supported; send the body with chunked alone or with Content-Length`,
       };
     }
+    case 'NotAcceptable':
+      return { status: 406, message: error.reason };
+    case 'ChangesExpired':
+      return {
+        status: 410,
+        message: `the changes after ${error.since} have expired (CHANGES_RETENTION): read the plants again, then follow from the X-Change-Seq of the first page`,
+      };
+    case 'TooManyStreams':
+      return {
+        status: 503,
+        message: `this instance holds ${error.max} change streams and long polls, as many as it may; try again`,
+        headers: retryAfter,
+      };
     case 'NotReady':
       return { status: 503, message: `not ready: ${error.reason}`, headers: retryAfter };
     case 'RateLimited':

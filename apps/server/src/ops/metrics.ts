@@ -29,6 +29,8 @@ export interface Metrics {
   traceSpans(outcome: string, count: number): void;
   /** Where the outbox backlog gauges read from at each scrape (undefined: the store did not answer). */
   watchOutbox(read: () => Promise<OutboxBacklog | undefined>): void;
+  /** The change feed: open streams and waiting long polls (read when scraped), changes sent, delays. */
+  readonly changeFeed: ChangeFeedObserver;
 }
 
 export interface FinishedRequest {
@@ -49,6 +51,13 @@ const authReasons: Readonly<Record<string, string>> = {
   InsufficientScope: 'insufficient_scope',
   AuthUnavailable: 'unavailable',
 };
+
+export interface ChangeFeedObserver {
+  /** How many streams and long polls are open now, read when scraped. */
+  watchOpen(read: () => number): void;
+  /** `count` changes written to one stream or long poll, the oldest committed `delaySeconds` ago. */
+  sent(count: number, delaySeconds: number): void;
+}
 
 export interface MetricsOptions {
   /** `sqlite` or `postgres`: a label on the store series. */
@@ -180,8 +189,38 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
     registers: [registry],
   });
 
+  let openFollowers = (): number => 0;
+  new client.Gauge({
+    name: 'plant_store_change_streams_open',
+    help: 'Change streams and waiting long polls this process holds (GET /plants/changes).',
+    registers: [registry],
+    collect() {
+      this.set(openFollowers());
+    },
+  });
+  const changesSent = new client.Counter({
+    name: 'plant_store_changes_sent_total',
+    help: 'Changes written to change streams and long polls (one per change and reader).',
+    registers: [registry],
+  });
+  const changeDelay = new client.Histogram({
+    name: 'plant_store_change_delay_seconds',
+    help: 'From the commit of a change to its write to a stream or long poll; one per write, of the oldest change in it.',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+
   return {
     registry,
+    changeFeed: {
+      watchOpen: (read) => {
+        openFollowers = read;
+      },
+      sent: (count, delaySeconds) => {
+        changesSent.inc(count);
+        changeDelay.observe(delaySeconds);
+      },
+    },
     webhookAttempt: (outcome) => attempts.labels(outcome).inc(),
     traceSpans: (outcome, count) => traceSpans.labels(outcome).inc(count),
     watchOutbox: (read) => {

@@ -100,6 +100,16 @@ const consistent = (values: Map<Parameter, string | undefined>): Map<Parameter, 
   const [sort, after] = [byName('sort'), byName('after')];
   const sorted = sort === undefined ? undefined : values.get(sort);
   if (after !== undefined && (sorted === 'name' || sorted === '-name')) values.set(after, undefined);
+  // GET /plants/changes: a number above the newest change's is refused (the prose says so), and
+  // `wait` holds the answer for seconds: a conforming request names a change that exists (the 30
+  // creates of beforeAll made 30) and does not wait.
+  for (const parameter of values.keys()) {
+    const value = values.get(parameter);
+    if (value === undefined || !(parameter.name === 'since' || parameter.name === 'Last-Event-ID')) continue;
+    values.set(parameter, String(Number(value) % 31));
+  }
+  const wait = byName('wait');
+  if (wait !== undefined) values.set(wait, undefined);
   return values;
 };
 

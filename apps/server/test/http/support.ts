@@ -19,7 +19,8 @@ import { freshPostgresUrl } from '@plant-store/testkit';
 import { expect } from 'vitest';
 import { openStore } from '../../src/adapters/open-store.js';
 import { openSqliteStore } from '../../src/adapters/sqlite/open.js';
-import { createApp } from '../../src/app.js';
+import { createApp, type AppDeps } from '../../src/app.js';
+import { ChangeHub } from '../../src/changes/change-hub.js';
 import type { RateLimiter } from '../../src/rate-limit/rate-limiter.js';
 import { createServer, type ServerTimeouts } from '../../src/http/server.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -79,6 +80,8 @@ export interface TestServer {
     readonly revoked: string;
     readonly expired: string;
   };
+  /** The change feed the app's routes use (a test may close it, as a shutdown does). */
+  readonly changeHub: ChangeHub;
   close(): Promise<void>;
 }
 
@@ -99,6 +102,9 @@ export interface TestServerOptions {
   readonly metrics?: Metrics;
   /** IDEMPOTENCY_TTL_SECONDS of the throwaway store and the served document (default: theirs, 86400). */
   readonly idempotencyTtlSeconds?: number;
+  /** The change feed's hub (default: the app makes one) and its limits (default: CHANGES_*'s). */
+  readonly changeHub?: ChangeHub;
+  readonly changes?: AppDeps['changes'];
 }
 
 const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> => {
@@ -143,6 +149,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   };
   await must(store.tokens.revoke(`${prefix}revoked`, new Date()));
   const auth = options.auth?.(store) ?? createTokenAuthenticator(store.tokens);
+  const changeHub = options.changeHub ?? new ChangeHub(store.changes);
   const app = createApp({
     store,
     auth,
@@ -153,6 +160,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.idempotencyTtlSeconds === undefined ? {} : { idempotencyTtlSeconds: options.idempotencyTtlSeconds }),
+    changeHub,
+    ...(options.changes === undefined ? {} : { changes: options.changes }),
   });
   const server = createServer(app, logger, options.timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -165,7 +174,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     logger,
     logs,
     tokens,
+    changeHub,
     close: async () => {
+      changeHub.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();

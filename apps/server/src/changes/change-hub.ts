@@ -1,0 +1,281 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { Change, ChangeLog } from '../ports/change-log.js';
+import { changeEvent, changeJson } from './change-text.js';
+
+/** A change with its JSON and its server-sent event, written once for every reader. */
+export interface ChangeEntry {
+  readonly change: Change;
+  readonly json: string;
+  readonly event: string;
+}
+
+export const entryOf = (change: Change): ChangeEntry => {
+  const json = changeJson(change);
+  return { change, json, event: changeEvent(change, json) };
+};
+
+/** Consecutive changes as the hub read them: the ones numbered above `from`. */
+export class ChangeBatch {
+  private whole: Buffer | undefined;
+  constructor(
+    readonly from: number,
+    readonly entries: readonly ChangeEntry[],
+  ) {}
+
+  /** The newest number in the batch. */
+  get last(): number {
+    return (this.entries.at(-1) as ChangeEntry).change.seq;
+  }
+
+  /**
+   * The entries above `position` as events in one buffer: made once and shared by every stream
+   * that takes the whole batch (most of them), so a change costs one encode however many read it.
+   */
+  eventsAbove(position: number): { readonly bytes: Buffer; readonly entries: readonly ChangeEntry[] } {
+    if (position <= this.from) {
+      this.whole ??= Buffer.from(this.entries.map((e) => e.event).join(''));
+      return { bytes: this.whole, entries: this.entries };
+    }
+    const rest = this.above(position);
+    return { bytes: Buffer.from(rest.map((e) => e.event).join('')), entries: rest };
+  }
+
+  /** The entries numbered above `position`. */
+  above(position: number): readonly ChangeEntry[] {
+    return position <= this.from ? this.entries : this.entries.filter((e) => e.change.seq > position);
+  }
+}
+
+/** Why the hub let go of a follower. */
+export type FollowEnd = 'shutdown' | 'expired' | 'unavailable';
+
+/** A reader of the changes: a stream or a waiting long poll. */
+export interface Follower {
+  /** The number of the last change it was given. */
+  readonly position: number;
+  /** Takes the changes of `batch` above its position (none may be left), in order. */
+  deliver(batch: ChangeBatch): void;
+  /** The hub lets go of it: at shutdown, or when it cannot follow any more. */
+  end(why: FollowEnd): void;
+  /** Called about once a second while it is followed (heartbeats, credentials). */
+  tick?(now: number): void;
+}
+
+export interface ChangeHubOptions {
+  /** How often the log is read while anybody follows, for commits of other processes (ms). */
+  readonly pollMs?: number;
+  /** Changes kept in memory for followers that join a little behind. */
+  readonly recentMax?: number;
+  /** Changes read from the store per read. */
+  readonly pageSize?: number;
+}
+
+/**
+ * The change feed of one process (CONTRACT part 5, "GET /plants/changes"): one reader of the log
+ * for every follower. It reads the changes above the newest it has seen when told that this
+ * process committed (`poke`, at once) and every `pollMs` while anybody follows (commits of other
+ * instances and workers), and hands each batch to every live follower, all of which stand at the
+ * newest number it has read. A follower that joins behind catches up from the changes kept in
+ * memory or from the store, then joins; the check and the join happen in one turn of the event
+ * loop, so no batch can fall between them. Nobody following: no timer, no read, a poke costs a
+ * comparison.
+ */
+export class ChangeHub {
+  private readonly pollMs: number;
+  private readonly recentMax: number;
+  private readonly pageSize: number;
+  private cursor: number | undefined;
+  private recent: ChangeEntry[] = [];
+  private readonly live = new Set<Follower>();
+  private readonly joining = new Set<Follower>();
+  private reading = false;
+  private again = false;
+  private closed = false;
+  private poll: NodeJS.Timeout | undefined;
+  private ticks: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly log: ChangeLog,
+    options: ChangeHubOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 250;
+    this.recentMax = options.recentMax ?? 4096;
+    this.pageSize = options.pageSize ?? 1000;
+  }
+
+  /** Followers held: live and joining. */
+  get size(): number {
+    return this.live.size + this.joining.size;
+  }
+
+  /** This process committed a change: read the log soon (if anybody follows). */
+  poke(): void {
+    if (this.size > 0) this.read();
+  }
+
+  /**
+   * Brings `follower` from its position to the hub's (changes kept in memory, else the store),
+   * then keeps it there until `leave` or `end`. Resolves once it is live; a follower the hub had to
+   * let go of meanwhile has been told through `end`.
+   */
+  async follow(follower: Follower): Promise<void> {
+    if (this.closed) return follower.end('shutdown');
+    this.joining.add(follower);
+    this.start();
+    try {
+      for (;;) {
+        if (!this.joining.has(follower)) return; // left meanwhile
+        if (this.closed) return follower.end('shutdown');
+        const cursor = this.cursor;
+        if (cursor !== undefined && follower.position >= cursor) return this.join(follower);
+        const kept = cursor === undefined ? -1 : this.keptAbove(follower.position);
+        if (kept >= 0) {
+          follower.deliver(new ChangeBatch(follower.position, this.recent.slice(kept)));
+          return this.join(follower);
+        }
+        if (cursor === undefined) {
+          await this.readNow();
+          if (this.cursor === undefined) return follower.end('unavailable');
+          continue;
+        }
+        const read = await this.log.above(follower.position, this.pageSize, 0)();
+        if (!this.joining.has(follower)) return;
+        if (E.isLeft(read)) return this.drop(follower, 'unavailable');
+        if (read.right.kind === 'expired') return this.drop(follower, 'expired');
+        if (read.right.kind === 'ahead') return this.join(follower);
+        const { changes } = read.right;
+        if (changes.length > 0) follower.deliver(new ChangeBatch(follower.position, changes.map(entryOf)));
+        else if (follower.position < cursor) {
+          // The hub has read further than the store answered us (a replica behind?): wait a moment.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    } finally {
+      this.joining.delete(follower);
+    }
+  }
+
+  /** The follower leaves (its client went away). */
+  leave(follower: Follower): void {
+    this.live.delete(follower);
+    this.joining.delete(follower);
+    if (this.size === 0) this.stop();
+  }
+
+  /** Ends every follower (`shutdown`) and takes no more: the start of a shutdown. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const all = [...this.live, ...this.joining];
+    this.live.clear();
+    this.joining.clear();
+    this.stop();
+    for (const follower of all) follower.end('shutdown');
+  }
+
+  private join(follower: Follower): void {
+    this.joining.delete(follower);
+    this.live.add(follower);
+  }
+
+  private drop(follower: Follower, why: FollowEnd): void {
+    this.leave(follower);
+    follower.end(why);
+  }
+
+  /** The index in `recent` of the first change above `position`, if `recent` holds every change above it. */
+  private keptAbove(position: number): number {
+    const first = this.recent[0];
+    if (first === undefined || first.change.seq > position + 1) return -1;
+    let lo = 0;
+    let hi = this.recent.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.recent[mid] as ChangeEntry).change.seq <= position) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private start(): void {
+    if (this.poll !== undefined) return;
+    this.poll = setInterval(() => this.read(), this.pollMs);
+    this.poll.unref();
+    this.ticks = setInterval(() => {
+      const now = Date.now();
+      for (const follower of this.live) follower.tick?.(now);
+    }, 1000);
+    this.ticks.unref();
+    this.read();
+  }
+
+  /** Nobody follows: no timers, and what the hub read is forgotten (the log may forget it too). */
+  private stop(): void {
+    clearInterval(this.poll);
+    clearInterval(this.ticks);
+    this.poll = undefined;
+    this.ticks = undefined;
+    this.cursor = undefined;
+    this.recent = [];
+  }
+
+  private read(): void {
+    void this.readNow();
+  }
+
+  /** Reads the log until it has read everything committed when it began; one read at a time. */
+  private readNow(): Promise<void> {
+    if (this.reading) {
+      // The read under way reads once more before it settles: what it settles covers this call.
+      this.again = true;
+      return this.readDone;
+    }
+    this.reading = true;
+    this.readDone = this.readLoop().finally(() => {
+      this.reading = false;
+    });
+    return this.readDone;
+  }
+
+  private readDone: Promise<void> = Promise.resolve();
+
+  private async readLoop(): Promise<void> {
+    do {
+      this.again = false;
+      if (this.closed || this.size === 0) return;
+      if (this.cursor === undefined) {
+        const newest = await this.log.newest()();
+        if (E.isLeft(newest)) return; // the next poll tries again
+        this.cursor ??= newest.right;
+      }
+      const from = this.cursor;
+      const read = await this.log.above(from, this.pageSize, 0)();
+      if (E.isLeft(read) || this.cursor !== from) return;
+      if (read.right.kind !== 'changes') {
+        // The log forgot what the hub had not read, or holds fewer changes than it has read (a store
+        // restored from an older backup): nobody can follow from here. Followers end; their clients
+        // ask again and hear why (410 or 400).
+        this.reset(read.right.kind === 'expired' ? 'expired' : 'unavailable');
+        return;
+      }
+      const { changes } = read.right;
+      if (changes.length > 0) this.publish(new ChangeBatch(from, changes.map(entryOf)));
+      if (changes.length === this.pageSize) this.again = true;
+    } while (this.again);
+  }
+
+  private publish(batch: ChangeBatch): void {
+    this.cursor = batch.last;
+    this.recent.push(...batch.entries);
+    if (this.recent.length > this.recentMax) this.recent = this.recent.slice(this.recent.length - this.recentMax);
+    for (const follower of this.live) follower.deliver(batch);
+  }
+
+  private reset(why: FollowEnd): void {
+    this.cursor = undefined;
+    this.recent = [];
+    const all = [...this.live];
+    this.live.clear();
+    for (const follower of all) follower.end(why);
+  }
+}
