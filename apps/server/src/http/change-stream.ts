@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ChangeBatch, ChangeEntry, Follower } from '../changes/change-hub.js';
+import { chunk, type ChangeBatch, type ChangeEntry, type Follower } from '../changes/change-hub.js';
 import type { ChangeFeedObserver } from '../ops/metrics.js';
 
 export interface ChangeStreamOptions {
@@ -21,6 +21,8 @@ export interface ChangeStreamOptions {
 export class ChangeStream implements Follower {
   private lastWrite = Date.now();
   private ended = false;
+  /** Whether the body is chunked (HTTP/1.1; an HTTP/1.0 client's ends with the connection). */
+  private chunked = true;
 
   constructor(
     private readonly res: ServerResponse,
@@ -38,18 +40,23 @@ export class ChangeStream implements Follower {
     res.setHeader('Cache-Control', 'no-store');
     // Tells nginx not to buffer the stream (docs/guides/changes.md, "Behind a proxy").
     res.setHeader('X-Accel-Buffering', 'no');
-    this.write(`retry: 2000\n\n${first.map((e) => e.event).join('')}`, first);
+    res.flushHeaders();
+    // From here on the body goes to the socket as ready-made chunks: a batch's chunk is built once
+    // and the same buffer written to every stream that takes it whole, one write each (Node's own
+    // res.write frames every write again, in three pieces). `res.end()` still ends the body.
+    this.chunked = res.chunkedEncoding;
+    this.writeText(`retry: 2000\n\n${first.map((e) => e.event).join('')}`, first);
   }
 
   deliver(batch: ChangeBatch): void {
     if (this.ended) return;
-    const { bytes, entries } = batch.eventsAbove(this.position);
+    const { bytes, entries } = batch.eventsAbove(this.position, this.chunked);
     if (entries.length > 0) this.write(bytes, entries);
   }
 
   tick(now: number): void {
     // Ticks come about once a second: a comment when the next tick would be past the interval.
-    if (!this.ended && now - this.lastWrite >= this.options.heartbeatMs - 1000) this.write(':\n\n', []);
+    if (!this.ended && now - this.lastWrite >= this.options.heartbeatMs - 1000) this.writeText(':\n\n', []);
   }
 
   end(): void {
@@ -58,14 +65,22 @@ export class ChangeStream implements Follower {
     this.res.end();
   }
 
-  private write(chunk: string | Buffer, entries: readonly ChangeEntry[]): void {
+  private writeText(text: string, entries: readonly ChangeEntry[]): void {
+    const bytes = Buffer.from(text);
+    this.write(this.chunked ? chunk(bytes) : bytes, entries);
+  }
+
+  /** Writes body bytes (already a chunk when the answer is chunked) straight to the socket. */
+  private write(bytes: Buffer, entries: readonly ChangeEntry[]): void {
+    const socket = this.res.socket;
+    if (socket === null || socket.destroyed) return this.finish();
     const newest = entries.at(-1);
     if (newest !== undefined) this.position = newest.change.seq;
-    this.res.write(chunk);
+    socket.write(bytes);
     this.lastWrite = Date.now();
     const oldest = entries[0];
     if (oldest !== undefined) this.options.metrics?.sent(entries.length, (this.lastWrite - oldest.change.at) / 1000);
-    if (this.res.writableLength > this.options.maxBufferBytes) {
+    if (socket.writableLength > this.options.maxBufferBytes) {
       // The client does not read: it resumes from its Last-Event-ID when it does.
       this.finish();
       this.res.destroy();
