@@ -9,6 +9,7 @@ import { checkHistory, describeHistory, formatVerdict, type Verdict } from './su
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { backendsGone, listAll, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
+import { ChangeWatch, logProblems, readLog } from './support/change-watch.js';
 
 /**
  * Crash durability: rounds of mixed load from many concurrent requests, SIGKILL at a random moment,
@@ -16,7 +17,10 @@ import { createToken } from './support/token.js';
  * exact name and tag, every acknowledged patch (200) too (a stream of patches under the kill),
  * every acknowledged delete (204) is gone, nothing is there that no request asked for (requests
  * without an answer are "unknown": either outcome is allowed), and on SQLite `PRAGMA
- * integrity_check` says ok.
+ * integrity_check` says ok. A watcher holds a stream of GET /plants/changes open on each round's
+ * server and resumes on the next from the last number it read; at the end the whole change log is
+ * numbered 1, 2, 3… with no number reused or skipped, replaying it gives the store's plants, and
+ * every change a watcher read before a kill is still in it with the same bytes.
  */
 
 const CONCURRENCY = 48;
@@ -49,7 +53,7 @@ const crashRounds = async (
   target: Target,
   rounds: number,
   seed: number,
-): Promise<{ ledger: Ledger; registers: RegisterLoad }> => {
+): Promise<{ ledger: Ledger; registers: RegisterLoad; changes: string }> => {
   const token = await createToken(target.databaseUrl, `torture-${target.label}`);
   const rand = seeded(seed);
   // chosen ids count up from 1 below a fence plant at 10^9; server-assigned ids go above the fence
@@ -64,6 +68,10 @@ const crashRounds = async (
     sharedStore: true,
     seed,
   });
+  // A watcher of the change feed on each round's server, resumed on the next from where it was.
+  const watches: ChangeWatch[] = [];
+  let watched = 0;
+  let changes = '';
   try {
     const setup = new http.Agent({ keepAlive: false });
     await ledger.fence(setup, server.port, token, 1_000_000_000);
@@ -76,6 +84,9 @@ const crashRounds = async (
       const victim = server;
       const stopRegisters = new AbortController();
       registers.setTargets([victim.port]);
+      const watch = new ChangeWatch(watches.at(-1)?.position ?? 0);
+      await watch.follow(victim.port, token);
+      watches.push(watch);
       const registerRun = registers.run({ signal: stopRegisters.signal, durationMs: MAX_ROUND_MS });
       const killer = setTimeout(() => {
         victim.child.kill('SIGKILL');
@@ -93,6 +104,7 @@ const crashRounds = async (
       stopRegisters.abort();
       await registerRun;
       const { signal } = await victim.exited;
+      watch.stop();
       agent.destroy();
       expect(signal, `round ${round}: the server died of something other than our SIGKILL:\n${victim.output()}`).toBe(
         'SIGKILL',
@@ -125,17 +137,31 @@ const crashRounds = async (
     // The registers' last state, read through the last server: the end of their history.
     registers.setTargets([server.port]);
     await registers.settle();
+    // The change log across every kill: numbered 1, 2, 3… with none reused, its replay is the
+    // store, and every change a watcher read before a kill is still there with the same bytes.
+    const log = await readLog(server.url, token);
+    const { plants } = await target.read();
+    for (const watch of watches) watched += watch.seen.size;
+    expect(
+      logProblems(
+        log,
+        plants,
+        watches.map((w) => w.seen),
+      ),
+      `the change log (seed ${seed})`,
+    ).toEqual([]);
+    changes = `change log: ${log.length} changes numbered 1…${log.length}, its replay is the store; ${watches.length} watchers read ${watched} of them live across the kills, each as the log holds it`;
   } finally {
     registers.close();
     await server.stop('SIGKILL');
   }
-  return { ledger, registers };
+  return { ledger, registers, changes };
 };
 
 const summary = (
   label: string,
   rounds: number,
-  { ledger, registers }: { ledger: Ledger; registers: RegisterLoad },
+  { ledger, registers, changes }: { ledger: Ledger; registers: RegisterLoad; changes: string },
   verdict: Verdict,
   registerVerdict: Verdict,
 ): string =>
@@ -143,7 +169,7 @@ const summary = (
   `acknowledged ${ledger.tally.creates} creates + ${ledger.tally.patches} patches + ${ledger.tally.deletes} deletes, ${ledger.tally.unknown} unknown, ` +
   `${ledger.tally.conflicts} conflicts, ${ledger.present.size} plants at the end, lost ${ledger.tally.lost}; ` +
   `history: ${formatVerdict(describeHistory(ledger.recorder.history), verdict)}; ` +
-  `registers (${registers.tally.requests} requests across the kills): ${formatVerdict(describeHistory(registers.history), registerVerdict)}`;
+  `registers (${registers.tally.requests} requests across the kills): ${formatVerdict(describeHistory(registers.history), registerVerdict)}; ${changes}`;
 
 /** Every round's writes and store reads, each id a register across the kills: one order must explain them. */
 const expectLinearizable = (

@@ -1,0 +1,133 @@
+import http from 'node:http';
+import type { StoredPlant } from './store.js';
+
+/** A change as the log sends it, with its exact text (`data`). */
+export interface LoggedChange {
+  readonly seq: number;
+  readonly type: 'plant.created' | 'plant.updated' | 'plant.deleted';
+  readonly data: { readonly id: number; readonly name?: string; readonly tag?: string };
+  readonly text: string;
+}
+
+const parse = (text: string): LoggedChange => ({ ...(JSON.parse(text) as Omit<LoggedChange, 'text'>), text });
+
+/**
+ * A watcher of GET /plants/changes on one server, as a client holds one across a crash: a stream
+ * from `since`, every change it reads kept with its exact text, until the server dies (or `stop`).
+ */
+export class ChangeWatch {
+  readonly seen = new Map<number, string>();
+  /** The last number read. */
+  position: number;
+  private request: http.ClientRequest | undefined;
+
+  constructor(since: number) {
+    this.position = since;
+  }
+
+  /** Follows `port` from the last number read; resolves once the stream is open. */
+  follow(port: number, token: string): Promise<void> {
+    return new Promise((resolve) => {
+      const request = http.get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/plants/changes',
+          agent: false,
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: 'text/event-stream',
+            'last-event-id': String(this.position),
+          },
+        },
+        (response) => {
+          resolve();
+          if (response.statusCode !== 200) return void response.resume();
+          let buffered = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            buffered += chunk;
+            let end: number;
+            while ((end = buffered.indexOf('\n\n')) !== -1) {
+              const block = buffered.slice(0, end);
+              buffered = buffered.slice(end + 2);
+              const data = block.split('\n').find((line) => line.startsWith('data: '));
+              if (data === undefined) continue;
+              const change = parse(data.slice(6));
+              this.seen.set(change.seq, change.text);
+              this.position = change.seq;
+            }
+          });
+          response.on('error', () => undefined);
+        },
+      );
+      request.on('error', () => resolve());
+      this.request = request;
+    });
+  }
+
+  stop(): void {
+    this.request?.destroy();
+  }
+}
+
+/** The whole change log, from its first kept number, in JSON pages as the Link leads. */
+export const readLog = async (baseUrl: string, token: string): Promise<LoggedChange[]> => {
+  const changes: LoggedChange[] = [];
+  let path: string | undefined = '/plants/changes?since=0&limit=1000';
+  for (let pages = 0; path !== undefined; pages++) {
+    if (pages > 10_000) throw new Error('too many pages of changes');
+    const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    if (response.status !== 200) throw new Error(`GET ${path} → ${response.status} ${await response.text()}`);
+    const text = await response.text();
+    const page = JSON.parse(text) as unknown[];
+    for (const change of page) changes.push(parse(JSON.stringify(change)));
+    path = page.length === 0 ? undefined : /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return changes;
+};
+
+/**
+ * What is wrong with a change log read whole, against the store it belongs to: numbers not
+ * 1, 2, 3… in order (a reused, skipped or reordered number), a replay of the changes that does not
+ * give the store's plants exactly (a change committed without its entry, or an entry without its
+ * change), and a change a watcher read before a crash that the log now holds with other bytes
+ * (a number given twice).
+ */
+export const logProblems = (
+  log: readonly LoggedChange[],
+  plants: ReadonlyMap<number, StoredPlant>,
+  watched: readonly ReadonlyMap<number, string>[],
+): string[] => {
+  const problems: string[] = [];
+  log.forEach((change, i) => {
+    if (change.seq !== i + 1) problems.push(`change ${i + 1} of the log is numbered ${change.seq}`);
+  });
+  const replayed = new Map<number, StoredPlant>();
+  for (const { seq, type, data } of log) {
+    if (type === 'plant.deleted') {
+      if (!replayed.delete(data.id))
+        problems.push(`change ${seq} deletes plant ${data.id}, which the log never created`);
+    } else {
+      if ((type === 'plant.created') === replayed.has(data.id))
+        problems.push(
+          `change ${seq} is a ${type} of plant ${data.id}, which the log ${type === 'plant.created' ? 'already holds' : 'does not hold'}`,
+        );
+      replayed.set(data.id, { id: data.id, name: data.name as string, tag: data.tag });
+    }
+  }
+  for (const [id, plant] of plants) {
+    const got = replayed.get(id);
+    if (got === undefined) problems.push(`plant ${id} is in the store; replaying the log does not give it`);
+    else if (got.name !== plant.name || got.tag !== plant.tag)
+      problems.push(`plant ${id} is ${JSON.stringify(plant)} in the store, ${JSON.stringify(got)} by the log`);
+  }
+  for (const id of replayed.keys())
+    if (!plants.has(id)) problems.push(`replaying the log gives plant ${id}, which the store does not hold`);
+  const bySeq = new Map(log.map((c) => [c.seq, c.text]));
+  for (const seen of watched)
+    for (const [seq, text] of seen)
+      if (bySeq.get(seq) !== text)
+        problems.push(`a watcher read change ${seq} as ${text}; the log now holds ${bySeq.get(seq)}`);
+  return problems.slice(0, 20);
+};
