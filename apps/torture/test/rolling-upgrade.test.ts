@@ -15,6 +15,7 @@ import { startServer, type ServerProcess } from './support/processes.js';
 import { RegisterLoad } from './support/register-load.js';
 import { listAll, readPostgres, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
+import { ChangeWatch, logNumbering, readLog } from './support/change-watch.js';
 
 /**
  * A rolling upgrade under load. The previous release (support/previous-release.ts: built from git)
@@ -191,6 +192,10 @@ describePostgres('rolling upgrade from the previous release, on PostgreSQL under
     const readyMs = Date.now() - spawnedAt;
     endPhase('this build starting');
     registers.setTargets([old1.port, old2.port, new1.port, new2.port]);
+    // A watcher of this build's change feed from its first change: the log begins at migration 8,
+    // and from its commit on every write is logged, the previous release's included (the triggers).
+    const watch = new ChangeWatch(0);
+    await watch.follow(new1.port, token);
     const after = await recordedMigrations(url);
     const ran = [...after].filter(([version]) => !before.has(version));
     const committedAt = [new1, new2].map(migratedAt).find((t) => t !== undefined);
@@ -282,6 +287,25 @@ describePostgres('rolling upgrade from the previous release, on PostgreSQL under
       new Map([...stored].filter(([id]) => id < REGISTER_FIRST_ID || id >= REGISTER_FIRST_ID + REGISTER_KEYS)),
     );
     problems.push(...lost);
+    // The change log: numbered 1, 2, 3…; the watcher read it as the log holds it; and every create
+    // and delete acknowledged by either release that began after the migration's commit is in it.
+    const log = await readLog(new1.url, token);
+    for (const deadline = Date.now() + 5000; watch.position < log.length && Date.now() < deadline;) await sleep(20);
+    watch.stop();
+    problems.push(...logNumbering(log, [watch.seen]));
+    const logged = new Set(log.map(({ type, data }) => `${type} ${data.id}`));
+    const migratedAtPerf = (committedAt ?? Infinity) - performance.timeOrigin;
+    const afterMigration = history.filter(
+      (o) =>
+        o.invokedAt > migratedAtPerf &&
+        ((o.call.op === 'create' && o.result.status === 201) || (o.call.op === 'delete' && o.result.status === 204)),
+    );
+    for (const o of afterMigration) {
+      const type = o.call.op === 'create' ? 'plant.created' : 'plant.deleted';
+      if (!logged.has(`${type} ${o.call.id}`))
+        problems.push(`the change log has no ${type} of plant ${o.call.id}, acknowledged after the migration`);
+    }
+    const changesNote = `change log: ${log.length} changes from the migration on, the watcher on this-1 read ${watch.seen.size}; ${afterMigration.length} creates and deletes acknowledged after the migration's commit, by either release, each in it`;
     const byId = (plants: ReadonlyMap<number, StoredPlant>) =>
       JSON.stringify([...plants.values()].sort((a, b) => a.id - b.id));
     const listed = await listAll(new1.url, token);
@@ -308,7 +332,7 @@ describePostgres('rolling upgrade from the previous release, on PostgreSQL under
         `acknowledged ${tally.creates} creates + ${tally.deletes} deletes, ${tally.unknown} unknown settled by the store, ` +
         `${keyed.retried} keyed retried (${keyed.replayed} replayed), lost ${lost.length}; ` +
         `${stopped.join(', ')}; this build served all ${served} plants (listed and read one by one); ` +
-        `registers: ${historyCheck}; phases: ${phases.map(([name, p]) => `[${name}: ${phaseFigures(p)}]`).join(' ')} (seed ${seed})`,
+        `registers: ${historyCheck}; ${changesNote}; phases: ${phases.map(([name, p]) => `[${name}: ${phaseFigures(p)}]`).join(' ')} (seed ${seed})`,
     );
     expect(problems.slice(0, 30), `${problems.length} problems (seed ${seed})`).toEqual([]);
   });

@@ -88,21 +88,36 @@ export const readLog = async (baseUrl: string, token: string): Promise<LoggedCha
 };
 
 /**
- * What is wrong with a change log read whole, against the store it belongs to: numbers not
- * 1, 2, 3… in order (a reused, skipped or reordered number), a replay of the changes that does not
- * give the store's plants exactly (a change committed without its entry, or an entry without its
- * change), and a change a watcher read before a crash that the log now holds with other bytes
- * (a number given twice).
+ * What is wrong with the numbering of a change log read whole: numbers not 1, 2, 3… in order, or a
+ * change a watcher read that the log now holds with other bytes (a number given twice).
  */
-export const logProblems = (
+export const logNumbering = (
   log: readonly LoggedChange[],
-  plants: ReadonlyMap<number, StoredPlant>,
   watched: readonly ReadonlyMap<number, string>[],
 ): string[] => {
   const problems: string[] = [];
   log.forEach((change, i) => {
     if (change.seq !== i + 1) problems.push(`change ${i + 1} of the log is numbered ${change.seq}`);
   });
+  const bySeq = new Map(log.map((c) => [c.seq, c.text]));
+  for (const seen of watched)
+    for (const [seq, text] of seen)
+      if (bySeq.get(seq) !== text)
+        problems.push(`a watcher read change ${seq} as ${text}; the log now holds ${bySeq.get(seq)}`);
+  return problems.slice(0, 20);
+};
+
+/**
+ * What is wrong with a change log read whole, against the store it belongs to: its numbering
+ * (logNumbering), and a replay of the changes that does not give the store's plants exactly (a
+ * change committed without its entry, or an entry without its change).
+ */
+export const logProblems = (
+  log: readonly LoggedChange[],
+  plants: ReadonlyMap<number, StoredPlant>,
+  watched: readonly ReadonlyMap<number, string>[],
+): string[] => {
+  const problems = logNumbering(log, watched);
   const replayed = new Map<number, StoredPlant>();
   for (const { seq, type, data } of log) {
     if (type === 'plant.deleted') {
@@ -124,10 +139,5 @@ export const logProblems = (
   }
   for (const id of replayed.keys())
     if (!plants.has(id)) problems.push(`replaying the log gives plant ${id}, which the store does not hold`);
-  const bySeq = new Map(log.map((c) => [c.seq, c.text]));
-  for (const seen of watched)
-    for (const [seq, text] of seen)
-      if (bySeq.get(seq) !== text)
-        problems.push(`a watcher read change ${seq} as ${text}; the log now holds ${bySeq.get(seq)}`);
   return problems.slice(0, 20);
 };
