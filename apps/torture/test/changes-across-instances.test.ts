@@ -102,6 +102,10 @@ describePostgres('the change feed on two instances over one PostgreSQL', () => {
     expect(second, 'the second instance streamed the first one’s changes, number for number and byte for byte').toEqual(
       first,
     );
+    expect(
+      watches.flatMap((w) => w.repeats),
+      'changes a watcher was sent twice or out of order',
+    ).toEqual([]);
     const plants = await readPostgres(database.url);
     expect(logProblems(log, plants, [watches[0]?.seen ?? new Map(), watches[1]?.seen ?? new Map()])).toEqual([]);
     // Every acknowledged write has its change (a patch to a tag it already had changes nothing).

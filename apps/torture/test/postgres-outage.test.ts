@@ -9,6 +9,7 @@ import { checkHistory, describeHistory, formatVerdict } from './support/lineariz
 import { OutageLoad } from './support/outage-load.js';
 import { BESIDE_LEDGER, isBesideLedger, RegisterLoad, withoutRegisters } from './support/register-load.js';
 import { startServer, type ServerProcess } from './support/processes.js';
+import { ChangeWatch, logNumbering, readLog } from './support/change-watch.js';
 import {
   addEndpoint,
   checkAttempts,
@@ -132,6 +133,8 @@ describe('PostgreSQL outages under load', () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const rand = seeded(seed);
   let eventsBefore = 0;
+  /** A watcher of the change feed held open through every outage. */
+  let watch: ChangeWatch | undefined;
 
   beforeAll(async () => {
     const found = await outagePostgres();
@@ -165,9 +168,12 @@ describe('PostgreSQL outages under load', () => {
       sharedStore: true,
       seed,
     });
+    watch = new ChangeWatch(0);
+    await watch.follow(server.port, token);
   });
 
   afterAll(async () => {
+    watch?.stop();
     registers?.close();
     agent.destroy();
     await server?.stop('SIGKILL');
@@ -391,6 +397,26 @@ describe('PostgreSQL outages under load', () => {
     );
     console.log(
       `postgres-outage: outbox empty, ${total} deliveries all delivered (${registerDeliveries} of them the register load's)`,
+    );
+  });
+
+  it('kept a watcher of the change feed through every outage: every change once, in order', async (ctx) => {
+    if (skipped !== undefined || server === undefined || watch === undefined)
+      return skipOrFail(ctx, 'postgres-outage', skipped ?? 'the set-up did not finish');
+    const held = watch;
+    const log = await readLog(server.url, token);
+    await until(
+      'the watcher at the newest change',
+      () => Promise.resolve(held.position >= log.length),
+      5000,
+      () => '',
+      20,
+    );
+    expect(logNumbering(log, [held.seen]), 'the change log and what the watcher read').toEqual([]);
+    expect(held.repeats, 'changes sent twice or out of order').toEqual([]);
+    expect(held.seen.size, 'changes the watcher read').toBe(log.length);
+    console.log(
+      `postgres-outage: the watcher read all ${log.length} changes through every outage, each once and in order, resumed ${held.resumes} times`,
     );
   });
 });

@@ -293,6 +293,8 @@ describePostgres('rolling upgrade from the previous release, on PostgreSQL under
     for (const deadline = Date.now() + 5000; watch.position < log.length && Date.now() < deadline;) await sleep(20);
     watch.stop();
     problems.push(...logNumbering(log, [watch.seen]));
+    if (watch.repeats.length > 0)
+      problems.push(`the watcher was sent changes twice or out of order: ${watch.repeats.join(', ')}`);
     const logged = new Set(log.map(({ type, data }) => `${type} ${data.id}`));
     const migratedAtPerf = (committedAt ?? Infinity) - performance.timeOrigin;
     const afterMigration = history.filter(

@@ -12,62 +12,84 @@ export interface LoggedChange {
 const parse = (text: string): LoggedChange => ({ ...(JSON.parse(text) as Omit<LoggedChange, 'text'>), text });
 
 /**
- * A watcher of GET /plants/changes on one server, as a client holds one across a crash: a stream
- * from `since`, every change it reads kept with its exact text, until the server dies (or `stop`).
+ * A watcher of GET /plants/changes on one server, as a client holds one: a stream from `since`,
+ * every change it reads kept with its exact text. When the server ends or cuts the stream it opens
+ * another from the last number read (`Last-Event-ID`), until `stop`.
  */
 export class ChangeWatch {
   readonly seen = new Map<number, string>();
   /** The last number read. */
   position: number;
+  /** Streams opened again after one ended. */
+  resumes = 0;
+  /** Numbers that came again, or out of order (none may). */
+  readonly repeats: number[] = [];
   private request: http.ClientRequest | undefined;
+  private stopped = false;
 
   constructor(since: number) {
     this.position = since;
   }
 
-  /** Follows `port` from the last number read; resolves once the stream is open. */
+  /** Follows `port` from the last number read; resolves once the first stream is answered (or failed). */
   follow(port: number, token: string): Promise<void> {
-    return new Promise((resolve) => {
-      const request = http.get(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/plants/changes',
-          agent: false,
-          headers: {
-            authorization: `Bearer ${token}`,
-            accept: 'text/event-stream',
-            'last-event-id': String(this.position),
-          },
-        },
-        (response) => {
-          resolve();
-          if (response.statusCode !== 200) return void response.resume();
-          let buffered = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            buffered += chunk;
-            let end: number;
-            while ((end = buffered.indexOf('\n\n')) !== -1) {
-              const block = buffered.slice(0, end);
-              buffered = buffered.slice(end + 2);
-              const data = block.split('\n').find((line) => line.startsWith('data: '));
-              if (data === undefined) continue;
-              const change = parse(data.slice(6));
-              this.seen.set(change.seq, change.text);
-              this.position = change.seq;
-            }
-          });
-          response.on('error', () => undefined);
-        },
-      );
-      request.on('error', () => resolve());
-      this.request = request;
-    });
+    return new Promise((resolve) => this.open(port, token, resolve));
   }
 
   stop(): void {
+    this.stopped = true;
     this.request?.destroy();
+  }
+
+  private open(port: number, token: string, opened: () => void): void {
+    if (this.stopped) return opened();
+    let again = true;
+    const resume = (): void => {
+      if (!again || this.stopped) return;
+      again = false;
+      this.resumes += 1;
+      setTimeout(() => this.open(port, token, () => undefined), 200).unref();
+    };
+    const request = http.get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/plants/changes',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'last-event-id': String(this.position),
+        },
+      },
+      (response) => {
+        opened();
+        response.on('close', resume);
+        response.on('error', () => undefined);
+        if (response.statusCode !== 200) return void response.resume();
+        let buffered = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          buffered += chunk;
+          let end: number;
+          while ((end = buffered.indexOf('\n\n')) !== -1) {
+            const block = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            const data = block.split('\n').find((line) => line.startsWith('data: '));
+            if (data === undefined) continue;
+            const change = parse(data.slice(6));
+            if (change.seq <= this.position) this.repeats.push(change.seq);
+            this.seen.set(change.seq, change.text);
+            this.position = change.seq;
+          }
+        });
+      },
+    );
+    request.on('error', () => {
+      opened();
+      resume();
+    });
+    this.request = request;
   }
 }
 
