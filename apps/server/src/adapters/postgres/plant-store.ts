@@ -12,7 +12,14 @@ import {
   type VersionedPlant,
 } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate, type PostgresStoreLogger } from './gate.js';
-import { atChange, changeSeqOf, countStatement, matchesStatement, pageStatement } from './plant-pages.js';
+import {
+  atChange,
+  changeSeqOf,
+  countStatement,
+  matchesStatement,
+  pageStatement,
+  splitAtChange,
+} from './plant-pages.js';
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
 
@@ -77,15 +84,16 @@ export const createPostgresPlantStore = (
     const { q } = query;
     let rows = await gate.run('list plants', () => atChange(sql, pageStatement(sql, query)));
     // A `q` page the bounded walk left short: from the matches (see directScanRows).
-    if (q !== undefined && E.isRight(rows) && rows.right.filter((r) => r['id'] !== null).length < query.limit)
+    if (q !== undefined && E.isRight(rows) && splitAtChange(rows.right).page.length < query.limit)
       rows = await gate.run('list plants', () => atChange(sql, matchesStatement(sql, { ...query, q })));
     return pipe(
       rows,
       E.chain((found) => {
-        const changeSeq = changeSeqOf(found[0]);
+        const { state, page } = splitAtChange(found);
+        const changeSeq = changeSeqOf(state);
         if (E.isLeft(changeSeq)) return changeSeq;
         return pipe(
-          logDecodeFailure(logger, 'list plants')(plantsFromRows(found.filter((r) => r['id'] !== null))),
+          logDecodeFailure(logger, 'list plants')(plantsFromRows(page)),
           E.map((plants): PlantPage => ({ plants, changeSeq: changeSeq.right })),
         );
       }),
