@@ -18,7 +18,7 @@ export const plantJsonLine = (plant: Plant): string =>
   `${JSON.stringify(plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag })}\n`;
 
 /** Writes `text`; when the sink's buffer is full, waits until it drains, so memory stays flat. */
-const writeLine = async (sink: LineSink, text: string, signal: AbortSignal | undefined): Promise<void> => {
+export const writeLine = async (sink: LineSink, text: string, signal: AbortSignal | undefined): Promise<void> => {
   if (sink.write(text) !== false || sink.once === undefined) return;
   await new Promise<void>((resolve, reject) => {
     const onAbort = () => {

@@ -27,6 +27,7 @@ Commands:
                                              every plant that matches, as JSON Lines
   import <file.jsonl> [--concurrency N]      create the plants of a JSON Lines file
                                              (safe to run again after an interruption)
+  watch [--since N] [--json]                 print each change as it happens, until Ctrl-C
 
 ${GLOBAL_HELP}
   -V, --version    print the version
@@ -144,6 +145,28 @@ shows a progress bar (lines done/total, rate, ETA).
 Exit codes: 0 every line created, replayed or already present; 1 a line failed; 2 usage error
 (no file, an unreadable file, a bad option); 130 interrupted (it prints the summary so far;
 run the same import again to finish).
+
+${GLOBAL_HELP}
+`,
+  watch: `Usage: plant-store watch [--since N] [--json] [options]
+
+Prints every change of a plant as the server commits it, one line each, in order, until Ctrl-C:
+  42 plant.created 7 "Monstera" tropical
+  43 plant.updated 7 "Monstera deliciosa" tropical
+  44 plant.deleted 7
+(the change's number, its type, the plant's id, then its name and tag after the change). A
+patch that changed nothing is not a change. When the connection is lost or the server restarts,
+watch reconnects by itself and goes on after the last change printed: none is missed or printed
+twice. A reader that stops (| head) ends it quietly.
+
+  --since N        start after change number N (0: every change the server still keeps);
+                   default: only the changes from now on
+  --json           print each change as the server sends it, one JSON object per line:
+                   {"seq","type","timestamp","data","etag"?}
+
+Exit codes: 130 stopped with Ctrl-C (its normal end); 1 the server no longer keeps the changes
+after N (they expired: read the plants again, then watch without --since) or another failure;
+2 usage error.
 
 ${GLOBAL_HELP}
 `,

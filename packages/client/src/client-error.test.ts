@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AbortError,
   BadRequestError,
+  ChangesExpiredError,
   ConflictError,
   ConnectionError,
   errorForStatus,
@@ -97,6 +98,17 @@ describe('errorForStatus', () => {
     expect(error.message).toBe('plant 1 has changed: If-Match does not name its current ETag');
   });
 
+  it('maps 410 to ChangesExpiredError with the server message', () => {
+    const body = {
+      error: 410,
+      message: 'the changes after 42 have expired (CHANGES_RETENTION): read the plants again',
+    } as never;
+    const error = errorForStatus({ status: 410, body }, { ...details, url: 'http://h/plants/changes?since=42' });
+    expect(error).toBeInstanceOf(ChangesExpiredError);
+    expect(error).toMatchObject({ _tag: 'ChangesExpired', name: 'ChangesExpiredError', status: 410, body });
+    expect(error.message).toBe('the changes after 42 have expired (CHANGES_RETENTION): read the plants again');
+  });
+
   it('maps a 408 from the server to TimeoutError with its status', () => {
     const error = errorForStatus({ status: 408, body: undefined }, details);
     expect(error).toBeInstanceOf(TimeoutError);
@@ -136,6 +148,7 @@ describe('the error tree', () => {
       NotFound: new NotFoundError('x'),
       Conflict: new ConflictError('x'),
       IdempotencyKeyReused: new IdempotencyKeyReusedError('x'),
+      ChangesExpired: new ChangesExpiredError('x'),
       PreconditionFailed: new PreconditionFailedError('x'),
       PayloadTooLarge: new PayloadTooLargeError('x'),
       UnsupportedMediaType: new UnsupportedMediaTypeError('x'),

@@ -9,6 +9,7 @@ export type PlantStoreErrorTag =
   | 'NotFound'
   | 'Conflict'
   | 'IdempotencyKeyReused'
+  | 'ChangesExpired'
   | 'PreconditionFailed'
   | 'PayloadTooLarge'
   | 'UnsupportedMediaType'
@@ -154,6 +155,17 @@ export class PreconditionFailedError extends PlantStoreError {
   readonly _tag = 'PreconditionFailed' as const;
 }
 
+/**
+ * 410 from `plants.changes`: the changes after the position asked for are older than the server
+ * keeps them (`CHANGES_RETENTION`, 7 days by default), so the feed cannot go on from there without
+ * missing some. Read the plants again, then follow the changes from the first page's
+ * `changeSeq` (docs/guides/changes.md, "When the answer is 410"); `plants.mirror` does this by
+ * itself.
+ */
+export class ChangesExpiredError extends PlantStoreError {
+  readonly _tag = 'ChangesExpired' as const;
+}
+
 /** 413: the request body is larger than the server's limit. */
 export class PayloadTooLargeError extends PlantStoreError {
   readonly _tag = 'PayloadTooLarge' as const;
@@ -261,6 +273,8 @@ export const errorForStatus = (response: ErrorResponse, details: PlantStoreError
         replayed: response.replayed ?? false,
         retryAfterMs: response.retryAfterMs,
       });
+    case 410:
+      return new ChangesExpiredError(message, all);
     case 412:
       return new PreconditionFailedError(message, all);
     case 413:

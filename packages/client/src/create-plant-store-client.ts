@@ -14,12 +14,13 @@ import {
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
+import { createChangeFeed } from './change-feed.js';
 import { UnexpectedResponseError, ValidationError } from './client-error.js';
 import { decodeBody } from './decode-body.js';
 import { ETagCondition } from './etag.js';
 import { createPlantsTaskEither, type PlantsTaskEither } from './fp.js';
 import type { PlantStoreHooks } from './hooks.js';
-import { advanceProblem, listParams, nextPage, totalCount } from './list-page.js';
+import { advanceProblem, changeSeqOf, listParams, nextPage, totalCount } from './list-page.js';
 import { packageVersion } from './package-version.js';
 import type {
   AllPlantsQuery,
@@ -41,6 +42,7 @@ import type {
   UpdateOptions,
   UpdatePlantInput,
 } from './plants-api.js';
+import { startMirror } from './plant-mirror.js';
 import { uuidV7 } from './uuid-v7.js';
 import { DEFAULT_RETRY, resolveRetry, type RetryOptions } from './retry.js';
 import {
@@ -267,7 +269,8 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     const plants = decodeOrThrow(PlantPage, exchange);
     const next = nextPage(exchange, params);
     const page = next === undefined ? { plants } : { plants, next };
-    return count === true ? { ...page, total: totalCount(exchange) } : page;
+    const counted = count === true ? { ...page, total: totalCount(exchange) } : page;
+    return withMetadata(counted, { changeSeq: changeSeqOf(exchange) });
   };
 
   function list<S extends PlantSort = IdSort>(
@@ -312,6 +315,16 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     }
   }
 
-  const plants: PlantsApi = { create, delete: remove, get, update, list, all };
+  const changes = createChangeFeed(config);
+  const plants: PlantsApi = {
+    create,
+    delete: remove,
+    get,
+    update,
+    list,
+    all,
+    changes,
+    mirror: (options) => startMirror(plants, options),
+  };
   return { plants, fp: { plants: createPlantsTaskEither(plants) } };
 }

@@ -3,6 +3,8 @@ export {
   type PlantStoreClient,
   type PlantStoreClientOptions,
 } from './create-plant-store-client.js';
+export { DEFAULT_IDLE_TIMEOUT_MS, MAX_RECONNECT_MS, type ChangesOptions } from './change-feed.js';
+export type { MirroredPlant, MirrorOptions, PlantMirror } from './plant-mirror.js';
 export type {
   AllPlantsQuery,
   CountedPlantListPage,
@@ -29,6 +31,7 @@ export type {
 export {
   AbortError,
   BadRequestError,
+  ChangesExpiredError,
   ConflictError,
   ConnectionError,
   ForbiddenError,
@@ -63,14 +66,20 @@ export {
   type WebhookVerificationReason,
 } from './verify-webhook.js';
 export type {
+  Change,
+  ChangePosition,
+  ChangeSeq,
   ErrorBody,
   Plant,
+  PlantCreatedChange,
   PlantCreatedEvent,
+  PlantDeletedChange,
   PlantDeletedEvent,
   PlantId,
   PlantName,
   PlantSort,
   PlantTag,
+  PlantUpdatedChange,
   PlantUpdatedEvent,
   WebhookEvent,
   WebhookEventType,

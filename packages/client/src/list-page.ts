@@ -1,4 +1,5 @@
 import {
+  ChangePositionFromString,
   DEFAULT_PAGE_LIMIT,
   formatErrors,
   hasPreference,
@@ -10,6 +11,7 @@ import {
   PlantSort,
   PlantTag,
   SearchText,
+  type ChangePosition,
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
@@ -128,6 +130,24 @@ export const totalCount = (exchange: Exchange): number => {
     throw unexpected(`the X-Total-Count header ${JSON.stringify(raw)} is not a non-negative integer`);
   }
   return total;
+};
+
+/**
+ * The `X-Change-Seq` of a list page: the newest change the page's snapshot includes. Undefined
+ * when the server sent none (one older than the change feed); a malformed value is refused, since
+ * a mirror that followed the changes from a wrong number would silently miss some.
+ */
+export const changeSeqOf = (exchange: Exchange): ChangePosition | undefined => {
+  const raw = header(exchange, 'x-change-seq');
+  if (raw === undefined) return undefined;
+  const decoded = ChangePositionFromString.decode(raw.trim());
+  if (E.isLeft(decoded)) {
+    throw new UnexpectedResponseError([`the X-Change-Seq header ${JSON.stringify(raw)} is not a change number`], {
+      ...exchange.details,
+      status: exchange.status,
+    });
+  }
+  return decoded.right;
 };
 
 /**

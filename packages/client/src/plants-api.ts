@@ -1,4 +1,6 @@
-import type { Plant, PlantSort } from '@plant-store/domain';
+import type { Change, ChangePosition, Plant, PlantSort } from '@plant-store/domain';
+import type { ChangesOptions } from './change-feed.js';
+import type { MirrorOptions, PlantMirror } from './plant-mirror.js';
 import type { CallOptions } from './transport.js';
 
 /** What `plants.create` takes. `id` is optional: the server assigns one when absent. */
@@ -162,6 +164,14 @@ export interface PlantListPage<S extends PlantSort = IdSort> {
    * `q`, `tag` and `sort`; pass it to `list` as it is.
    */
   readonly next?: NextPageQuery<S>;
+  /**
+   * The answer's `X-Change-Seq`: the number of the newest change this page includes (0 before the
+   * first change), read in the same snapshot as the page. Follow `changes({ since })` from it to
+   * learn what changed after the page (`mirror` does, page by page). Undefined from a server
+   * without the change feed. Non-enumerable, like `CreatedPlant`'s `replayed`: spreading,
+   * `JSON.stringify` and deep equality see only `plants` and `next`, as before.
+   */
+  readonly changeSeq?: ChangePosition | undefined;
 }
 
 /** What `list(query, { count: true })` resolves to: the page and how many plants match `q` and `tag` in the whole store. */
@@ -221,4 +231,16 @@ export interface PlantsApi {
    * id), fetching page after page as the `Link` headers lead.
    */
   all(query?: AllPlantsQuery, options?: CallOptions): AsyncIterable<Plant>;
+  /**
+   * `GET /plants/changes` as a stream: every change after `since`, in order, for as long as you
+   * iterate. It reconnects by itself (network errors, a server restart, a 503) and resumes after
+   * the last change it gave you, so none is missed or repeated; it ends with `ChangesExpiredError`
+   * when the server no longer has the changes after that position (410). See `ChangesOptions`.
+   */
+  changes(options?: ChangesOptions): AsyncIterable<Change>;
+  /**
+   * Starts keeping a copy of the whole store: lists every plant, then follows the changes, and
+   * starts again from a fresh list after a 410. See `PlantMirror`.
+   */
+  mirror(options?: MirrorOptions): PlantMirror;
 }

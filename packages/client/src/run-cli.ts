@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import {
+  ChangePositionFromString,
   IdempotencyKey,
   ListCursorFromString,
   PageCursorFromString,
@@ -11,6 +12,7 @@ import { exportPlants, type LineSink } from './cli-export.js';
 import { DEFAULT_URL, HELP } from './cli-help.js';
 import { concurrencyArg, decodeArg, digestArg, listQueryArgs, UsageError } from './cli-args.js';
 import { importFile, summaryLine } from './cli-import.js';
+import { watchChanges } from './cli-watch.js';
 import { joinDescendingSorts, nextCommand } from './cli-words.js';
 import {
   AbortError,
@@ -79,6 +81,7 @@ const commandOptions = {
     sort: { type: 'string' },
   },
   import: { concurrency: { type: 'string' } },
+  watch: { since: { type: 'string' } },
 } as const;
 
 type Command = keyof typeof commandOptions;
@@ -158,6 +161,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         ...commandOptions.update,
         ...commandOptions.list,
         ...commandOptions.import,
+        ...commandOptions.watch,
       },
       allowPositionals: true,
       strict: true,
@@ -325,6 +329,12 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           return EXIT.interrupted;
         }
         return summary.failed > 0 ? EXIT.failed : EXIT.ok;
+      }
+      case 'watch': {
+        const since =
+          values.since === undefined ? undefined : decodeArg(ChangePositionFromString, '--since', values.since);
+        const end = await watchChanges(client, { since, json: values.json === true }, io);
+        return end === 'expired' ? EXIT.failed : EXIT.interrupted;
       }
     }
   } catch (error) {

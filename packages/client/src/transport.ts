@@ -75,9 +75,9 @@ export interface Exchange {
   readonly etag: string | undefined;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+export const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
@@ -94,7 +94,7 @@ export const failureOf = (exchange: Exchange): PlantStoreError =>
     exchange.details,
   );
 
-const combineSignals = (a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined =>
+export const combineSignals = (a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined =>
   a === undefined ? b : b === undefined ? a : AbortSignal.any([a, b]);
 
 const abortFailure = (signal: AbortSignal, details: PlantStoreErrorDetails): PlantStoreError => {
@@ -105,7 +105,7 @@ const abortFailure = (signal: AbortSignal, details: PlantStoreErrorDetails): Pla
     : new AbortError('the request was aborted', { ...details, cause: reason });
 };
 
-const networkFailure = (
+export const networkFailure = (
   error: unknown,
   signal: AbortSignal | undefined,
   timeout: number,
@@ -132,6 +132,31 @@ const checkTimeout = (timeout: number): number => {
 };
 
 /**
+ * The headers every request of this client starts with. The trace headers come first so the
+ * client's own headers win over a propagator's, and before the hooks so a caller's beforeRequest
+ * hook can replace or remove them.
+ */
+export const baseHeaders = (
+  config: TransportConfig,
+  requestId: string,
+  trace: Readonly<Record<string, string>> | undefined,
+): Record<string, string> => ({
+  ...trace,
+  accept: 'application/json',
+  authorization: `Bearer ${config.token}`,
+  'user-agent': config.userAgent,
+  'x-request-id': requestId,
+});
+
+/** got's `agent` option for `url`: the configured agent under the URL's protocol. */
+export const agentFor = (config: TransportConfig, url: URL): { http?: HttpAgent; https?: HttpsAgent } | undefined =>
+  config.agent === undefined
+    ? undefined
+    : url.protocol === 'https:'
+      ? { https: config.agent as HttpsAgent }
+      : { http: config.agent };
+
+/**
  * Sends requests with auth, idempotency keys, timeouts, abort signals, hooks and retries; never
  * decodes bodies.
  */
@@ -148,12 +173,7 @@ export const createTransport = (config: TransportConfig) => {
     const url = new URL(request.path, config.baseUrl);
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value);
     const maxRetries = request.retryable(policy) ? policy.limit : 0;
-    const agent =
-      config.agent === undefined
-        ? undefined
-        : url.protocol === 'https:'
-          ? { https: config.agent as HttpsAgent }
-          : { http: config.agent };
+    const agent = agentFor(config, url);
     // Read once per call: every attempt, retries included, belongs to the same caller's span.
     const trace = traceHeaders();
 
@@ -166,15 +186,7 @@ export const createTransport = (config: TransportConfig) => {
         ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       };
       if (signal?.aborted === true) throw abortFailure(signal, { ...details, attempts: attempt - 1 });
-      // The trace headers come first so the client's own headers win over a propagator's, and
-      // before the hooks so a caller's beforeRequest hook can replace or remove them.
-      const headers: Record<string, string> = {
-        ...trace,
-        accept: 'application/json',
-        authorization: `Bearer ${config.token}`,
-        'user-agent': config.userAgent,
-        'x-request-id': requestId,
-      };
+      const headers = baseHeaders(config, requestId, trace);
       if (request.body !== undefined)
         headers['content-type'] = request.contentType ?? 'application/json; charset=utf-8';
       if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;

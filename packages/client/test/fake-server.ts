@@ -2,8 +2,10 @@
 // auth, the five plant routes (PATCH included), `{error, message}` bodies, Location, Link (with
 // the tag and q filters, the sort, and an opaque cursor for name orders), Prefer: count=exact,
 // X-Request-Id, Idempotency-Key on creates (replays, 422 for a reused key), and ETags with
-// If-Match / If-None-Match (304, 412). Tests can queue one-shot handlers to script failures
-// (500s, 429s, garbage, hangs, dropped sockets, a key still in progress).
+// If-Match / If-None-Match (304, 412), and the change feed: a change log written by the routes,
+// `X-Change-Seq` on reads, and `GET /plants/changes` as JSON pages or a stream that tests can end,
+// cut or write to. Tests can queue one-shot handlers to script failures (500s, 429s, garbage,
+// hangs, dropped sockets, a key still in progress, a 410 or a 503 of the feed).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +17,8 @@ import {
   type RetryInfo,
 } from '../src/index.js';
 import {
+  changeBody,
+  ChangePositionFromString,
   compareCodePoints,
   CreatePlantRequest,
   describeValue,
@@ -26,6 +30,7 @@ import {
   parseIdempotencyKeyField,
   PlantIdFromPath,
   UpdatePlantRequest,
+  type Change,
   type Plant,
   type PlantId,
   type PlantSort,
@@ -72,7 +77,30 @@ export interface FakeServer {
   readonly idempotencyKeys: Map<string, SavedAnswer>;
   /** Queues handlers that answer the next requests, one each, before the normal routes. */
   enqueue(...handlers: ScriptedHandler[]): void;
+  /**
+   * The change log, oldest first: the routes record every create, patch that changed a plant and
+   * delete (a replayed create or an unchanged patch records nothing; neither does staging through
+   * `plants`). Tests may also push changes of their own.
+   */
+  readonly changes: Change[];
+  /** How the change feed behaves; change it at any time. */
+  readonly feed: FakeFeedSettings;
+  /** How many change streams are open now. */
+  openStreams(): number;
+  /** Ends every open stream cleanly (the chunked answer finished), as the real server does at shutdown. */
+  endStreams(): void;
+  /** Destroys the connection of every open stream, as the real server cuts a client that does not read. */
+  cutStreams(): void;
+  /** Writes `text` as it is to every open stream: a heartbeat, a malformed event. */
+  writeToStreams(text: string): void;
   close(): Promise<void>;
+}
+
+export interface FakeFeedSettings {
+  /** The `retry:` every stream starts with, in ms. Default 10, so that tests reconnect at once. */
+  retryMs: number;
+  /** A `since` (or `Last-Event-ID`) below this is answered 410: the changes after it have expired. Default 0. */
+  expiredBefore: number;
 }
 
 export const sendJson = (
@@ -203,7 +231,74 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
   const etagOf = (id: number): string | undefined => {
     const plant = plants.get(id);
     if (plant === undefined) return undefined;
-    return `"${fnv1a(JSON.stringify([plant.name, plant.tag ?? null]))}.${generations.get(id) ?? 0}"`;
+    // [0-9a-z]{1,11}, as the real server's: the content's hash (7 digits) and the generation.
+    const hash = fnv1a(JSON.stringify([plant.name, plant.tag ?? null])).padStart(7, '0');
+    return `"${hash}${(generations.get(id) ?? 0).toString(36)}"`;
+  };
+
+  const changes: Change[] = [];
+  const feed: FakeFeedSettings = { retryMs: 10, expiredBefore: 0 };
+  const streams = new Set<{ readonly res: ServerResponse; position: number }>();
+  const newest = (): number => changes.at(-1)?.seq ?? 0;
+  const eventOf = (change: Change): string =>
+    `id: ${change.seq}\nevent: ${change.type}\ndata: ${changeBody(change)}\n\n`;
+  /** Appends a change of plant `id` as it is now (gone: a delete) and sends it to the open streams. */
+  const recordChange = (type: Change['type'], id: PlantId): void => {
+    const seq = newest() + 1;
+    const timestamp = new Date().toISOString();
+    const plant = plants.get(id);
+    const change = (
+      type === 'plant.deleted' || plant === undefined
+        ? { seq, type: 'plant.deleted', timestamp, data: { id } }
+        : { seq, type, timestamp, data: plant, etag: etagOf(id) }
+    ) as Change;
+    changes.push(change);
+    for (const stream of streams) {
+      if (change.seq <= stream.position) continue;
+      stream.position = change.seq;
+      stream.res.write(eventOf(change));
+    }
+  };
+
+  /** GET /plants/changes, after authentication: a JSON page or a stream. */
+  const changeFeed = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const lastEventId = req.headers['last-event-id'];
+    const given = typeof lastEventId === 'string' ? lastEventId : (url.searchParams.get('since') ?? undefined);
+    const name = typeof lastEventId === 'string' ? 'Last-Event-ID' : 'since';
+    let since: number | undefined;
+    if (given !== undefined) {
+      const decoded = ChangePositionFromString.decode(given);
+      if (decoded._tag === 'Left') return sendError(res, 400, `${name}: expected a change number, got ${given}`);
+      since = decoded.right;
+      if (since > newest())
+        return sendError(res, 400, `${name}: ${since} is above the newest change number, ${newest()}`);
+      if (since < feed.expiredBefore) {
+        return sendError(
+          res,
+          410,
+          `the changes after ${since} have expired (CHANGES_RETENTION): read the plants again`,
+        );
+      }
+    }
+    const position = since ?? newest();
+    const accept = req.headers.accept ?? '*/*';
+    if (accept === 'text/event-stream') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+      const stream = { res, position };
+      streams.add(stream);
+      res.on('close', () => streams.delete(stream));
+      const waiting = changes.filter((change) => change.seq > position);
+      stream.position = waiting.at(-1)?.seq ?? position;
+      res.write(`retry: ${feed.retryMs}\n\n${waiting.map(eventOf).join('')}`);
+      return;
+    }
+    const limit = Number(url.searchParams.get('limit') ?? 100);
+    const page = changes.filter((change) => change.seq > position).slice(0, limit);
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      link: `<${prefix}/plants/changes?since=${page.at(-1)?.seq ?? position}&limit=${limit}>; rel="next"`,
+    });
+    res.end(`[${page.map(changeBody).join(',')}]`);
   };
 
   // Like the real server: a repeat of a key with the same body gets the saved answer, marked
@@ -235,6 +330,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     const id = (input.id ?? Math.max(0, ...plants.keys()) + 1) as PlantId;
     const plant: Plant = input.tag === undefined ? { id, name: input.name } : { id, name: input.name, tag: input.tag };
     plants.set(id, plant);
+    recordChange('plant.created', id);
     return answer(201, input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag }, {
       location: `${prefix}/plants/${id}`,
       etag: etagOf(id) as string,
@@ -246,7 +342,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     if (!url.pathname.startsWith(`${prefix}/plants`)) return sendError(res, 404, `no route ${url.pathname}`);
     const rest = url.pathname.slice(`${prefix}/plants`.length);
     const method = req.method ?? 'GET';
-    const allowed = rest === '' ? ['GET', 'POST'] : ['GET', 'PATCH', 'DELETE'];
+    const allowed = rest === '' ? ['GET', 'POST'] : rest === '/changes' ? ['GET'] : ['GET', 'PATCH', 'DELETE'];
     if (!allowed.includes(method))
       return sendError(res, 405, `${method} is not allowed here`, { allow: allowed.join(', ') });
 
@@ -267,6 +363,8 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
         'www-authenticate': challenge('insufficient_scope'),
       });
     }
+
+    if (rest === '/changes') return changeFeed(req, res, url);
 
     if (rest === '' && method === 'POST') {
       const type = req.headers['content-type'] ?? '';
@@ -328,6 +426,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
         });
         headers['link'] = `<${prefix}/plants?${next}>; rel="next"`;
       }
+      headers['x-change-seq'] = String(newest());
       if (hasPreference(req.headers.prefer, 'count', 'exact')) {
         headers['x-total-count'] = String(matching.length);
         headers['preference-applied'] = 'count=exact';
@@ -383,6 +482,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     if (method === 'DELETE') {
       plants.delete(id.right);
       generations.set(id.right, (generations.get(id.right) ?? 0) + 1);
+      recordChange('plant.deleted', id.right);
       res.writeHead(204);
       return void res.end();
     }
@@ -390,8 +490,11 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       const name = patch.name ?? plant.name;
       const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
       plants.set(id.right, tag === undefined ? { id: id.right, name } : { id: id.right, name, tag });
+      if (etagOf(id.right) !== current) recordChange('plant.updated', id.right);
     }
-    return sendJson(res, 200, plants.get(id.right), { etag: etagOf(id.right) as string });
+    const headers: Record<string, string> = { etag: etagOf(id.right) as string };
+    if (method === 'GET') headers['x-change-seq'] = String(newest());
+    return sendJson(res, 200, plants.get(id.right), headers);
   };
 
   const server = createServer((req, res) => {
@@ -417,6 +520,18 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     requests,
     idempotencyKeys,
     enqueue: (...handlers) => void queue.push(...handlers),
+    changes,
+    feed,
+    openStreams: () => streams.size,
+    endStreams: () => {
+      for (const { res } of streams) res.end();
+    },
+    cutStreams: () => {
+      for (const { res } of streams) res.destroy();
+    },
+    writeToStreams: (text) => {
+      for (const { res } of streams) res.write(text);
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -468,3 +583,16 @@ export const fastRetryingClient = (
     hooks: { beforeRetry: [(info) => void retries.push(info)] },
     ...options,
   });
+
+/** Resolves once `check()` holds, looking every 5 ms; rejects naming `what` after `timeoutMs`. */
+export const eventually = async (what: string, check: () => boolean, timeoutMs = 5000): Promise<void> => {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+/** The requests `server` received for the change feed, in order. */
+export const feedRequests = (server: FakeServer): RecordedRequest[] =>
+  server.requests.filter((r) => r.url.startsWith('/plants/changes'));

@@ -154,3 +154,43 @@ it('runs the README search and count snippets', async () => {
   expect(ferns.plants.map((p) => p.name)).toEqual(['Boston Fern', 'FERNLEAF']);
   expect(logged).toEqual([['FERNLEAF'], ['Boston Fern'], ['2 of 2']]);
 });
+
+it('runs the README changes and mirror snippets', async () => {
+  const logged: unknown[][] = [];
+  const console = { log: (...args: unknown[]) => void logged.push(args) };
+  const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+  const fern = await client.plants.create({ id: 7, name: 'Fern', tag: 'shade' });
+  await client.plants.delete(fern.id);
+  const since = server.changes.length - 2;
+  await client.plants.create({ id: 7, name: 'Fern' });
+
+  // The snippet starts at 0; here, at the first of the three changes above.
+  const controller = new AbortController(); // abort it to stop
+  let seen = 0;
+  for await (const change of client.plants.changes({ since, signal: controller.signal })) {
+    if (change.type === 'plant.deleted') console.log(change.seq, 'deleted', change.data.id);
+    else console.log(change.seq, change.type, change.data.name, change.etag); // the plant after the change
+    if (++seen === 3) controller.abort();
+  }
+  expect(logged).toEqual([
+    [since + 1, 'plant.created', 'Fern', fern.etag],
+    [since + 2, 'deleted', 7],
+    [since + 3, 'plant.created', 'Fern', server.etagOf(7)],
+  ]);
+
+  logged.length = 0;
+  const mirror = client.plants.mirror({ onChange: (change) => console.log('applied', change.seq, change.type) });
+  await mirror.ready; // every plant is in mirror.plants
+  console.log(mirror.plants.size, mirror.plants.get(7)?.name);
+  await client.plants.update(7, { tag: 'shade' });
+  await new Promise<void>((resolve) => {
+    const wait = () => (mirror.position === since + 4 ? resolve() : setTimeout(wait, 5));
+    wait();
+  });
+  // …later, on shutdown:
+  await mirror.close();
+  expect(logged).toEqual([
+    [server.plants.size, 'Fern'],
+    ['applied', since + 4, 'plant.updated'],
+  ]);
+});

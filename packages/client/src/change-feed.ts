@@ -1,0 +1,458 @@
+/**
+ * `client.plants.changes()`: the change feed (docs/guides/changes.md) as an async iterable that
+ * reconnects by itself and resumes where it left off.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Change, ChangePosition, ChangePositionFromString, formatErrors } from '@plant-store/domain';
+// eventsource-parser is the npm parser of the WHATWG event-stream format (the one `EventSource`
+// follows): CR, LF and CRLF line ends, a line or an event split across chunks, `retry:`, comments
+// and a leading BOM. Those rules are easy to get subtly wrong by hand, and a missed event here is a
+// mirror that silently differs from the store.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import * as E from 'fp-ts/lib/Either.js';
+import got, { type Request as GotRequest } from 'got';
+import {
+  ConnectionError,
+  PlantStoreError,
+  TimeoutError,
+  UnexpectedResponseError,
+  ValidationError,
+  type PlantStoreErrorDetails,
+} from './client-error.js';
+import type { RequestInfo } from './hooks.js';
+import { findLink } from './link-header.js';
+import { parseRetryAfter } from './retry-after.js';
+import { RETRYABLE_STATUSES } from './retry.js';
+import { traceHeaders } from './trace-context.js';
+import {
+  agentFor,
+  baseHeaders,
+  combineSignals,
+  failureOf,
+  header,
+  networkFailure,
+  REQUEST_ID,
+  type Exchange,
+  type TransportConfig,
+} from './transport.js';
+
+/** What `plants.changes` takes. */
+export interface ChangesOptions {
+  /**
+   * Start after this change number: the changes numbered above it (0: every change the server
+   * still keeps), e.g. a list page's `changeSeq` or the `seq` of the last change you handled.
+   * Absent: the changes committed after the call. The client then first asks the server for its
+   * newest number (an empty JSON page of `GET /plants/changes`), so that a reconnect before the
+   * first change still misses nothing. Checked before anything is sent (`ValidationError`).
+   */
+  readonly since?: number;
+  /** Ends the iteration quietly (it returns, nothing is thrown) and closes the stream; the client-wide signal does too. */
+  readonly signal?: AbortSignal;
+  /**
+   * The longest silence, in ms, after which the connection counts as lost and is opened again
+   * (a peer that vanished without closing it). The server writes a comment line at least every
+   * `CHANGES_HEARTBEAT_MS` (15 s by default, 60 s at most), so the default, 75 000, is above the
+   * longest interval a server can be set to.
+   */
+  readonly idleTimeout?: number;
+  /** The `X-Request-Id` of every connection of this iteration; a random UUID by default. */
+  readonly requestId?: string;
+}
+
+/** The largest backoff ceiling between reconnections. */
+export const MAX_RECONNECT_MS = 30_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 75_000;
+/** An error answer is read up to this size (its `{error, message}` is far smaller). */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** A change is well under a kilobyte; more than this unfinished is not a Plant Store stream. */
+const MAX_EVENT_CHARS = 1024 * 1024;
+
+/** Why a connection ended without an error that ends the iteration. */
+type Ending =
+  | { readonly kind: 'aborted' }
+  | {
+      readonly kind: 'lost';
+      /** Whether the stream was open (200, event-stream): the backoff starts again from the base delay. */
+      readonly connected: boolean;
+      readonly error: PlantStoreError;
+      readonly request: RequestInfo;
+      readonly retryAfterMs?: number | undefined;
+    };
+
+/** What one iteration knows across its connections. */
+interface Feed {
+  readonly signal: AbortSignal | undefined;
+  readonly requestId: string;
+  readonly idleTimeout: number;
+  readonly trace: Readonly<Record<string, string>> | undefined;
+  /** The `since` of the stream's URL: the caller's, or the newest number when the iteration began. */
+  start: ChangePosition | undefined;
+  /** The number of the last change handed to the caller (`start` before the first). */
+  position: ChangePosition | undefined;
+  /** The stream's `retry:` (the server announces 2000), the base of the backoff; before it, the client's `retry.baseDelayMs`. */
+  reconnectMs: number;
+  /** Requests sent so far (the probe and every connection). */
+  attempts: number;
+  /** Connections of the stream asked for so far. */
+  connections: number;
+}
+
+interface Opened {
+  readonly request: GotRequest;
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly info: RequestInfo;
+  readonly details: PlantStoreErrorDetails;
+  readonly url: URL;
+}
+
+/**
+ * The wait before reconnection `failures` (1 for the first since the last connection that
+ * opened): full jitter, a random wait below `min(30 s, retryMs · 2^(failures−1))`, so that the
+ * clients of a server that restarts do not all come back at once; at least `retryAfterMs`.
+ */
+export const reconnectDelay = (
+  failures: number,
+  retryMs: number,
+  retryAfterMs: number | undefined,
+  random: () => number,
+): number => {
+  const ceiling = Math.min(MAX_RECONNECT_MS, retryMs * 2 ** (failures - 1));
+  return Math.max(retryAfterMs ?? 0, Math.floor(random() * ceiling));
+};
+
+/** Whether the iteration was asked to end (a function, so that no check is narrowed across an await). */
+const aborted = (feed: Feed): boolean => feed.signal?.aborted === true;
+
+const checkSince = (since: number): ChangePosition => {
+  if (ChangePosition.is(since)) return since;
+  throw new ValidationError([`since: expected an integer from 0 to 9007199254740991, got ${String(since)}`]);
+};
+
+const checkPositiveMs = (name: string, value: number): number => {
+  if (!Number.isFinite(value) || value <= 0)
+    throw new TypeError(`${name} must be a positive number of ms, got ${value}`);
+  return value;
+};
+
+/** An error of the socket or of got's reading of it, as opposed to a defect in this module. */
+const isStreamError = (error: unknown): error is Error & { code?: string } =>
+  error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+
+/**
+ * Reads what is left of an answer, at most `limit` bytes (more destroys the request), within
+ * `ms`. Read to its end, the connection goes back to the agent, kept alive. An answer that has
+ * arrived whole is read rather than destroyed: got's `destroy()` then leaves the socket open and
+ * referenced, which keeps a process such as the CLI from exiting.
+ */
+const readBody = async (request: GotRequest, limit: number, ms: number): Promise<Buffer> => {
+  const timer = setTimeout(
+    () => request.destroy(Object.assign(new Error(`no complete answer within ${ms} ms`), { code: 'ETIMEDOUT' })),
+    ms,
+  );
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) break;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+};
+
+/** The change an event carries, checked against the event's `id` and `event` and against the order. */
+const changeOf = (message: EventSourceMessage, position: number | undefined, details: PlantStoreErrorDetails) => {
+  const unexpected = (problems: readonly string[]) =>
+    new UnexpectedResponseError(problems, { ...details, status: 200 });
+  const what = `the event with id ${JSON.stringify(message.id ?? null)}`;
+  let json: unknown;
+  try {
+    json = JSON.parse(message.data);
+  } catch (error) {
+    throw unexpected([`${what} has data that is not JSON (${error instanceof Error ? error.message : String(error)})`]);
+  }
+  const decoded = Change.decode(json);
+  if (E.isLeft(decoded)) throw unexpected(formatErrors(decoded.left, 'data').map((line) => `${what}: ${line}`));
+  const change = decoded.right;
+  if (message.id !== String(change.seq)) throw unexpected([`${what} carries change ${change.seq}`]);
+  if (message.event !== change.type) {
+    throw unexpected([`${what} is a ${JSON.stringify(message.event ?? null)} event carrying a ${change.type}`]);
+  }
+  if (position !== undefined && change.seq <= position) {
+    throw unexpected([`change ${change.seq} came after change ${position}: the feed must be in seq order`]);
+  }
+  return change;
+};
+
+/** The `changes` operation over a resolved transport configuration. */
+export const createChangeFeed = (config: TransportConfig) => {
+  const random = config.random ?? Math.random;
+
+  /** Sends one GET of the feed and waits for the answer's head; an `Ending` when none came. */
+  const open = async (feed: Feed, url: URL, accept: string): Promise<Opened | Ending> => {
+    feed.attempts += 1;
+    const details: PlantStoreErrorDetails = {
+      method: 'GET',
+      url: url.href,
+      requestId: feed.requestId,
+      attempts: feed.attempts,
+    };
+    const headers: Record<string, string> = { ...baseHeaders(config, feed.requestId, feed.trace), accept };
+    // A reconnection names where to resume, as EventSource does: the header wins over `since`.
+    if (accept === 'text/event-stream' && feed.connections > 1 && feed.position !== undefined) {
+      headers['last-event-id'] = String(feed.position);
+    }
+    const info: RequestInfo = {
+      method: 'GET',
+      url: url.href,
+      headers,
+      attempt: feed.attempts,
+      requestId: feed.requestId,
+    };
+    for (const hook of config.hooks.beforeRequest ?? []) await hook(info);
+    if (aborted(feed)) return { kind: 'aborted' };
+    const agent = agentFor(config, url);
+    const request = got.stream(url, {
+      headers: info.headers,
+      throwHttpErrors: false,
+      followRedirect: false,
+      decompress: false,
+      retry: { limit: 0 },
+      // Only until the answer's head: the body of a stream lasts as long as the iteration.
+      timeout: {
+        connect: config.timeout,
+        secureConnect: config.timeout,
+        send: config.timeout,
+        response: config.timeout,
+      },
+      ...(feed.signal === undefined ? {} : { signal: feed.signal }),
+      ...(agent === undefined ? {} : { agent }),
+    });
+    // got reports errors on the stream as 'error' events; one listener stays for the request's
+    // life, so a late error (after a destroy, say) is never an unhandled one.
+    request.on('error', () => undefined);
+    let response: { readonly statusCode: number; readonly headers: IncomingHttpHeaders };
+    try {
+      response = await new Promise((resolve, reject) => {
+        request.once('response', resolve);
+        request.once('error', reject);
+      });
+    } catch (error) {
+      request.destroy();
+      if (aborted(feed)) return { kind: 'aborted' };
+      return {
+        kind: 'lost',
+        connected: false,
+        error: networkFailure(error, feed.signal, config.timeout, details),
+        request: info,
+      };
+    }
+    for (const hook of config.hooks.afterResponse ?? []) {
+      await hook({ request: info, status: response.statusCode, headers: response.headers });
+    }
+    return {
+      request,
+      status: response.statusCode,
+      headers: response.headers,
+      info,
+      details: { ...details, requestId: header(response.headers, 'x-request-id') ?? feed.requestId },
+      url,
+    };
+  };
+
+  /** The answer that is not the one asked for: an `Ending` to reconnect after, or the error that ends the iteration. */
+  const refuse = async (feed: Feed, opened: Opened): Promise<Ending> => {
+    let body: Buffer;
+    try {
+      body = await readBody(opened.request, MAX_ERROR_BODY_BYTES, config.timeout);
+    } catch {
+      // The status says enough without the body.
+      opened.request.destroy();
+      body = Buffer.alloc(0);
+    }
+    if (aborted(feed)) return { kind: 'aborted' };
+    const exchange: Exchange = {
+      status: opened.status,
+      headers: opened.headers,
+      body,
+      details: opened.details,
+      url: opened.url,
+      replayed: false,
+      etag: undefined,
+    };
+    const error = failureOf(exchange);
+    if (!RETRYABLE_STATUSES.has(opened.status)) throw error;
+    const retryAfterMs = parseRetryAfter(header(opened.headers, 'retry-after'));
+    return { kind: 'lost', connected: false, error, request: opened.info, retryAfterMs };
+  };
+
+  /** The newest change number, from the `Link` of an empty JSON page; undefined when the iteration may go on. */
+  const probe = async (feed: Feed): Promise<Ending | undefined> => {
+    const url = new URL('plants/changes', config.baseUrl);
+    url.searchParams.set('limit', '1');
+    const opened = await open(feed, url, 'application/json');
+    if ('kind' in opened) return opened;
+    if (opened.status !== 200) return refuse(feed, opened);
+    try {
+      // Read to the end (an empty array), so that the connection goes back to the agent.
+      await readBody(opened.request, MAX_ERROR_BODY_BYTES, config.timeout);
+    } catch (error) {
+      opened.request.destroy();
+      if (aborted(feed)) return { kind: 'aborted' };
+      if (!isStreamError(error)) throw error;
+      const details = { ...opened.details, code: error.code, cause: error };
+      return {
+        kind: 'lost',
+        connected: false,
+        error: new ConnectionError(error.message, details),
+        request: opened.info,
+      };
+    }
+    const link = findLink(opened.headers.link, 'next', url);
+    const since = ChangePositionFromString.decode(link?.searchParams.get('since') ?? undefined);
+    if (E.isLeft(since)) {
+      throw new UnexpectedResponseError(
+        [
+          `the answer of GET /plants/changes has no Link rel="next" with a change number (${opened.headers.link ?? 'no Link'})`,
+        ],
+        { ...opened.details, status: 200 },
+      );
+    }
+    feed.start = since.right;
+    feed.position = since.right;
+    return undefined;
+  };
+
+  /** One connection of the stream: its changes, then why it ended. */
+  async function* follow(feed: Feed): AsyncGenerator<Change, Ending, undefined> {
+    const url = new URL('plants/changes', config.baseUrl);
+    url.searchParams.set('since', String(feed.start));
+    feed.connections += 1;
+    const opened = await open(feed, url, 'text/event-stream');
+    if ('kind' in opened) return opened;
+    if (opened.status !== 200) return await refuse(feed, opened);
+    const { request, details, info } = opened;
+    const type = header(opened.headers, 'content-type') ?? '';
+    if (!/^text\/event-stream\s*(;|$)/i.test(type)) {
+      await readBody(request, MAX_ERROR_BODY_BYTES, config.timeout).catch(() => request.destroy());
+      throw new UnexpectedResponseError(
+        [`expected Content-Type: text/event-stream, got ${type === '' ? 'none' : JSON.stringify(type)}`],
+        { ...details, status: opened.status },
+      );
+    }
+    const received: EventSourceMessage[] = [];
+    let overflow = false;
+    const parser = createParser({
+      onEvent: (message) => void received.push(message),
+      onRetry: (ms) => void (feed.reconnectMs = ms),
+      // Unknown fields and a malformed retry are ignored, as the format says; only a runaway event is an error.
+      onError: (error) => void (overflow ||= error.type === 'max-buffer-size-exceeded'),
+      maxBufferSize: MAX_EVENT_CHARS,
+    });
+    const decoder = new TextDecoder('utf-8');
+    let idle: NodeJS.Timeout | undefined;
+    let silent = false;
+    let ended = false;
+    const arm = (): void => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        silent = true;
+        request.destroy();
+      }, feed.idleTimeout);
+    };
+    const lost = (error: PlantStoreError): Ending => ({ kind: 'lost', connected: true, error, request: info });
+    try {
+      arm();
+      for await (const chunk of request as AsyncIterable<Buffer>) {
+        arm();
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (overflow) {
+          throw new UnexpectedResponseError([`an event of the stream is longer than ${MAX_EVENT_CHARS} characters`], {
+            ...details,
+            status: 200,
+          });
+        }
+        for (let message = received.shift(); message !== undefined; message = received.shift()) {
+          const change = changeOf(message, feed.position, details);
+          feed.position = change.seq as number as ChangePosition;
+          yield change;
+        }
+      }
+      ended = true;
+      return lost(
+        new ConnectionError('the server ended the change stream (a shutdown, or the token is no longer good)', details),
+      );
+    } catch (error) {
+      if (error instanceof PlantStoreError) throw error;
+      if (aborted(feed)) return { kind: 'aborted' };
+      if (silent)
+        return lost(new TimeoutError(`nothing arrived on the change stream for ${feed.idleTimeout} ms`, details));
+      if (!isStreamError(error)) throw error;
+      return lost(
+        new ConnectionError(`the change stream broke: ${error.message}`, {
+          ...details,
+          code: error.code,
+          cause: error,
+        }),
+      );
+    } finally {
+      clearTimeout(idle);
+      // Closes the connection whoever ends the iteration: a `break`, a `return`, an error. One the
+      // server ended cleanly has gone back to the agent, perhaps to serve another request by now.
+      if (!ended) request.destroy();
+    }
+  }
+
+  /**
+   * The feed: the probe when there is no `since`, then one connection after another, each lost
+   * one opened again after `reconnectDelay` (based on the stream's `retry:`). Only an abort ends
+   * it quietly; a status that another attempt would not change ends it with its error.
+   */
+  async function* changes(options: ChangesOptions = {}): AsyncGenerator<Change, void, undefined> {
+    const since = options.since === undefined ? undefined : checkSince(options.since);
+    const requestId = options.requestId ?? randomUUID();
+    if (!REQUEST_ID.test(requestId))
+      throw new TypeError(`requestId must match ${REQUEST_ID.source}, got ${JSON.stringify(requestId)}`);
+    const feed: Feed = {
+      signal: combineSignals(config.signal, options.signal),
+      requestId,
+      idleTimeout: checkPositiveMs('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS),
+      // Read once: every connection belongs to the caller's span, as every retry of a call does.
+      trace: traceHeaders(),
+      start: since,
+      position: since,
+      reconnectMs: config.retry.baseDelayMs,
+      attempts: 0,
+      connections: 0,
+    };
+    let failures = 0;
+    for (;;) {
+      if (aborted(feed)) return;
+      const ending = feed.start === undefined ? await probe(feed) : yield* follow(feed);
+      if (ending === undefined) {
+        failures = 0;
+        continue;
+      }
+      if (ending.kind === 'aborted') return;
+      failures = ending.connected ? 1 : failures + 1;
+      const { retryAfterMs } = ending;
+      if (retryAfterMs !== undefined && retryAfterMs > config.retry.maxRetryAfterMs) throw ending.error;
+      const delayMs = reconnectDelay(failures, feed.reconnectMs, retryAfterMs, random);
+      for (const hook of config.hooks.beforeRetry ?? [])
+        await hook({ request: ending.request, error: ending.error, delayMs });
+      try {
+        await sleep(delayMs, undefined, feed.signal === undefined ? {} : { signal: feed.signal });
+      } catch {
+        return;
+      }
+    }
+  }
+
+  return changes;
+};

@@ -1,0 +1,194 @@
+/**
+ * `client.plants.mirror()`: a copy of the whole store, made by listing every plant and kept up to
+ * date by the change feed ("List, then follow" in docs/guides/changes.md).
+ */
+import type { Change, ChangePosition, Plant, PlantId, PlantSort } from '@plant-store/domain';
+import { AbortError, ChangesExpiredError, UnexpectedResponseError } from './client-error.js';
+import { advanceProblem } from './list-page.js';
+import type { NextPageQuery, PlantsApi } from './plants-api.js';
+import { withMetadata } from './with-metadata.js';
+
+/**
+ * A plant of the copy, with the `etag` its last change carried (non-enumerable, as on `get`'s
+ * plants: deep equality sees `{ id, name, tag? }`). A list page carries no ETags, so a plant
+ * the copy has not seen change since it was listed has `etag: undefined`; `get(id)` has it.
+ */
+export type MirroredPlant = Plant & { readonly etag: string | undefined };
+
+/** What `plants.mirror` takes. */
+export interface MirrorOptions {
+  /** Stops the mirror, like `close()`; the client-wide signal does too. */
+  readonly signal?: AbortSignal;
+  /**
+   * Called with each change the mirror applied, after `plants` shows it (not with the changes it
+   * skipped because the list already showed them). A promise it returns is awaited before the
+   * next change; an exception it throws stops the mirror (`done` rejects with it).
+   */
+  readonly onChange?: (change: Change) => void | Promise<void>;
+  /**
+   * Called each time `plants` was filled from a list: once before `ready` resolves, and again
+   * after a 410 made the mirror read the plants afresh (your view of the changes has a gap then:
+   * read `plants` again rather than patching what you hold).
+   */
+  readonly onReload?: () => void | Promise<void>;
+  /** Plants per list page, 1–1000; default 1000 (the fewest requests). */
+  readonly limit?: number;
+}
+
+/**
+ * A running mirror of the store. It starts at once; `plants` is empty until `ready` resolves.
+ * After that, `plants` equals the store as of `position` for every plant whose last change the
+ * feed has brought (and as of its list page for the rest, so exactly once `position` reaches
+ * the `changeSeq` of any list read after your last write).
+ */
+export interface PlantMirror {
+  /** The copy: id → plant. Read it, do not change it: the mirror replaces its content as changes come. */
+  readonly plants: ReadonlyMap<number, MirroredPlant>;
+  /** The number of the newest change the copy includes (0 before the first list). */
+  readonly position: ChangePosition;
+  /**
+   * Resolves once the first list is in `plants`. Rejects with the error that stopped the mirror
+   * before that, or with `AbortError` when it was closed first.
+   */
+  readonly ready: Promise<void>;
+  /**
+   * Settles when the mirror stops: resolves after `close()` or an abort; rejects with the error
+   * that stopped it (`UnauthorizedError`, `ForbiddenError`, an `UnexpectedResponseError`, a list
+   * that failed after its retries, an exception of `onChange`). The change feed reconnects by
+   * itself, so a restart of the server does not stop it. Neither promise is reported as an
+   * unhandled rejection: await `done` to learn why a mirror stopped.
+   */
+  readonly done: Promise<void>;
+  /** Stops following and closes the stream; resolves once it has stopped (whatever `done` says). */
+  close(): Promise<void>;
+}
+
+/** Every plant, each with the `X-Change-Seq` of the page it came from. */
+interface Listing {
+  readonly plants: Map<PlantId, MirroredPlant>;
+  /** id → the `changeSeq` of the plant's page: its changes up to there are in the listing already. */
+  readonly listedAt: Map<PlantId, number>;
+  /** The first page's `changeSeq`: where following starts. */
+  readonly first: ChangePosition;
+  /** The largest page `changeSeq`: past it, no change is skipped. */
+  readonly highest: number;
+}
+
+const noop = (): void => undefined;
+
+/** Starts a mirror over `plants.list` and `plants.changes`. */
+export const startMirror = (plants: Pick<PlantsApi, 'list' | 'changes'>, options: MirrorOptions = {}): PlantMirror => {
+  const controller = new AbortController();
+  const signal =
+    options.signal === undefined ? controller.signal : AbortSignal.any([controller.signal, options.signal]);
+  const limit = options.limit ?? 1000;
+  const copy = new Map<PlantId, MirroredPlant>();
+  let position = 0 as ChangePosition;
+
+  const list = async (): Promise<Listing> => {
+    const listed = new Map<PlantId, MirroredPlant>();
+    const listedAt = new Map<PlantId, number>();
+    let first: ChangePosition | undefined;
+    let highest = 0;
+    let previous: NextPageQuery<PlantSort> | undefined;
+    let page = await plants.list({ limit }, { signal });
+    for (;;) {
+      const seq = page.changeSeq;
+      if (seq === undefined) {
+        throw new UnexpectedResponseError([
+          'the list page has no X-Change-Seq header: this server does not offer the change feed',
+        ]);
+      }
+      first ??= seq;
+      highest = Math.max(highest, seq);
+      for (const plant of page.plants) {
+        listed.set(plant.id, withMetadata(plant, { etag: undefined }));
+        listedAt.set(plant.id, seq);
+      }
+      const next = page.next;
+      if (next === undefined) return { plants: listed, listedAt, first, highest };
+      const stuck = advanceProblem(previous, next);
+      if (stuck !== undefined) throw new UnexpectedResponseError([`the Link rel="next" does not advance (${stuck})`]);
+      previous = next;
+      page = await plants.list(next, { signal });
+    }
+  };
+
+  const apply = (change: Change): void => {
+    if (change.type === 'plant.deleted') copy.delete(change.data.id);
+    else copy.set(change.data.id, withMetadata(change.data, { etag: change.etag }));
+  };
+
+  let markReady: () => void = noop;
+  let failReady: (error: unknown) => void = noop;
+  let isReady = false;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = () => {
+      isReady = true;
+      resolve();
+    };
+    failReady = reject;
+  });
+
+  const run = async (): Promise<void> => {
+    for (;;) {
+      let listing: Listing;
+      try {
+        listing = await list();
+      } catch (error) {
+        // Only a signal aborts a list: ours, the caller's or the client's.
+        if (error instanceof AbortError) return;
+        throw error;
+      }
+      // Swapped in at once: a reader never sees a half-filled copy.
+      copy.clear();
+      for (const [id, plant] of listing.plants) copy.set(id, plant);
+      position = listing.first;
+      const { listedAt, highest } = listing;
+      await options.onReload?.();
+      markReady();
+      try {
+        for await (const change of plants.changes({ since: listing.first, signal })) {
+          // A plant's page already showed its changes up to the page's number.
+          const shown = listedAt.get(change.data.id);
+          const skip = shown !== undefined && change.seq <= shown;
+          if (!skip) apply(change);
+          position = change.seq as number as ChangePosition;
+          if (change.seq >= highest) listedAt.clear();
+          if (!skip) await options.onChange?.(change);
+        }
+        // The feed ends quietly only when a signal stopped it.
+        return;
+      } catch (error) {
+        // Gone are the changes after `position`: read the plants afresh and follow from there.
+        if (error instanceof ChangesExpiredError) continue;
+        throw error;
+      }
+    }
+  };
+
+  const done = run().then(
+    () => {
+      if (!isReady) failReady(new AbortError('the mirror was closed before its first list was read'));
+    },
+    (error: unknown) => {
+      if (!isReady) failReady(error);
+      throw error;
+    },
+  );
+  ready.catch(noop);
+  done.catch(noop);
+
+  return {
+    plants: copy,
+    get position() {
+      return position;
+    },
+    ready,
+    done,
+    close: () => {
+      controller.abort();
+      return done.then(noop, noop);
+    },
+  };
+};
