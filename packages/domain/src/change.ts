@@ -1,10 +1,10 @@
 import * as t from 'io-ts';
-import { describeValue, MAX_NAMED_UNKNOWN } from './describe-value.js';
+import { describeValue } from './describe-value.js';
 import { Plant } from './plant.js';
-import { MAX_PLANT_ID, PlantId } from './plant-id.js';
-import { struct } from './struct.js';
+import { MAX_PLANT_ID, parseDecimal, PlantId } from './plant-id.js';
+import { isObject, struct } from './struct.js';
 import { WebhookTimestamp } from './webhook-event.js';
-import { DEFAULT_PAGE_LIMIT, PageLimit, PageLimitFromString } from './wire.js';
+import { decodeQueryParams, DEFAULT_PAGE_LIMIT, PageLimit, PageLimitFromString, type ListQueryInput } from './wire.js';
 
 /*
  * The change feed's wire format (docs/reference/api.md, "Following changes"): one committed
@@ -35,20 +35,20 @@ export const ChangePosition = t.brand(
 );
 export type ChangePosition = t.TypeOf<typeof ChangePosition>;
 
-const canonicalDecimal = /^(?:0|[1-9][0-9]{0,15})$/;
-
 /** `since` or `Last-Event-ID` as sent: decimal digits without sign or leading zero, 0 … 2^53−1. */
 export const ChangePositionFromString = new t.Type<ChangePosition, string, unknown>(
   'ChangePositionFromString',
   ChangePosition.is,
-  (u, c) =>
-    typeof u === 'string' && canonicalDecimal.test(u) && Number(u) <= MAX_PLANT_ID
-      ? t.success(Number(u) as ChangePosition)
-      : t.failure(
+  (u, c) => {
+    const n = parseDecimal(u, 0);
+    return n === undefined
+      ? t.failure(
           u,
           c,
           `expected decimal digits without sign or leading zero, from 0 to ${MAX_PLANT_ID}, got ${describeValue(u)}`,
-        ),
+        )
+      : t.success(n as ChangePosition);
+  },
   String,
 );
 
@@ -104,7 +104,6 @@ const changeCodecs = {
 } as const;
 type ChangeCodec = (typeof changeCodecs)[keyof typeof changeCodecs];
 const changeTypes = Object.keys(changeCodecs);
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 const codecOf = (type: unknown): t.Type<t.TypeOf<ChangeCodec>, t.OutputOf<ChangeCodec>, unknown> | undefined =>
   typeof type === 'string' && Object.hasOwn(changeCodecs, type)
     ? (changeCodecs[type as keyof typeof changeCodecs] as t.Type<t.TypeOf<ChangeCodec>, t.OutputOf<ChangeCodec>>)
@@ -164,7 +163,6 @@ export interface ChangesQuery {
 }
 
 const changesParams = { since: ChangePositionFromString, limit: PageLimitFromString, wait: WaitSecondsFromString };
-const allowedChangesParams = `allowed: ${Object.keys(changesParams).join(', ')}`;
 
 /**
  * The query of `GET /plants/changes` as a parsed query string (a repeated parameter arriving as
@@ -175,32 +173,10 @@ export const ChangesQuery = new t.Type<ChangesQuery, Record<string, string>, unk
   (u): u is ChangesQuery => isObject(u) && PageLimit.is(u['limit']),
   (u, c) => {
     if (!isObject(u)) return t.failure(u, c, `expected a query string, got ${describeValue(u)}`);
-    const errors: t.ValidationError[] = [];
     const output: { -readonly [K in keyof ChangesQuery]: ChangesQuery[K] } = {
       limit: DEFAULT_PAGE_LIMIT as PageLimit,
     };
-    let strangers = 0;
-    for (const [key, value] of Object.entries(u)) {
-      if (value === undefined) continue;
-      const context = t.appendContext(c, key, t.string, value);
-      if (!Object.hasOwn(changesParams, key)) {
-        if (++strangers <= MAX_NAMED_UNKNOWN)
-          errors.push({ value, context, message: `unknown query parameter (${allowedChangesParams})` });
-      } else if (typeof value !== 'string') {
-        errors.push({ value, context, message: 'expected a single value, got the parameter repeated' });
-      } else {
-        const result = changesParams[key as keyof typeof changesParams].validate(value, context);
-        if (result._tag === 'Left') errors.push(...result.left);
-        else (output as Record<string, unknown>)[key] = result.right;
-      }
-    }
-    if (strangers > MAX_NAMED_UNKNOWN) {
-      errors.push({
-        value: u,
-        context: c,
-        message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters`,
-      });
-    }
+    const { errors } = decodeQueryParams(changesParams, u as ListQueryInput, c, output);
     return errors.length > 0 ? t.failures(errors) : t.success(output);
   },
   ({ since, limit, wait }) => {

@@ -25,7 +25,7 @@ export type PlantId = t.TypeOf<typeof PlantId>;
 const canonicalDecimal = /^(?:0|[1-9][0-9]{0,15})$/;
 
 /** Parses canonical decimal digits (no sign, no leading zero, no spaces) within [min, MAX_PLANT_ID]. */
-const parseDecimal = (u: unknown, min: number): number | undefined => {
+export const parseDecimal = (u: unknown, min: number): number | undefined => {
   if (typeof u !== 'string' || !canonicalDecimal.test(u)) return undefined;
   const n = Number(u);
   return n >= min && n <= MAX_PLANT_ID ? n : undefined;

@@ -8,6 +8,10 @@ type StructOutput<R extends t.Props, O extends t.Props> = { [K in keyof R]: t.Ou
   [K in keyof O]?: t.OutputOf<O[K]>;
 };
 
+/** A JSON object: not null, not an array. */
+export const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === 'object' && u !== null && !Array.isArray(u);
+
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 /**
@@ -31,7 +35,7 @@ export const struct = <R extends t.Props, O extends t.Props>(
     name,
     (u): u is Struct<R, O> => type.validate(u, t.getDefaultContext(type))._tag === 'Right',
     (u, c) => {
-      if (typeof u !== 'object' || u === null || Array.isArray(u)) {
+      if (!isObject(u)) {
         return t.failure(u, c, `expected a JSON object, got ${describeValue(u)}`);
       }
       const input = u as Record<string, unknown>;

@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { describeValue } from './describe-value.js';
 import { Plant } from './plant.js';
 import { PlantId } from './plant-id.js';
-import { struct } from './struct.js';
+import { isObject, struct } from './struct.js';
 
 /**
  * Every event type the server sends (docs/reference/webhooks.md). Adding one is one line
@@ -122,8 +122,6 @@ const eventCodecs = {
 } as const satisfies { readonly [K in WebhookEventType]: t.Decoder<unknown, { readonly type: K }> };
 
 type EventCodec = (typeof eventCodecs)[WebhookEventType];
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 /**
  * Any webhook payload, `{type, timestamp, data}`, told apart by `type`: an unknown type fails as

@@ -63,7 +63,49 @@ const listParams = {
   sort: PlantSort,
   cursor: PageCursorFromString,
 } as const;
-const allowedParams = `allowed: ${Object.keys(listParams).join(', ')}`;
+
+/**
+ * Decodes each parameter of a parsed query string (a string each, a repeated one arriving as an
+ * array) with its codec in `params`, into `output`: an unknown parameter is refused by name (the
+ * first few, then how many more), a repeated one too. Returns the problems and the parameters given.
+ */
+export const decodeQueryParams = (
+  params: Readonly<Record<string, t.Decoder<unknown, unknown>>>,
+  input: ListQueryInput,
+  c: t.Context,
+  output: object,
+): { readonly errors: t.ValidationError[]; readonly given: ReadonlySet<string> } => {
+  const allowed = `allowed: ${Object.keys(params).join(', ')}`;
+  const errors: t.ValidationError[] = [];
+  const given = new Set<string>();
+  let strangers = 0;
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    const context = t.appendContext(c, key, t.string, value);
+    const codec = Object.hasOwn(params, key) ? params[key] : undefined;
+    if (codec === undefined) {
+      if (++strangers <= MAX_NAMED_UNKNOWN)
+        errors.push({ value, context, message: `unknown query parameter (${allowed})` });
+    } else if (typeof value !== 'string') {
+      errors.push({ value, context, message: 'expected a single value, got the parameter repeated' });
+    } else {
+      const result = codec.validate(value, context);
+      if (result._tag === 'Left') errors.push(...result.left);
+      else {
+        (output as Record<string, unknown>)[key] = result.right;
+        given.add(key);
+      }
+    }
+  }
+  if (strangers > MAX_NAMED_UNKNOWN) {
+    errors.push({
+      value: input,
+      context: c,
+      message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters`,
+    });
+  }
+  return { errors, given };
+};
 
 type MutableListQuery = { -readonly [K in keyof ListQuery]: ListQuery[K] };
 
@@ -84,34 +126,8 @@ export const ListQuery = new t.Type<ListQuery, Record<string, string>, unknown>(
   (u, c) => {
     if (typeof u !== 'object' || u === null) return t.failure(u, c, `expected a query string, got ${describeValue(u)}`);
     const input = u as ListQueryInput;
-    const errors: t.ValidationError[] = [];
     const output: MutableListQuery = { limit: DEFAULT_PAGE_LIMIT as PageLimit, after: 0 as ListCursor, sort: 'id' };
-    const given = new Set<string>();
-    let strangers = 0;
-    for (const [key, value] of Object.entries(input)) {
-      if (value === undefined) continue;
-      const context = t.appendContext(c, key, t.string, value);
-      if (!Object.hasOwn(listParams, key)) {
-        if (++strangers <= MAX_NAMED_UNKNOWN)
-          errors.push({ value, context, message: `unknown query parameter (${allowedParams})` });
-      } else if (typeof value !== 'string') {
-        errors.push({ value, context, message: 'expected a single value, got the parameter repeated' });
-      } else {
-        const result = listParams[key as keyof typeof listParams].validate(value, context);
-        if (result._tag === 'Left') errors.push(...result.left);
-        else {
-          (output as Record<string, unknown>)[key] = result.right;
-          given.add(key);
-        }
-      }
-    }
-    if (strangers > MAX_NAMED_UNKNOWN) {
-      errors.push({
-        value: input,
-        context: c,
-        message: `and ${strangers - MAX_NAMED_UNKNOWN} more unknown query parameters`,
-      });
-    }
+    const { errors, given } = decodeQueryParams(listParams, input, c, output);
     // A sort that was refused says nothing of which pairs go together: only its own problem is named.
     if (input['sort'] === undefined || given.has('sort')) {
       const nameOrder = isNameSort(output.sort);
