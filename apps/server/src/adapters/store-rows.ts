@@ -233,10 +233,29 @@ export const changeFromRow = (row: unknown): E.Either<StoreUnavailable, Change> 
     E.mapLeft((errors) => rowProblem('plant_changes', errors)),
   );
 
+/** The change log's state (migration 8): the newest number given, and the newest forgotten. */
+export interface ChangeState {
+  readonly lastSeq: number;
+  readonly forgottenThrough: number;
+}
+
+const isSeq = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+
+/**
+ * The state row as either store selects it: `last_seq`, and `forgotten_through` where the read
+ * needs it (0 where it does not select it); StoreUnavailable when the row is missing or malformed.
+ */
+export const changeStateFromRow = (row: unknown): E.Either<StoreUnavailable, ChangeState> => {
+  const { last_seq: lastSeq, forgotten_through: forgottenThrough = 0 } = (row ?? {}) as Record<string, unknown>;
+  return isSeq(lastSeq) && isSeq(forgottenThrough)
+    ? E.right({ lastSeq, forgottenThrough })
+    : E.left(storeUnavailable(new TypeError('plant_change_state holds no valid row')));
+};
+
 /** The change rows above a number, read with the log's state, to what the log holds above it. */
 export const changesAbove = (
   since: number,
-  state: { readonly lastSeq: number; readonly forgottenThrough: number },
+  state: ChangeState,
   rows: readonly unknown[],
   expiredBefore: number,
 ): E.Either<StoreUnavailable, ChangesAbove> => {

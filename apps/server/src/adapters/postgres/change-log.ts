@@ -2,19 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type postgres from 'postgres';
 import type { ChangeLog } from '../../ports/change-log.js';
-import { storeUnavailable } from '../../ports/plant-store.js';
-import { changesAbove } from '../store-rows.js';
+import { changesAbove, changeStateFromRow } from '../store-rows.js';
 import type { PostgresGate } from './gate.js';
-
-/** `plant_change_state` as selected below (float8: numbers, not int8 text). */
-const stateOf = (
-  row: unknown,
-): E.Either<ReturnType<typeof storeUnavailable>, { lastSeq: number; forgottenThrough: number }> => {
-  const { last_seq: lastSeq, forgotten_through: forgottenThrough } = (row ?? {}) as Record<string, unknown>;
-  return Number.isSafeInteger(lastSeq) && Number.isSafeInteger(forgottenThrough)
-    ? E.right({ lastSeq: lastSeq as number, forgottenThrough: forgottenThrough as number })
-    : E.left(storeUnavailable(new TypeError('plant_change_state holds no valid row')));
-};
 
 /**
  * The change log in PostgreSQL (migration 8: statement triggers on `plants` fill it, numbered
@@ -36,7 +25,7 @@ export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): 
       ),
       E.chainW((rows) =>
         pipe(
-          stateOf(rows[0]),
+          changeStateFromRow(rows[0]),
           E.chain((state) =>
             changesAbove(
               since,
@@ -50,13 +39,10 @@ export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): 
     ),
   newest: () => async () =>
     pipe(
-      await gate.run(
-        'newest change',
-        () => sql`SELECT last_seq::float8 AS last_seq, 0::float8 AS forgotten_through FROM plant_change_state`,
-      ),
+      await gate.run('newest change', () => sql`SELECT last_seq::float8 AS last_seq FROM plant_change_state`),
       E.chainW((rows) =>
         pipe(
-          stateOf(rows[0]),
+          changeStateFromRow(rows[0]),
           E.map((s) => s.lastSeq),
         ),
       ),

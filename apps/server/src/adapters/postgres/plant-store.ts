@@ -12,15 +12,9 @@ import {
   type VersionedPlant,
 } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate, type PostgresStoreLogger } from './gate.js';
-import {
-  atChange,
-  changeSeqOf,
-  countStatement,
-  matchesStatement,
-  pageStatement,
-  splitAtChange,
-} from './plant-pages.js';
+import { atChange, countStatement, matchesStatement, pageStatement, splitAtChange } from './plant-pages.js';
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
+import { changeStateFromRow } from '../store-rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
 
 /**
@@ -66,17 +60,17 @@ export const createPostgresPlantStore = (
           'get plant',
           // With the change log's newest number, in the same statement (one snapshot).
           () => sql`
-            SELECT s.last_seq::float8 AS change_seq, p.id, p.name, p.tag, p.version::text AS version
+            SELECT s.last_seq::float8 AS last_seq, p.id, p.name, p.tag, p.version::text AS version
               FROM plant_change_state s LEFT JOIN plants p ON p.id = ${id}::int8`,
         ),
         E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant & AtChange> => {
-          const row = rows[0] as { change_seq?: unknown; id?: unknown } | undefined;
-          const changeSeq = changeSeqOf(row);
-          if (E.isLeft(changeSeq)) return changeSeq;
+          const row = rows[0] as { id?: unknown } | undefined;
+          const state = changeStateFromRow(row);
+          if (E.isLeft(state)) return state;
           if (row?.id === null) return E.left(plantNotFound(id));
           return pipe(
             logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(row)),
-            E.map((read) => ({ ...read, changeSeq: changeSeq.right })),
+            E.map((read) => ({ ...read, changeSeq: state.right.lastSeq })),
           );
         }),
       ),
@@ -89,12 +83,12 @@ export const createPostgresPlantStore = (
     return pipe(
       rows,
       E.chain((found) => {
-        const { state, page } = splitAtChange(found);
-        const changeSeq = changeSeqOf(state);
-        if (E.isLeft(changeSeq)) return changeSeq;
+        const { state: row, page } = splitAtChange(found);
+        const state = changeStateFromRow(row);
+        if (E.isLeft(state)) return state;
         return pipe(
           logDecodeFailure(logger, 'list plants')(plantsFromRows(page)),
-          E.map((plants): PlantPage => ({ plants, changeSeq: changeSeq.right })),
+          E.map((plants): PlantPage => ({ plants, changeSeq: state.right.lastSeq })),
         );
       }),
     );

@@ -1,24 +1,12 @@
 import type Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
 import type { ChangeLog } from '../../ports/change-log.js';
-import { changesAbove } from '../store-rows.js';
+import { changesAbove, changeStateFromRow } from '../store-rows.js';
 import { attempt } from './attempt.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteBatch } from './batch.js';
 import { whenDurable, type WalSync } from './wal-sync.js';
-
-interface StateRow {
-  readonly last_seq: number;
-  readonly forgotten_through: number;
-}
-
-/** The state row (migration 8); throws (StoreUnavailable, through `attempt`) when it is missing or malformed. */
-export const changeStateOf = (row: unknown): { lastSeq: number; forgottenThrough: number } => {
-  const { last_seq: lastSeq, forgotten_through: forgottenThrough = 0 } = (row ?? {}) as Partial<StateRow>;
-  if (!Number.isSafeInteger(lastSeq) || !Number.isSafeInteger(forgottenThrough))
-    throw new TypeError('plant_change_state holds no valid row');
-  return { lastSeq: lastSeq as number, forgottenThrough: forgottenThrough as number };
-};
 
 /**
  * The change log in SQLite (migration 8: the triggers on `plants` fill it). A read takes the
@@ -36,7 +24,7 @@ export const createSqliteChangeLog = (
     'SELECT seq, type, plant_id, name, tag, version, at FROM plant_changes WHERE seq > ? ORDER BY seq LIMIT ?',
   );
   const read = db.transaction((since: number, limit: number) => ({
-    state: changeStateOf(state.get()),
+    state: state.get(),
     rows: page.all(since, limit),
   }));
   // The oldest changes committed before a time, at most a number of them; the state remembers the
@@ -53,14 +41,22 @@ export const createSqliteChangeLog = (
       whenDurable(
         wal,
         attempt(isClosed, () => {
-          const { state: s, rows } = read(since, limit);
-          return changesAbove(since, s, rows, expiredBefore);
+          const { state: row, rows } = read(since, limit);
+          return pipe(
+            changeStateFromRow(row),
+            E.chain((s) => changesAbove(since, s, rows, expiredBefore)),
+          );
         }),
       ),
     newest: () => async () =>
       whenDurable(
         wal,
-        attempt(isClosed, () => E.right(changeStateOf(state.get()).lastSeq)),
+        attempt(isClosed, () =>
+          pipe(
+            changeStateFromRow(state.get()),
+            E.map((s) => s.lastSeq),
+          ),
+        ),
       ),
     forget: (before, limit) => () =>
       commits.submit(() => {

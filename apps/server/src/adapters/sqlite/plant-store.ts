@@ -35,7 +35,7 @@ import { attempt } from './attempt.js';
 import { createPlantPages } from './plant-pages.js';
 import type { SqliteBatch } from './batch.js';
 import { plantsFromRows, savedCreateFromRow, versionedPlantFromRow } from './rows.js';
-import { changeStateOf } from './change-log.js';
+import { changeStateFromRow } from '../store-rows.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 
 /**
@@ -77,7 +77,7 @@ export const createSqlitePlantStore = (
   // A page and the change log's newest number in one read transaction: one snapshot, whatever
   // another process commits meanwhile.
   const pageAtChange = db.transaction((query: PageQuery) => ({
-    changeSeq: changeStateOf(changeState.get()).lastSeq,
+    state: changeState.get(),
     rows: pages.list(query),
   }));
   const pages = createPlantPages(db);
@@ -264,20 +264,23 @@ export const createSqlitePlantStore = (
       whenDurable(
         wal,
         attempt<PlantNotFound | StoreError, VersionedPlant & AtChange>(isClosed, () => {
-          const row = byIdAtChange.get(id) as { last_seq: number; id: number | null } | undefined;
-          if (row === undefined) throw new TypeError('plant_change_state holds no row');
-          if (row.id === null) return E.left(plantNotFound(id));
+          const row = byIdAtChange.get(id) as { id?: number | null } | undefined;
+          const state = changeStateFromRow(row);
+          if (E.isLeft(state)) return state;
+          if (row?.id === null) return E.left(plantNotFound(id));
           const read = versionedPlantFromRow(row);
-          return E.isLeft(read) ? read : E.right({ ...read.right, changeSeq: changeStateOf(row).lastSeq });
+          return E.isLeft(read) ? read : E.right({ ...read.right, changeSeq: state.right.lastSeq });
         }),
       ),
     list: (query) => async () =>
       whenDurable(
         wal,
         attempt(isClosed, () => {
-          const { changeSeq, rows } = pageAtChange(query);
+          const { state: row, rows } = pageAtChange(query);
+          const state = changeStateFromRow(row);
+          if (E.isLeft(state)) return state;
           const plants = plantsFromRows(rows);
-          return E.isLeft(plants) ? plants : E.right({ plants: plants.right, changeSeq });
+          return E.isLeft(plants) ? plants : E.right({ plants: plants.right, changeSeq: state.right.lastSeq });
         }),
       ),
     count: (filter) => async () =>
