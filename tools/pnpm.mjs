@@ -121,6 +121,12 @@ const runPnpm = (args, home) => {
   if (home !== undefined) {
     env.PATH = `${binOf(home)}${delimiter}${env.PATH ?? ''}`;
     env.npm_config_nodedir = home;
+    // npx puts the bin folder of the prefix it finds pnpm in ahead of PATH: with the machine's
+    // prefix (etc/npmrc above) and a pnpm installed there globally, that folder holds the machine's
+    // own node, which then ran pnpm and every script. Under the fetched Node's own prefix npx finds
+    // no pnpm and takes it from its cache, whose bin folder holds no node. (A global install by a
+    // script under it lands in the cache; its settings still come from etc/npmrc.)
+    env.npm_config_prefix = home;
   }
   const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
   const child = spawn(npx, ['-y', 'pnpm@10', ...args], { stdio: 'inherit', env });
