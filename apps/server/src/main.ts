@@ -3,7 +3,6 @@ import cluster from 'node:cluster';
 import * as E from 'fp-ts/lib/Either.js';
 import pino from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { openRateLimiter } from './adapters/open-rate-limiter.js';
 import { openStore } from './adapters/open-store.js';
 import { createApp } from './app.js';
 import { isShutdownMessage, startPrimary } from './cluster-primary.js';
@@ -14,21 +13,24 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './ops/metrics.js';
 import { startMetricsServer } from './ops/metrics-server.js';
 import { startRateLimitClusterMaster } from './rate-limit/local-backends.js';
-import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { drainServer, type ShutdownOutcome } from './shutdown.js';
 import { ChangeHub } from './changes/change-hub.js';
 import {
+  countRequests,
   listen,
   listeningFields,
+  listenUrl,
   prepareAuthentication,
-  rateLimitHooks,
   startDispatcher,
+  startMetricsListener,
   startPurges,
+  startRateLimiter,
+  startTracing,
   watchOutbox,
 } from './start-components.js';
+import { StartFailed, step } from './start-step.js';
 import { printFirstRunToken } from './tokens/first-run-token.js';
 import { traceLogFields } from './tracing/log-fields.js';
-import { startConfiguredTracing } from './tracing/start.js';
 import { traceStore } from './tracing/trace-store.js';
 import type { Tracing } from './tracing/tracing.js';
 
@@ -37,17 +39,6 @@ const exit = (logger: Logger, code: number): void => {
   logger.flush(() => process.exit(code));
   setTimeout(() => process.exit(code), 2_000).unref();
 };
-
-/** A start-up step that failed: `message` is the fatal line, `cause` what went wrong. */
-class StartFailed extends Error {
-  constructor(
-    message: string,
-    override readonly cause: unknown,
-    readonly fields: object = {},
-  ) {
-    super(message);
-  }
-}
 
 /** Thrown between start-up steps when a shutdown was requested meanwhile. */
 const STOP_REQUESTED = Symbol('stop requested');
@@ -118,14 +109,6 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
     });
   }
 
-  /** Runs one start-up step; its failure becomes the fatal line `what`. */
-  const step = async <T>(what: string, run: () => Promise<T>, fields: object = {}): Promise<T> => {
-    try {
-      return await run();
-    } catch (err) {
-      throw new StartFailed(what, err, fields);
-    }
-  };
   /** Between steps (once what the last one started is in the lifecycle): stop if asked to. */
   const checkpoint = (): void => {
     if (stopRequested) throw STOP_REQUESTED;
@@ -133,16 +116,9 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
 
   try {
     const metrics = config.metrics === undefined ? undefined : createMetrics({ store: config.storeLocation.kind });
-    let tracing: Tracing | undefined;
-    if (config.tracing !== undefined) {
-      const tracingConfig = config.tracing;
-      tracing = await step('could not start tracing', () => startConfiguredTracing(tracingConfig, logger, metrics));
-      onTracing(tracing);
-      const started = tracing;
-      // Closed last: the spans of the drain and of the store's close are exported too, within a bound.
-      lifecycle.add('tracing', () => started.shutdown(Math.min(2_000, config.shutdownTimeoutMs)));
-      checkpoint();
-    }
+    const tracing = await startTracing(config, logger, metrics, lifecycle);
+    if (tracing !== undefined) onTracing(tracing);
+    checkpoint();
     // The store wakes the dispatcher after a commit that wrote deliveries (SQLite; PostgreSQL is polled).
     let wakeDispatcher = (): void => undefined;
     const store = await step('could not open the store', () =>
@@ -166,27 +142,8 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
     );
     checkpoint();
 
-    let rateLimiter: RateLimiter | undefined;
-    const rateLimit = config.rateLimit;
-    if (rateLimit !== undefined) {
-      const limiter = await step(
-        'could not open the rate limiter',
-        () =>
-          openRateLimiter({
-            config: rateLimit,
-            storeLocation: config.storeLocation,
-            logger,
-            ...rateLimitHooks(logger, metrics),
-          }),
-        { rateLimitStore: rateLimit.store },
-      );
-      // It has nothing to flush (counters are written as they change): failing to close is only worth a warning.
-      lifecycle.add('rate limiter', () =>
-        limiter.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter')),
-      );
-      rateLimiter = limiter;
-      checkpoint();
-    }
+    const rateLimiter = await startRateLimiter(config, logger, metrics, lifecycle);
+    checkpoint();
 
     startPurges(config, store, logger, lifecycle);
     if (metrics !== undefined) watchOutbox(metrics, store);
@@ -208,33 +165,15 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
       metrics,
       tracing,
     });
-    if (metrics !== undefined && config.metrics !== undefined) {
-      if (worker !== undefined) {
-        // The primary serves the port and asks each worker for its figures (prom-client's cluster mode).
-        new AggregatorRegistry();
-        AggregatorRegistry.setRegistries([metrics.registry]);
-      } else {
-        const { host, port } = config.metrics;
-        const metricsServer = await step('could not listen for metrics', () =>
-          startMetricsServer(metrics.registry, host, port),
-        );
-        logger.info({ url: metricsServer.url }, 'metrics listening');
-        lifecycle.add('metrics server', () => metricsServer.close());
-        checkpoint();
-      }
-    }
+    await startMetricsListener(config, metrics, worker !== undefined, logger, lifecycle);
+    checkpoint();
 
     const server = createServer(app, logger, {
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
     });
     limitConnections(server, logger);
-    // Counted for the dispatcher, which yields to requests when they keep the process busy.
-    let requestsReceived = 0;
-    server.on('request', () => {
-      requestsReceived += 1;
-    });
-    const dispatcher = startDispatcher(config, store, logger, metrics, tracing, () => requestsReceived, lifecycle);
+    const dispatcher = startDispatcher(config, store, logger, metrics, tracing, countRequests(server), lifecycle);
     wakeDispatcher = () => dispatcher.wake();
     // Signals are counted, not requests: the second signal this process gets exits at once.
     let signals = 0;
@@ -261,10 +200,7 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
     });
     listening = true;
 
-    const address = server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : config.port;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `http://${host}:${port}`;
+    const url = listenUrl(server, config);
     logger.info(listeningFields(config, url), 'listening');
     // Request lines go out in chunks (logger.ts); the start-up lines at once, for whoever waits for them.
     logger.flush();

@@ -4,6 +4,8 @@ import { hostname } from 'node:os';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
+import { AggregatorRegistry } from 'prom-client';
+import { openRateLimiter } from './adapters/open-rate-limiter.js';
 import type { Config } from './config.js';
 import { logAcceptErrors } from './http/server.js';
 import { startKeyPurge } from './idempotency/key-purge.js';
@@ -11,9 +13,12 @@ import { startPurge } from './ops/periodic-purge.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './ops/metrics.js';
+import { startMetricsServer } from './ops/metrics-server.js';
 import type { Store } from './ports/store.js';
+import { startConfiguredTracing } from './tracing/start.js';
 import type { Tracing } from './tracing/tracing.js';
-import type { RateLimiterHooks } from './rate-limit/rate-limiter.js';
+import type { RateLimiter, RateLimiterHooks } from './rate-limit/rate-limiter.js';
+import { step } from './start-step.js';
 import { firstRunToken } from './tokens/first-run-token.js';
 import { createJwtAuthenticator } from './tokens/jwt-authenticator.js';
 import type { Authenticator } from './tokens/principal.js';
@@ -24,10 +29,27 @@ import { webhookUserAgent } from './webhooks/user-agent.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 
 // The pieces main.ts starts, one function each. Each one that leaves something running adds its
-// close to the lifecycle as soon as it has started.
+// close to the lifecycle as soon as it has started; a failure becomes the fatal line of its step.
 
 /** How often expired idempotency keys and ended webhook deliveries are looked for (each look forgets them in small steps). */
 const PURGE_INTERVAL_MS = 60_000;
+
+/**
+ * Tracing (OTEL_*), when configured. Closed last: the spans of the drain and of the store's close
+ * are exported too, within a bound.
+ */
+export const startTracing = async (
+  config: Config,
+  logger: Logger,
+  metrics: Metrics | undefined,
+  lifecycle: Lifecycle,
+): Promise<Tracing | undefined> => {
+  const tracingConfig = config.tracing;
+  if (tracingConfig === undefined) return undefined;
+  const tracing = await step('could not start tracing', () => startConfiguredTracing(tracingConfig, logger, metrics));
+  lifecycle.add('tracing', () => tracing.shutdown(Math.min(2_000, config.shutdownTimeoutMs)));
+  return tracing;
+};
 
 /**
  * What the rate limiter reports besides its own throttled warning: each request refused (429) and
@@ -61,6 +83,33 @@ export const prepareAuthentication = async (
   return { auth, newToken };
 };
 
+/** The rate limiter (RATE_LIMIT_PER_SECOND), when configured. */
+export const startRateLimiter = async (
+  config: Config,
+  logger: Logger,
+  metrics: Metrics | undefined,
+  lifecycle: Lifecycle,
+): Promise<RateLimiter | undefined> => {
+  const rateLimit = config.rateLimit;
+  if (rateLimit === undefined) return undefined;
+  const limiter = await step(
+    'could not open the rate limiter',
+    () =>
+      openRateLimiter({
+        config: rateLimit,
+        storeLocation: config.storeLocation,
+        logger,
+        ...rateLimitHooks(logger, metrics),
+      }),
+    { rateLimitStore: rateLimit.store },
+  );
+  // It has nothing to flush (counters are written as they change): failing to close is only worth a warning.
+  lifecycle.add('rate limiter', () =>
+    limiter.close().catch((err: unknown) => logger.warn({ err }, 'could not close the rate limiter')),
+  );
+  return limiter;
+};
+
 /** The background purges of expired idempotency keys, ended webhook deliveries and expired changes. */
 export const startPurges = (config: Config, store: Store, logger: Logger, lifecycle: Lifecycle): void => {
   const retentionPurge = startRetentionPurge(store.webhooks, {
@@ -89,6 +138,40 @@ export const watchOutbox = (metrics: Metrics, store: Store): void =>
     const backlog = await store.webhooks.backlog()();
     return E.isRight(backlog) ? backlog.right : undefined;
   });
+
+/**
+ * The metrics listener (METRICS_PORT), when configured. A worker of WORKERS=N has none: the primary
+ * serves the port and asks each worker for its figures (prom-client's cluster mode).
+ */
+export const startMetricsListener = async (
+  config: Config,
+  metrics: Metrics | undefined,
+  isWorker: boolean,
+  logger: Logger,
+  lifecycle: Lifecycle,
+): Promise<void> => {
+  if (metrics === undefined || config.metrics === undefined) return;
+  if (isWorker) {
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    return;
+  }
+  const { host, port } = config.metrics;
+  const metricsServer = await step('could not listen for metrics', () =>
+    startMetricsServer(metrics.registry, host, port),
+  );
+  logger.info({ url: metricsServer.url }, 'metrics listening');
+  lifecycle.add('metrics server', () => metricsServer.close());
+};
+
+/** Requests received so far: the dispatcher yields to requests when they keep the process busy. */
+export const countRequests = (server: Server): (() => number) => {
+  let received = 0;
+  server.on('request', () => {
+    received += 1;
+  });
+  return () => received;
+};
 
 /** Listens; rejects with what kept the server from listening. Errors after that are failed accepts (logAcceptErrors). */
 export const listen = (server: Server, port: number, host: string, logger: Logger): Promise<void> =>
@@ -141,6 +224,14 @@ export const startDispatcher = (
     logger.info({ outcome: dispatched }, 'webhook dispatcher stopped');
   });
   return dispatcher;
+};
+
+/** Where the server listens, as a URL (with PORT=0, the port it got). */
+export const listenUrl = (server: Server, config: Config): string => {
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${port}`;
 };
 
 /** The `listening` line's fields: where, how it authenticates, which store; never a secret (REDIS_URL may hold a password). */
