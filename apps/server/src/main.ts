@@ -13,7 +13,8 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './ops/metrics.js';
 import { startMetricsServer } from './ops/metrics-server.js';
 import { startRateLimitClusterMaster } from './rate-limit/local-backends.js';
-import { drainServer, type ShutdownOutcome } from './shutdown.js';
+import { createServerState } from './server-state.js';
+import { drainOnce } from './shutdown.js';
 import { ChangeHub } from './changes/change-hub.js';
 import {
   countRequests,
@@ -28,7 +29,8 @@ import {
   startTracing,
   watchOutbox,
 } from './start-components.js';
-import { StartFailed, step } from './start-step.js';
+import { step } from './start-step.js';
+import { onStopSignals } from './stop-signals.js';
 import { printFirstRunToken } from './tokens/first-run-token.js';
 import { traceLogFields } from './tracing/log-fields.js';
 import { traceStore } from './tracing/trace-store.js';
@@ -40,86 +42,38 @@ const exit = (logger: Logger, code: number): void => {
   setTimeout(() => process.exit(code), 2_000).unref();
 };
 
-/** Thrown between start-up steps when a shutdown was requested meanwhile. */
-const STOP_REQUESTED = Symbol('stop requested');
-
 /**
  * Opens the store, prepares authentication and serves: the single process, or one worker of
- * WORKERS=N. Each component joins the lifecycle as it starts; every way out (a failed start, a
- * shutdown request) goes through closeAndExit, which closes them newest first: the HTTP listener
- * drains, then the dispatcher, the metrics listener, the purges, the rate limiter, the store and,
- * last, tracing (its final export).
+ * WORKERS=N. Each component joins the lifecycle as it starts; where the process is (starting,
+ * cancelled, serving, stopping) is one state, moved only by server-state.ts: a stop request, the
+ * end of start-up, a failed step. Entering `stopping` closes the components newest first: the HTTP
+ * listener drains, then the dispatcher, the metrics listener, the purges, the rate limiter, the
+ * store and, last, tracing (its final export).
  */
 const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracing) => void): Promise<void> => {
   const lifecycle = createLifecycle(logger);
   const worker = cluster.isWorker ? cluster.worker : undefined;
-  /** From the first shutdown request on: /readyz answers 503 and responses say `Connection: close`. */
-  let shuttingDown = false;
-  /** How the HTTP listener's drain ended ('drained' when it never listened). */
-  let outcome: ShutdownOutcome = 'drained';
-  let exiting = false;
-
-  /** The one way out: closes what started, newest first, then `end` says why and gives the exit code. */
-  const closeAndExit = (end: (closed: boolean) => number): void => {
-    if (exiting) return;
-    exiting = true;
-    void lifecycle.closeAll().then((closed) => exit(logger, end(closed)));
-  };
-  const fail = (msg: string, err: unknown, fields: object = {}): void =>
-    closeAndExit(() => {
-      logger.fatal({ err, ...fields }, msg);
-      return 1;
-    });
-  const stop = (): void =>
-    closeAndExit((closed) => {
-      if (!closed) {
-        logger.fatal('shutdown failed');
-        return 1;
-      }
-      logger.info({ outcome }, 'stopped');
-      return outcome === 'drained' ? 0 : 1;
-    });
-
-  /** Until the server listens, a request is noted and start-up stops at its next step. */
-  let listening = false;
-  let stopRequested = false;
-  const requestShutdown = (reason: NodeJS.Signals | 'ipc'): void => {
-    if (stopRequested) {
-      // Already stopping: the same request again (the primary's IPC request and the terminal's
-      // SIGINT both come from one Ctrl-C, in either order).
-      logger.debug({ reason }, 'shutdown already in progress');
-      return;
-    }
-    stopRequested = true;
-    shuttingDown = true;
-    if (!listening) {
-      // Asked to stop before the server exists (a worker told by its primary while starting).
-      logger.info({ reason }, 'shutdown requested while starting');
-      return;
-    }
-    logger.info({ reason, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
-    logger.flush();
-    stop();
-  };
+  const state = createServerState({
+    lifecycle,
+    logger,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    exit: (code) => exit(logger, code),
+  });
   if (worker !== undefined) {
     // The primary's graceful shutdown request. Not a signal: a worker already draining (it got the
     // terminal's SIGINT itself) takes it as the same request, never as a second "exit at once".
     process.on('message', (message: unknown) => {
-      if (isShutdownMessage(message)) requestShutdown('ipc');
+      if (isShutdownMessage(message)) state.requestStop('ipc');
     });
   }
-
-  /** Between steps (once what the last one started is in the lifecycle): stop if asked to. */
-  const checkpoint = (): void => {
-    if (stopRequested) throw STOP_REQUESTED;
-  };
 
   try {
     const metrics = config.metrics === undefined ? undefined : createMetrics({ store: config.storeLocation.kind });
     const tracing = await startTracing(config, logger, metrics, lifecycle);
     if (tracing !== undefined) onTracing(tracing);
-    checkpoint();
-    // The store wakes the dispatcher after a commit that wrote deliveries (SQLite; PostgreSQL is polled).
+    state.checkpoint();
+    // The store wakes the dispatcher after a commit that wrote deliveries (SQLite; PostgreSQL is
+    // polled); the dispatcher starts after the store, so until then this does nothing.
     let wakeDispatcher = (): void => undefined;
     const store = await step('could not open the store', () =>
       openStore(config.storeLocation, {
@@ -140,10 +94,10 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
     const { auth, newToken } = await step('could not prepare authentication', () =>
       prepareAuthentication(config, served, worker?.id),
     );
-    checkpoint();
+    state.checkpoint();
 
     const rateLimiter = await startRateLimiter(config, logger, metrics, lifecycle);
-    checkpoint();
+    state.checkpoint();
 
     startPurges(config, store, logger, lifecycle);
     if (metrics !== undefined) watchOutbox(metrics, store);
@@ -159,14 +113,14 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-      isShuttingDown: () => shuttingDown,
+      isShuttingDown: state.isShuttingDown,
       rateLimiter,
       corsOrigins: config.corsOrigins,
       metrics,
       tracing,
     });
     await startMetricsListener(config, metrics, worker !== undefined, logger, lifecycle);
-    checkpoint();
+    state.checkpoint();
 
     const server = createServer(app, logger, {
       headersTimeoutMs: config.headersTimeoutMs,
@@ -175,41 +129,32 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
     limitConnections(server, logger);
     const dispatcher = startDispatcher(config, store, logger, metrics, tracing, countRequests(server), lifecycle);
     wakeDispatcher = () => dispatcher.wake();
-    // Signals are counted, not requests: the second signal this process gets exits at once.
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      signals += 1;
-      if (signals === 1) return requestShutdown(signal);
+    // From here on SIGTERM and SIGINT stop gracefully; before, Node's default ends the process.
+    onStopSignals(state.requestStop, (signal) => {
       logger.warn({ signal }, 'second signal: exiting at once');
       exit(logger, 1);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-    await step('could not listen', () => listen(server, config.port, config.host, logger));
-    lifecycle.add('HTTP listener', async () => {
-      outcome = await drainServer({
-        server,
-        logger,
-        timeoutMs: config.shutdownTimeoutMs,
-        beginShutdown: () => {
-          shuttingDown = true;
-          // Streams and long polls end now, not at the drain's deadline: their clients move on.
-          changeHub.close();
-        },
-      });
     });
-    listening = true;
+    await step('could not listen', () => listen(server, config.port, config.host, logger));
+    // Streams and long polls end at the start of the drain, not at its deadline: their clients move on.
+    const drain = drainOnce({
+      server,
+      logger,
+      timeoutMs: config.shutdownTimeoutMs,
+      beginShutdown: () => changeHub.close(),
+    });
+    lifecycle.add('HTTP listener', async () => {
+      await drain();
+    });
 
     const url = listenUrl(server, config);
     logger.info(listeningFields(config, url), 'listening');
     // Request lines go out in chunks (logger.ts); the start-up lines at once, for whoever waits for them.
     logger.flush();
     if (newToken !== undefined) printFirstRunToken(newToken, url);
-    if (stopRequested) stop();
+    // Start-up is over: `serving`, or, if a stop was requested meanwhile, `stopping` from now.
+    state.listening({ drain });
   } catch (err) {
-    if (err === STOP_REQUESTED) return stop();
-    if (err instanceof StartFailed) return fail(err.message, err.cause, err.fields);
-    return fail('could not start', err);
+    state.startEnded(err);
   }
 };
 

@@ -44,3 +44,12 @@ export const drainServer = async ({
   }
   return outcome;
 };
+
+/**
+ * drainServer, run at most once: the lifecycle runs it at a stop, and the last line reads its
+ * outcome from the same promise.
+ */
+export const drainOnce = (deps: DrainDeps): (() => Promise<ShutdownOutcome>) => {
+  let drained: Promise<ShutdownOutcome> | undefined;
+  return () => (drained ??= drainServer(deps));
+};
