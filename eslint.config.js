@@ -89,6 +89,28 @@ export default tseslint.config(
     rules: restrict(noClient, noDrivers, noAdapters),
   },
   { files: [`${server}/adapters/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa) },
+  // A worker thread's entry file runs as .ts under vitest, through Node's own type stripping,
+  // which finds no `./x.ts` for a `./x.js`: it imports its own folder's types only, with
+  // `import type` (`import { type X }` would leave an `import {} from './x.js'` behind).
+  // adapters/sqlite/worker-entry.ts says more.
+  {
+    files: [`${server}/**/*-worker-main.ts`],
+    rules: {
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['./*', '../*'],
+              allowTypeImports: true,
+              message: 'A worker entry imports packages, and types only from its own folder (worker-entry.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // The operator CLIs open a store through adapters/open-store.ts, never a driver of their own.
   { files: [`${server}/cli/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa, noDrivers) },
   // Configuration is decoded before anything opens: it knows no adapter and no listener.

@@ -10,11 +10,15 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { formatErrors } from '@plant-store/domain';
 import type Database from 'better-sqlite3';
+import * as E from 'fp-ts/lib/Either.js';
 import { TargetNotEmpty } from '../../ports/store-data.js';
+import type { BackupWorkerData } from './backup-worker-main.js';
+import { BackupOutcome } from './backup-worker-messages.js';
+import { workerEntry } from './worker-entry.js';
 
 export interface BackupOptions {
   /** Replace a file already at the target (otherwise refused). */
@@ -28,31 +32,6 @@ export interface BackupReport {
   readonly bytes: number;
   readonly plants: number;
 }
-
-/**
- * The worker's source (plain CommonJS, evaluated: see checkpoint-worker.ts for why). `VACUUM
- * INTO` copies the database as one read transaction sees it: a consistent snapshot that holds no
- * lock a writer waits for (WAL), and, unlike the online backup API, is not started over each time
- * another process commits, so it ends under a steady load of writes. Then the copy is checked.
- * On a thread of its own: both take seconds on a large store, and the progress bar keeps moving.
- */
-const workerSource = `
-'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-try {
-  const source = new Database(workerData.source, { fileMustExist: true, timeout: workerData.busyTimeoutMs });
-  source.prepare('VACUUM INTO ?').run(workerData.copy);
-  source.close();
-  const copy = new Database(workerData.copy, { fileMustExist: true });
-  const integrity = copy.pragma('integrity_check', { simple: true });
-  const plants = copy.prepare('SELECT count(*) FROM plants').pluck().get();
-  copy.close();
-  parentPort.postMessage({ type: 'done', integrity: String(integrity), plants: Number(plants) });
-} catch (err) {
-  parentPort.postMessage({ type: 'error', message: String(err && err.message) });
-}
-`;
 
 const syncFile = (path: string): void => {
   const fd = openSync(path, 'r');
@@ -107,15 +86,10 @@ export const backupSqlite = async (
   const pageSize = Number(db.pragma('page_size', { simple: true }));
   const total = pageCount * pageSize;
   options.onProgress?.(0, total);
-  const worker = new Worker(workerSource, {
-    eval: true,
-    workerData: {
-      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-      source,
-      copy,
-      busyTimeoutMs: 5000,
-    },
-  });
+  // On a thread of its own (backup-worker-main.ts: VACUUM INTO, then integrity_check): both take
+  // seconds on a large store, and the progress bar keeps moving meanwhile.
+  const workerData: BackupWorkerData = { source, copy, busyTimeoutMs: 5000 };
+  const worker = new Worker(workerEntry(new URL('./backup-worker-main.js', import.meta.url)), { workerData });
   const progress = setInterval(() => {
     try {
       options.onProgress?.(Math.min(statSync(copy).size, total), total);
@@ -124,14 +98,18 @@ export const backupSqlite = async (
     }
   }, 100);
   try {
-    const result = await new Promise<{ type: string; integrity?: string; plants?: number; message?: string }>(
-      (resolveResult, reject) => {
-        worker.once('message', resolveResult);
-        worker.once('error', reject);
-        worker.once('exit', (code) => reject(new Error(`the copying thread stopped (exit code ${code})`)));
-      },
-    );
-    if (result.type !== 'done') throw new Error(`copying failed: ${result.message ?? 'unknown error'}`);
+    const received = await new Promise<unknown>((resolveResult, reject) => {
+      worker.once('message', resolveResult);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the copying thread stopped (exit code ${code})`)));
+    });
+    const decoded = BackupOutcome.decode(received);
+    if (E.isLeft(decoded))
+      throw new Error(
+        `the copying thread's answer is not one backup.ts knows: ${formatErrors(decoded.left).join('; ')}`,
+      );
+    const result = decoded.right;
+    if (result.type !== 'done') throw new Error(`copying failed: ${result.message}`);
     if (result.integrity !== 'ok') throw new Error(`the copy failed its integrity check: ${result.integrity}`);
     syncFile(copy);
     if (options.overwrite) renameSync(copy, target);
@@ -148,7 +126,7 @@ export const backupSqlite = async (
     syncFile(dirname(target));
     const bytes = statSync(target).size;
     options.onProgress?.(total, total);
-    return { file: target, bytes, plants: result.plants ?? 0 };
+    return { file: target, bytes, plants: result.plants };
   } finally {
     clearInterval(progress);
     await worker.terminate();

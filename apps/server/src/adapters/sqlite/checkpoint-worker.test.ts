@@ -5,6 +5,7 @@ import type { PlantName } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../ports/store.js';
+import { startCheckpointWorker } from './checkpoint-worker.js';
 import { openSqliteStore, type SqliteStoreOptions } from './open.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-wal-'));
@@ -97,6 +98,44 @@ describe('WAL checkpoints', () => {
     const db = new Database(file, { readonly: true });
     try {
       expect(db.prepare('SELECT count(*) FROM plants').pluck().get()).toBe(1000);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('runs its thread from the file beside it (the .ts here): the WAL shrinks with no automatic checkpoint', async () => {
+    // The worker alone, over a connection that never checkpoints: only the thread can shrink the
+    // WAL. A thread that fails to start (a worker file Node cannot run) is lost at once, and the
+    // store would then fall back to automatic checkpoints, which also bound the WAL: so this test
+    // watches the thread itself rather than a store.
+    const file = join(dir, 'direct.db');
+    const db = new Database(file);
+    const complaints: string[] = [];
+    let lost = false;
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('wal_autocheckpoint = 0');
+      db.exec('CREATE TABLE t (x TEXT NOT NULL)');
+      const insert = db.prepare<[string]>('INSERT INTO t (x) VALUES (?)');
+      db.transaction(() => {
+        for (let i = 0; i < 2000; i += 1) insert.run(`${i}-`.padEnd(190, 'x'));
+      })();
+      expect(walBytes(file)).toBeGreaterThan(256 * KiB);
+      const worker = startCheckpointWorker({
+        file,
+        intervalMs: 10,
+        truncateAboveBytes: 64 * KiB,
+        synchronous: 'NORMAL',
+        logger: { warn: (_, msg) => complaints.push(msg), error: (_, msg) => complaints.push(msg) },
+        onLost: () => {
+          lost = true;
+        },
+      });
+      await eventually(() => lost || walBytes(file) <= 64 * KiB);
+      await worker.stop();
+      expect({ lost, complaints }).toEqual({ lost: false, complaints: [] });
+      expect(walBytes(file)).toBeLessThanOrEqual(64 * KiB);
+      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2000);
     } finally {
       db.close();
     }

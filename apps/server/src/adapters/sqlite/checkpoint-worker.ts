@@ -1,6 +1,10 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { formatErrors } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import type { CheckpointCommand, CheckpointWorkerData } from './checkpoint-worker-main.js';
+import { CheckpointReport } from './checkpoint-worker-messages.js';
 import type { StoreLogger } from './group-commit.js';
+import { workerEntry } from './worker-entry.js';
 
 export interface CheckpointOptions {
   /** How often the worker checkpoints; default 100 ms. */
@@ -21,84 +25,18 @@ export const DEFAULT_CHECKPOINT_INTERVAL_MS = 100;
 /** A few MiB: the work left for a RESTART/TRUNCATE under the write lock stays small. */
 export const DEFAULT_WAL_TRUNCATE_BYTES = 4 * 1024 * 1024;
 
-interface WorkerData {
-  readonly driver: string;
-  readonly file: string;
-  readonly intervalMs: number;
-  readonly truncateAboveBytes: number;
-  readonly synchronous: 'FULL' | 'NORMAL';
-}
-
-/**
- * The worker's source, plain CommonJS evaluated by `new Worker(…, { eval: true })`: one file
- * that runs the same under tsc's output and under vitest (which cannot hand a .ts file to a
- * worker). It opens its own connection to the database file and talks to the main thread only
- * to report trouble. Every tick:
- *
- * 1. `PRAGMA wal_checkpoint(PASSIVE)` copies the frames written since the last tick into the
- *    database file (and fsyncs it) without taking the write lock. When it catches up with the
- *    WAL, the writer's next transaction starts the WAL over from its beginning by itself.
- * 2. Only if the WAL file is still above the bound (writes never paused long enough for 1 to
- *    catch up), RESTART — or TRUNCATE when nothing was written since the last tick, so an idle
- *    WAL shrinks too. These take the write lock, but right after 1 little is left to copy.
- *
- * The connection's busy_timeout is 0: a RESTART/TRUNCATE that finds the writer or a reader busy
- * degrades to a PASSIVE one at once (SQLite's documented behaviour with no busy handler) instead
- * of sleeping in the busy handler while holding the write lock. It is retried on the next tick.
- */
-const workerSource = `
-'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const fs = require('node:fs');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true, timeout: 0 });
-db.pragma('busy_timeout = 0');
-db.pragma('synchronous = ' + workerData.synchronous);
-const walFile = workerData.file + '-wal';
-const walBytes = () => { try { return fs.statSync(walFile).size; } catch { return 0; } };
-const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');
-const truncate = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)');
-let lastLog = -1;
-let failures = 0;
-const tick = () => {
-  try {
-    const first = passive.get();
-    const idle = first.log === lastLog;
-    lastLog = first.log;
-    const before = walBytes();
-    if (before > workerData.truncateAboveBytes) {
-      const result = (idle ? truncate : restart).get();
-      if (result.busy !== 0) failures += 1; else failures = 0;
-      if (failures === 100) {
-        parentPort.postMessage({ type: 'busy', mode: idle ? 'TRUNCATE' : 'RESTART', walBytes: before, log: result.log, checkpointed: result.checkpointed });
-      }
-    }
-  } catch (err) {
-    if (err && err.code === 'SQLITE_BUSY') return; // another checkpoint is running: next tick
-    parentPort.postMessage({ type: 'error', message: String(err && err.message), code: err && err.code });
-  }
-};
-const timer = setInterval(tick, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
-parentPort.postMessage({ type: 'ready' });
-`;
-
 export interface CheckpointWorker {
   /** Stops the timer, closes the worker's connection and waits for the thread to end. Idempotent. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts the WAL checkpointer for `file` on a worker thread. The main connection runs with
- * `wal_autocheckpoint=0`, so no request ever pays for a checkpoint. The worker is unref'd: it
- * never keeps the process alive. If it dies, `onLost` is called (the store then turns automatic
- * checkpoints back on, so the WAL stays bounded even without the worker).
+ * Starts the WAL checkpointer for `file` on a worker thread (checkpoint-worker-main.ts: its own
+ * connection to the file, and a message to this thread only to report trouble, which is logged
+ * here). The main connection runs with `wal_autocheckpoint=0`, so no request ever pays for a
+ * checkpoint. The worker is unref'd: it never keeps the process alive. If it dies, `onLost` is
+ * called (the store then turns automatic checkpoints back on, so the WAL stays bounded even
+ * without the worker).
  */
 export const startCheckpointWorker = (options: {
   readonly file: string;
@@ -108,14 +46,13 @@ export const startCheckpointWorker = (options: {
   readonly logger: StoreLogger | undefined;
   readonly onLost: () => void;
 }): CheckpointWorker => {
-  const workerData: WorkerData = {
-    driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+  const workerData: CheckpointWorkerData = {
     file: options.file,
     intervalMs: options.intervalMs,
     truncateAboveBytes: options.truncateAboveBytes,
     synchronous: options.synchronous,
   };
-  const worker = new Worker(workerSource, { eval: true, workerData });
+  const worker = new Worker(workerEntry(new URL('./checkpoint-worker-main.js', import.meta.url)), { workerData });
   let stopping = false;
   const exited = new Promise<void>((resolve) => {
     worker.once('exit', (code) => {
@@ -126,7 +63,13 @@ export const startCheckpointWorker = (options: {
       resolve();
     });
   });
-  worker.on('message', (message: { type: string }) => {
+  worker.on('message', (received: unknown) => {
+    const decoded = CheckpointReport.decode(received);
+    if (E.isLeft(decoded)) {
+      options.logger?.warn({ errors: formatErrors(decoded.left) }, 'WAL checkpoint worker sent an unknown message');
+      return;
+    }
+    const message = decoded.right;
     if (message.type === 'busy')
       options.logger?.warn(
         message,
@@ -146,7 +89,8 @@ export const startCheckpointWorker = (options: {
         // Ref'd again while it winds down: otherwise a process with nothing else to do would
         // exit in the middle of close(), before the final checkpoint.
         worker.ref();
-        worker.postMessage('stop');
+        const stop: CheckpointCommand = 'stop';
+        worker.postMessage(stop);
         const timer = setTimeout(() => void worker.terminate(), 10_000);
         timer.unref();
         await exited;
