@@ -1,7 +1,8 @@
 /**
- * What the server's parts ask of tracing. One implementation, tracing/otel-tracing.ts, loaded only
- * when OTEL_* turn tracing on; off, every part holds `undefined` and pays one check. Nothing of
- * the OpenTelemetry SDK or API leaks through these types, so this file loads nothing.
+ * What the server's parts ask of tracing. One implementation, tracing/otel-tracing.ts (the SDK set
+ * up in otel-sdk.ts, the spans described in span-attributes.ts), loaded only when OTEL_* turn
+ * tracing on; off, every part holds `undefined` and pays one check. Nothing of the OpenTelemetry
+ * SDK or API leaks through these types, so this file loads nothing.
  *
  * The span the running code belongs to flows through AsyncLocalStorage: the request's SERVER span
  * is entered once around everything below it (http/trace-requests.ts), so a store call made after
