@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +10,9 @@ import { paths } from './paths.js';
  * The previous release of the server, built from git into a folder of its own, for the rolling
  * upgrade round. There are no release tags, so by default it is the newest commit before the
  * latest PostgreSQL migration was added: the one release whose instances still serve while this
- * build's migrations run. It is found from the history of the migrations file when the suite runs,
- * so it moves on by itself when a new migration lands. `TORTURE_PREVIOUS_RELEASE=<rev>` picks
- * another.
+ * build's migrations run. It is found from the history of the migrations (one file each since
+ * issue 47, all in migrations.ts before) when the suite runs, so it moves on by itself when a new
+ * migration lands. `TORTURE_PREVIOUS_RELEASE=<rev>` picks another.
  *
  * The build (`git archive`, `pnpm install --frozen-lockfile --prefer-offline`, then the server and
  * what it needs) is kept under os.tmpdir() keyed by the commit: a second local run reuses it, a
@@ -35,7 +35,10 @@ export interface PreviousRelease {
 }
 
 const exec = promisify(execFile);
+/** Every PostgreSQL migration, until issue 47 split them into MIGRATION_FOLDER. */
 const MIGRATIONS = 'apps/server/src/adapters/postgres/migrations.ts';
+/** One file per PostgreSQL migration, named by its version: `0008-change-log.ts`. */
+const MIGRATION_FOLDER = 'apps/server/src/adapters/postgres/migrations';
 const MARKER = '.plant-store-previous-release.json';
 const STEP_TIMEOUT_MS = 300_000;
 
@@ -46,13 +49,33 @@ const git = async (...args: string[]): Promise<string> =>
 const highestMigration = (text: string): number =>
   Math.max(0, ...[...text.matchAll(/^\s*version: (\d+),$/gm)].map((m) => Number(m[1])));
 
+/** The highest version among the names of one-per-migration files (0 when there are none). */
+const highestNumbered = (names: readonly string[]): number =>
+  Math.max(
+    0,
+    ...names.map((name) => /(?:^|\/)(\d{4})-[^/]*\.ts$/.exec(name)).map((m) => (m === null ? 0 : Number(m[1]))),
+  );
+
 const highestAt = async (revision: string): Promise<number | undefined> => {
   try {
-    return highestMigration(await git('show', `${revision}:${MIGRATIONS}`));
+    const inFile = highestMigration(await git('show', `${revision}:${MIGRATIONS}`));
+    const inFolder = highestNumbered(
+      (await git('ls-tree', '--name-only', revision, `${MIGRATION_FOLDER}/`)).split('\n'),
+    );
+    return Math.max(inFile, inFolder);
   } catch {
     return undefined; // the file did not exist there, or the commit is not in this clone
   }
 };
+
+/** The highest PostgreSQL migration of the checked-out files. */
+const highestHere = (): number =>
+  Math.max(
+    highestMigration(readFileSync(join(paths.root, MIGRATIONS), 'utf8')),
+    existsSync(join(paths.root, MIGRATION_FOLDER))
+      ? highestNumbered(readdirSync(join(paths.root, MIGRATION_FOLDER)))
+      : 0,
+  );
 
 /** The revision to build and why, or the reason there is none here. */
 const chooseRevision = async (): Promise<{ revision: string; why: string } | string> => {
@@ -70,9 +93,11 @@ const chooseRevision = async (): Promise<{ revision: string; why: string } | str
       return `TORTURE_PREVIOUS_RELEASE=${override} is no commit of this clone${shallow ? ' (a shallow clone)' : ''}`;
     }
   }
-  const current = highestMigration(readFileSync(join(paths.root, MIGRATIONS), 'utf8'));
+  const current = highestHere();
   // Newest first: the commit that added migration `current` is the last whose parent has a lower one.
-  for (const commit of (await git('log', '--format=%H', '--', MIGRATIONS)).split('\n').filter(Boolean)) {
+  for (const commit of (await git('log', '--format=%H', '--', MIGRATIONS, MIGRATION_FOLDER))
+    .split('\n')
+    .filter(Boolean)) {
     const here = await highestAt(commit);
     if (here === undefined || here < current) {
       // this build's latest migration is not committed yet: the checked-out commit is the release before it
@@ -173,7 +198,7 @@ export const previousRelease = async (): Promise<PreviousRelease | string> => {
     buildNote = `built in ${seconds(made.ms)}: ${made.note}`;
   }
   const previous = (await highestAt(revision)) ?? 0;
-  const current = highestMigration(readFileSync(join(paths.root, MIGRATIONS), 'utf8'));
+  const current = highestHere();
   return {
     revision,
     short: revision.slice(0, 7),

@@ -38,9 +38,9 @@ export interface WriteQueueOptions {
  *
  * The statement (write-statements.ts) is createsStatement when every write of the segment is a
  * create without an idempotency key, the common case; otherwise a call of plant_store_write_v2
- * (migrations.ts), which also does keys, updates, deletes and conditions. Both do the same to a
- * create without a key. Their rows are decoded in rows.ts (SegmentRow) and handed out as each
- * write's outcome in write-outcomes.ts.
+ * (migrations/write-function.ts), which also does keys, updates, deletes and conditions. Both do
+ * the same to a create without a key. Their rows are decoded in rows.ts (SegmentRow) and handed
+ * out as each write's outcome in write-outcomes.ts.
  *
  * Each write keeps its own outcome. In that statement a create is `INSERT … ON CONFLICT (id) DO
  * NOTHING RETURNING id` (no row back: IdTaken; no exception, so one duplicate cannot abort its
@@ -73,7 +73,7 @@ export class PostgresWriteQueue {
 
   constructor(private readonly options: WriteQueueOptions) {}
 
-  /** A create, with its key when it has one (see plant_store_write in migrations.ts). */
+  /** A create, with its key when it has one (see plant_store_write in migrations/0004-webhooks.ts). */
   create(plant: NewPlant, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     return new Promise((resolve) =>
       this.submit({ kind: 'create', plant, claim, resolve, trace: this.options.tracing?.current() }),
@@ -217,7 +217,7 @@ export class PostgresWriteQueue {
   /**
    * One transaction for writes that name distinct ids and keys, one statement on a pooled
    * connection: createsStatement when every write is a create without a key, otherwise
-   * plant_store_write_v2 (see migrations.ts). Resolves to one row per write, in order.
+   * plant_store_write_v2 (see migrations/write-function.ts). Resolves to one row per write, in order.
    */
   private async runSegment(writes: readonly Write[]): Promise<readonly SegmentRow[]> {
     const { sql, idempotencyTtlSeconds } = this.options;

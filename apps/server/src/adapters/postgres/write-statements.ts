@@ -25,11 +25,11 @@ const traceMembers = (trace: WriteTrace | undefined): { trace_parent?: string; t
 /**
  * The statement for a segment of creates none of which has an idempotency key: every create of
  * an ordinary batch, and the lone create of a client that waits for each answer. Plain SQL,
- * prepared by the driver once per connection, instead of plant_store_write_v2 (migrations.ts):
- * that plpgsql function also serves keys, updates, deletes and conditions, and a call of it
- * costs PostgreSQL more CPU than this statement (two statements where this is one, a generic
- * plan of many CTEs and subplans to start and run, the JSON unpacked; see
- * docs/explanation/storage.md). It does what the function does for such creates:
+ * prepared by the driver once per connection, instead of plant_store_write_v2
+ * (migrations/write-function.ts): that plpgsql function also serves keys, updates, deletes and
+ * conditions, and a call of it costs PostgreSQL more CPU than this statement (two statements
+ * where this is one, a generic plan of many CTEs and subplans to start and run, the JSON
+ * unpacked; see docs/explanation/storage.md). It does what the function does for such creates:
  *
  * - It first updates the `plant_id_counter` row, the writers' lock: raised above the largest
  *   client-chosen id and advanced past the ids it assigns. The plants to insert are selected
@@ -141,7 +141,7 @@ const outbox = (
       FROM events ev JOIN webhook_endpoints e ON e.enabled AND (e.events IS NULL OR 'plant.created' = ANY (e.events))
   )`;
 
-/** A call of plant_store_write_v2 (see migrations.ts), for any segment: one row per write, in order. */
+/** A call of plant_store_write_v2 (see migrations/write-function.ts), for any segment: one row per write, in order. */
 export const functionStatement = (
   sql: postgres.Sql,
   writes: readonly Write[],

@@ -64,7 +64,7 @@ export const createSqlitePlantStore = (
       WHERE id = @id AND (name IS NOT coalesce(@name, name) OR tag IS NOT CASE WHEN @setTag THEN @tag ELSE tag END)
       RETURNING id, name, tag, version`,
   );
-  // After a rename that kept the folding, which plants_name_unfolded (migrations.ts) cleared.
+  // After a rename that kept the folding, which plants_name_unfolded (migrations/0005-folded-names.ts) cleared.
   const refold = db.prepare<[string, number]>("UPDATE plants SET name_folded = ? WHERE id = ? AND name_folded = ''");
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
   const versionOf = db.prepare<[number]>('SELECT version FROM plants WHERE id = ?').pluck();

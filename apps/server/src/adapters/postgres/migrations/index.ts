@@ -1,0 +1,32 @@
+import { migration0001 } from './0001-plants-and-tokens.js';
+import { migration0002 } from './0002-gap-cursor.js';
+import { migration0003 } from './0003-idempotency-keys.js';
+import { migration0004 } from './0004-webhooks.js';
+import { migration0005 } from './0005-plant-versions.js';
+import { migration0006 } from './0006-folded-names.js';
+import { migration0007 } from './0007-trace-context.js';
+import { migration0008 } from './0008-change-log.js';
+import type { PostgresMigration } from './postgres-migration.js';
+
+/**
+ * The schema, as an append-only list, one migration per file: a released migration is never
+ * edited, a change is a new version in a new file (index.test.ts holds each released one's text).
+ * `schema_migrations` records which versions ran.
+ *
+ * - `plants.id` is `int8` kept within the contract's 1 … 2^53−1 by a CHECK.
+ * - `plant_id_counter` is the high-water mark for server-assigned ids: one row, `next_id` one
+ *   more than the largest id ever stored (client-chosen ids included, deletes never lower it), so
+ *   an assigned id never collides and never reuses a deleted id. A sequence would not do: an
+ *   explicit id does not advance it, and `setval` races with `nextval`.
+ * - `tokens` live here too, so a token issued with the CLI works on every instance.
+ */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  migration0001,
+  migration0002,
+  migration0003,
+  migration0004,
+  migration0005,
+  migration0006,
+  migration0007,
+  migration0008,
+];
