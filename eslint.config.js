@@ -1,11 +1,14 @@
 // One flat config for the whole workspace. Besides the recommended rules it checks the module
 // boundaries that docs/CONTRIBUTING.md describes: packages are crossed by name only, the domain
 // stays pure, server and client never import each other, and inside the server only `http/`
-// (and `app.ts`) knows Koa, only `adapters/` knows a database driver, and the capability folders
-// never reach into `adapters/`. Formatting is Prettier's (`pnpm lint` runs `prettier --check`).
+// (and `app.ts`) knows Koa, only `adapters/` knows a database driver, nothing but the composition
+// root reaches into `http/`, and the capability folders never reach into `adapters/`. Formatting
+// is Prettier's (`pnpm lint` runs `prettier --check`).
 //
 // ESLint keeps one `no-restricted-imports` setting per file (a later block replaces an earlier
-// one), so every block below lists all the patterns that hold for its files.
+// one), so every block below lists all the patterns that hold for its files. In the server every
+// rule holds by default (a new folder is held to all of them) and a later block lets a folder
+// through where it must cross.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
@@ -28,12 +31,17 @@ const noKoa = {
   message: 'Only apps/server/src/http/ and app.ts know Koa; hand plain values to the rest.',
 };
 const noDrivers = {
-  regex: '^(better-sqlite3|postgres|pg|pg-.*|ioredis)$',
+  regex: '^(better-sqlite3|node:sqlite|postgres|pg|pg-.*|ioredis|redis)$',
   message: 'Only apps/server/src/adapters/ knows a database driver; go through a port in ports/.',
 };
 const noAdapters = {
   regex: '(^|/)adapters(/|$)',
   message: 'Capabilities see ports only; main.ts and the CLIs pick the adapters.',
+};
+const noHttp = {
+  regex: '^\\.{1,2}/(.*/)?http(/|$)',
+  message:
+    'Only http/, app.ts and the composition root import http/; what http/ shares with the rest lives outside it (wire/ for the API text).',
 };
 
 const restrict = (...patterns) => ({
@@ -41,8 +49,12 @@ const restrict = (...patterns) => ({
 });
 
 const server = 'apps/server/src';
-const capabilities = ['plants', 'idempotency', 'webhooks', 'tokens', 'ops', 'ports', 'rate-limit', 'data', 'tracing'];
 const unitTests = [`${server}/**/*.test.ts`];
+// The composition root: it picks the adapters and starts the listener (docs/explanation/architecture.md).
+const compositionRoot = ['main.ts', 'start-components.ts', 'cluster-primary.ts'].map((file) => `${server}/${file}`);
+// The operator CLIs' entry points open a store through adapters/open-store.ts (or, for the data
+// command, open-data-store.ts), never a driver of their own.
+const cliEntryPoints = [`${server}/cli/**/*.ts`, `${server}/data/cli.ts`];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/coverage/**'] },
@@ -77,18 +89,20 @@ export default tseslint.config(
   },
   { files: ['packages/client/**/*.ts'], rules: restrict(noServer) },
   { files: ['apps/server/**/*.ts'], rules: restrict(noClient) },
-  // The server's folders. Unit tests beside the code may open a real store to test against.
+  // The server's folders: every rule, unless a block below lets a folder through. Unit tests
+  // beside the code may open a real store to test against.
   {
-    files: [`${server}/*.ts`],
-    ignores: [`${server}/app.ts`, ...unitTests],
-    rules: restrict(noClient, noKoa, noDrivers),
+    files: [`${server}/**/*.ts`],
+    ignores: unitTests,
+    rules: restrict(noClient, noKoa, noDrivers, noAdapters, noHttp),
   },
+  { files: compositionRoot, ignores: unitTests, rules: restrict(noClient, noKoa, noDrivers) },
   {
     files: [`${server}/http/**/*.ts`, `${server}/app.ts`],
     ignores: unitTests,
     rules: restrict(noClient, noDrivers, noAdapters),
   },
-  { files: [`${server}/adapters/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa) },
+  { files: [`${server}/adapters/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa, noHttp) },
   // A worker thread's entry file runs as .ts under vitest, through Node's own type stripping,
   // which finds no `./x.ts` for a `./x.js`: it imports its own folder's types only, with
   // `import type` (`import { type X }` would leave an `import {} from './x.js'` behind).
@@ -111,21 +125,14 @@ export default tseslint.config(
       ],
     },
   },
-  // The operator CLIs open a store through adapters/open-store.ts, never a driver of their own.
-  { files: [`${server}/cli/**/*.ts`], ignores: unitTests, rules: restrict(noClient, noKoa, noDrivers) },
+  { files: cliEntryPoints, ignores: unitTests, rules: restrict(noClient, noKoa, noDrivers, noHttp) },
   // Configuration is decoded before anything opens: it knows no adapter and no listener.
   {
     files: [`${server}/config.ts`, `${server}/config/**/*.ts`],
     ignores: unitTests,
     rules: restrict(noClient, noKoa, noDrivers, noAdapters, {
-      regex: '(^|/)http(/|$)',
+      ...noHttp,
       message: 'Configuration does not import http/; http/ reads the decoded values instead.',
     }),
-  },
-  {
-    files: capabilities.map((folder) => `${server}/${folder}/**/*.ts`),
-    // The data command's entry point opens its stores, as main.ts and cli/ do for theirs.
-    ignores: [...unitTests, `${server}/data/cli.ts`],
-    rules: restrict(noClient, noKoa, noDrivers, noAdapters),
   },
 );

@@ -1,7 +1,7 @@
 import type { Plant } from '@plant-store/domain';
 import type { Change } from '../ports/change-log.js';
-import { etagOf } from '../http/conditional.js';
-import { plantJson } from '../http/plant-json.js';
+import { etagOf } from '../wire/etag.js';
+import { plantJson } from '../wire/plant-json.js';
 
 /**
  * A change as JSON (CONTRACT part 5, "The change log"), byte for byte what the domain's

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CreatePlantRequest, formatErrors } from '@plant-store/domain';
-import { idLiteralProblem } from '../http/json-number.js';
+import { idLiteralProblem } from '../wire/json-number.js';
 import type { ImportPlant, PlantRow } from '../ports/store-data.js';
 import type { Progress } from './progress.js';
 

@@ -2,7 +2,8 @@ import { ENTITY_TAG_LIST_PATTERN } from '@plant-store/domain';
 import fc from 'fast-check';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { etagOf, parseEntityTags, readConditions } from './conditional.js';
+import { etagOf } from '../wire/etag.js';
+import { parseEntityTags, readConditions } from './conditional.js';
 
 const withHeaders = (headers: Record<string, string>): IncomingMessage => ({ headers }) as unknown as IncomingMessage;
 

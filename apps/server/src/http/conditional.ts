@@ -1,23 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
 import type { PlantVersion, WriteCondition } from '../ports/plant-store.js';
+import { versionOfEtag } from '../wire/etag.js';
 import { malformedRequest, type RequestError } from './request-error.js';
 
 /**
- * ETags and the conditional request headers (RFC 9110 §8.8.3, §13.1.1–2).
- *
- * A plant's ETag is its version in base 36, quoted: strong, opaque to clients, and as unique as
- * the version (never given twice, see PlantVersion). An entity tag in a request that is not of
- * this form is well-formed but names no version of ours, so it never matches.
+ * The conditional request headers (RFC 9110 §13.1.1–2), read into the versions they name. An
+ * entity tag in a request that is not of the form etagOf writes (wire/etag.ts) names no version
+ * of ours, so it never matches.
  */
-export const etagOf = (version: PlantVersion): string => `"${version.toString(36)}"`;
-
-const versionOf = (opaque: string): PlantVersion | undefined => {
-  const inner = opaque.slice(1, -1);
-  if (!/^(?:0|[1-9a-z][0-9a-z]{0,10})$/.test(inner)) return undefined;
-  const version = parseInt(inner, 36);
-  return Number.isSafeInteger(version) ? version : undefined;
-};
 
 interface EntityTag {
   readonly weak: boolean;
@@ -62,7 +53,7 @@ const versions = (tags: 'any' | readonly EntityTag[], strong: boolean): 'any' | 
   const found: PlantVersion[] = [];
   for (const tag of tags) {
     if (strong && tag.weak) continue; // strong comparison: a weak tag never matches
-    const version = versionOf(tag.opaque);
+    const version = versionOfEtag(tag.opaque);
     if (version !== undefined) found.push(version);
   }
   return found;

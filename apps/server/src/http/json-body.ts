@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import bodyParser from 'koa-bodyparser';
 import type { AppContext, AppMiddleware } from './context.js';
-import { idLiteralProblem } from './json-number.js';
+import { idLiteralProblem } from '../wire/json-number.js';
 import {
   malformedBody,
   payloadTooLarge,

@@ -24,14 +24,15 @@ import {
 } from '../ports/plant-store.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { ownerOf, type Authenticator } from '../tokens/principal.js';
+import { etagOf } from '../wire/etag.js';
+import { plantJson, plantsJson } from '../wire/plant-json.js';
 import { requireScope } from './auth.js';
 import type { AppContext, AppState } from './context.js';
-import { etagOf, readConditions } from './conditional.js';
+import { readConditions } from './conditional.js';
 import { parseFormQuery } from './form-query.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
-import { plantJson, plantsJson } from './plant-json.js';
 import { sendError, sendJson, sendJsonText, setHeader } from './respond.js';
 
 const decodeCreate = decodeWith(CreatePlantRequest);

@@ -5,7 +5,8 @@ import { MAX_PLANT_ID } from '@plant-store/domain';
  * `5.0000000000000001` arrives as 5 and `9007199254740990.9999999` as 2^53−1: the codec then sees
  * an integer where the client sent a fraction. The helpers below look at the literal in the raw
  * text instead. They expect text that JSON.parse already accepted; on anything else they give up
- * (return undefined) rather than guess.
+ * (return undefined) rather than guess. A create's body (http/json-body.ts) and a line of an
+ * imported file (data/import.ts) are read alike.
  */
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;

@@ -3,7 +3,8 @@ import type { Plant } from '@plant-store/domain';
 
 /**
  * A plant as the API writes it (docs/reference/api.md): `id`, `name`, and `tag` only when it has
- * one. Nothing here validates: a Plant has passed the domain's codecs before it gets here.
+ * one, for the routes and for the change feed's `data` alike. Nothing here validates: a Plant has
+ * passed the domain's codecs before it gets here.
  */
 const plantSchema: ObjectSchema = {
   type: 'object',
