@@ -44,6 +44,14 @@ const noHttp = {
     'Only http/, app.ts and the composition root import http/; what http/ shares with the rest lives outside it (wire/ for the API text).',
 };
 
+const eitherTagTests = [
+  ['left', 'right'],
+  ['right', 'left'],
+].map(([tag, literal]) => ({
+  selector: `BinaryExpression[operator=/^[!=]==?$/][${tag}.property.name='_tag'][${literal}.value=/^(Left|Right)$/]`,
+  message: 'Test an Either with E.isLeft / E.isRight (fp-ts/lib/Either.js), not its _tag.',
+}));
+
 const restrict = (...patterns) => ({
   'no-restricted-imports': ['error', { patterns: [deepImports, ...patterns] }],
 });
@@ -88,7 +96,14 @@ export default tseslint.config(
     }),
   },
   { files: ['packages/client/**/*.ts'], rules: restrict(noServer) },
-  { files: ['apps/server/**/*.ts'], rules: restrict(noClient) },
+  {
+    files: ['apps/server/**/*.ts'],
+    rules: {
+      ...restrict(noClient),
+      // An Either is asked with E.isLeft / E.isRight, which narrow alike, in one spelling.
+      'no-restricted-syntax': ['error', ...eitherTagTests],
+    },
+  },
   // The server's folders: every rule, unless a block below lets a folder through. Unit tests
   // beside the code may open a real store to test against.
   {

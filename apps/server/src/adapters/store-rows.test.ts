@@ -3,8 +3,8 @@ import * as t from 'io-ts';
 import { describe, expect, it } from 'vitest';
 import { countFromRow, decodeEach, rowProblem, tokenRowDecoders } from './store-rows.js';
 
-const causeMessage = (result: { _tag: string; left?: unknown }): string =>
-  result._tag === 'Left' ? String((result.left as { cause: Error }).cause.message) : 'Right';
+const causeMessage = (result: E.Either<unknown, unknown>): string =>
+  E.isLeft(result) ? String((result.left as { cause: Error }).cause.message) : 'Right';
 
 describe('countFromRow', () => {
   it('reads a count', () => {
@@ -77,7 +77,7 @@ describe('tokenRowDecoders', () => {
     expect(tokenFromRow(row)).toEqual({ _tag: 'Right', right: { ...record, hash: new Uint8Array([1, 2]) } });
     const listed = tokenRecordFromRow(row);
     expect(listed).toEqual({ _tag: 'Right', right: record });
-    expect(listed._tag === 'Right' && Object.hasOwn(listed.right, 'hash')).toBe(false);
+    expect(E.isRight(listed) && Object.hasOwn(listed.right, 'hash')).toBe(false);
   });
 
   it('labels a row that does not decode as a tokens row', () => {

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PlantId, PlantName, PlantTag } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import { openDataStore } from '../adapters/open-data-store.js';
 import { openStore } from '../adapters/open-store.js';
 import { Refused, runToolCli, UsageError, type ToolContext } from '../cli/run-cli.js';
@@ -197,10 +198,10 @@ const createWithEvent = async (
     name: plant.name as PlantName,
     ...(plant.tag === null ? {} : { tag: plant.tag as PlantTag }),
   })();
-  if (created._tag === 'Right') return 'created';
+  if (E.isRight(created)) return 'created';
   if (created.left._tag !== 'IdTaken') throw new Error(`could not create plant ${plant.id}`, { cause: created.left });
   const found = await store.plants.get(plant.id as PlantId)();
-  if (found._tag === 'Left') throw new Error(`could not read plant ${plant.id}`, { cause: found.left });
+  if (E.isLeft(found)) throw new Error(`could not read plant ${plant.id}`, { cause: found.left });
   const { plant: stored, version } = found.right;
   const tag = stored.tag ?? null;
   return stored.name === plant.name && tag === plant.tag

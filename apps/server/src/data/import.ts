@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CreatePlantRequest, formatErrors } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import { idLiteralProblem } from '../wire/json-number.js';
 import type { ImportPlant, PlantRow } from '../ports/store-data.js';
 import type { Progress } from './progress.js';
@@ -25,10 +26,10 @@ export const decodeLine = (line: number, text: string): ImportLine => {
   const literal = idLiteralProblem(text, parsed);
   if (literal !== undefined) problems.push(literal);
   const decoded = CreatePlantRequest.decode(parsed);
-  if (decoded._tag === 'Left') problems.push(...formatErrors(decoded.left));
+  if (E.isLeft(decoded)) problems.push(...formatErrors(decoded.left));
   if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !Object.hasOwn(parsed, 'id'))
     problems.push('id: required: an imported plant keeps its id');
-  if (decoded._tag === 'Left' || problems.length > 0) return { line, problems };
+  if (E.isLeft(decoded) || problems.length > 0) return { line, problems };
   const { id, name, tag } = decoded.right;
   if (id === undefined) return { line, problems: ['id: required: an imported plant keeps its id'] };
   return { line, plant: { id, name, tag: tag ?? null } };

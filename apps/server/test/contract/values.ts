@@ -1,4 +1,5 @@
 import { IdempotencyKey, PlantId, PlantName, PlantTag, type Plant } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { expect } from 'vitest';
@@ -10,7 +11,7 @@ export const decodeOrThrow =
   <A>(codec: t.Type<A, unknown, unknown>) =>
   (value: unknown): A => {
     const result = codec.decode(value);
-    if (result._tag === 'Left') throw new TypeError(`test value ${JSON.stringify(value)} is not a valid ${codec.name}`);
+    if (E.isLeft(result)) throw new TypeError(`test value ${JSON.stringify(value)} is not a valid ${codec.name}`);
     return result.right;
   };
 export const plantId = decodeOrThrow(PlantId as t.Type<PlantId, unknown, unknown>);
@@ -20,7 +21,7 @@ export const idempotencyKey = decodeOrThrow(IdempotencyKey as t.Type<Idempotency
 
 /** The Right of an Either, or a failed assertion showing the Left (and its cause's message). */
 export const rightOf = <E, A>(result: Either<E, A>): A => {
-  if (result._tag === 'Left') {
+  if (E.isLeft(result)) {
     const cause = (result.left as { cause?: unknown }).cause;
     expect.fail(
       `expected Right, got Left ${JSON.stringify(result.left)}${cause instanceof Error ? `: ${cause.message}` : ''}`,
@@ -31,13 +32,13 @@ export const rightOf = <E, A>(result: Either<E, A>): A => {
 
 /** A store result without the version: the plant alone, for tests about what was stored. */
 export const plainPlant = <E>(result: Either<E, { readonly plant: Plant }>): Either<E, Plant> =>
-  result._tag === 'Left' ? result : { _tag: 'Right', right: result.right.plant };
+  E.isLeft(result) ? result : { _tag: 'Right', right: result.right.plant };
 
 /** A read's result without where it stands in the change log: the plant and its version. */
 export const versioned = <E, A extends { readonly changeSeq: number }>(
   result: Either<E, A>,
 ): Either<E, Omit<A, 'changeSeq'>> => {
-  if (result._tag === 'Left') return result;
+  if (E.isLeft(result)) return result;
   const { changeSeq: _at, ...rest } = result.right;
   return { _tag: 'Right', right: rest };
 };

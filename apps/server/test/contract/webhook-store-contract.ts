@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
 import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
 import type { Store } from '../../src/ports/store.js';
 import type { AttemptRecord, ClaimedDelivery, EventType } from '../../src/ports/webhook-store.js';
@@ -187,7 +188,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
                 .then(plainPlant),
         ),
       );
-      const created = outcomes.filter((o) => o._tag === 'Right').map((o) => rightOf(o).id);
+      const created = outcomes.filter((o) => E.isRight(o)).map((o) => rightOf(o).id);
       expect(created).toHaveLength(20);
       const claimed = await claimAll();
       expect(claimed.map((d) => JSON.parse(d.body).data.id as number).sort((a, b) => a - b)).toEqual(

@@ -10,6 +10,7 @@ import {
   type Reply,
   type TestServer,
 } from './support.js';
+import * as E from 'fp-ts/lib/Either.js';
 
 /** Idempotency keys (docs/reference/api.md), through a listening server, on the store PLANT_STORE_TEST_STORE names. */
 
@@ -206,7 +207,7 @@ describe('IDEMPOTENCY_TTL_SECONDS', () => {
     const steps = [];
     for (let more = true; more;) {
       const step = await short.store.plants.purgeExpiredKeys(2)();
-      if (step._tag === 'Left') expect.fail(JSON.stringify(step.left));
+      if (E.isLeft(step)) expect.fail(JSON.stringify(step.left));
       steps.push(step.right);
       more = step.right.more && steps.length < 10;
     }

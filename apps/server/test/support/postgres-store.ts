@@ -1,5 +1,6 @@
 import { PlantId, PlantName } from '@plant-store/domain';
 import { freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterEach, expect } from 'vitest';
 import type { PlantStore } from '../../src/ports/plant-store.js';
@@ -14,7 +15,7 @@ export const id = (n: number): PlantId => {
 };
 export const name = (s: string): PlantName => {
   const decoded = PlantName.decode(s);
-  if (decoded._tag === 'Left') throw new TypeError(`bad test name ${s}`);
+  if (E.isLeft(decoded)) throw new TypeError(`bad test name ${s}`);
   return decoded.right;
 };
 export const page = (limit: number, after: number): Parameters<PlantStore['list']>[0] => ({
@@ -23,14 +24,14 @@ export const page = (limit: number, after: number): Parameters<PlantStore['list'
 });
 
 export const rightOf = <E, A>(result: Either<E, A>): A => {
-  if (result._tag === 'Left') expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}`);
+  if (E.isLeft(result)) expect.fail(`expected Right, got Left ${JSON.stringify(result.left)}`);
   return result.right;
 };
 export const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
-  result._tag === 'Left' ? result.left._tag : 'Right';
+  E.isLeft(result) ? result.left._tag : 'Right';
 /** The code PostgresStoreError carries in a StoreUnavailable (SQLSTATE or a connection code). */
 export const causeCode = (result: Either<{ readonly _tag: string }, unknown>): string | undefined => {
-  if (result._tag === 'Right' || result.left._tag !== 'StoreUnavailable') return undefined;
+  if (E.isRight(result) || result.left._tag !== 'StoreUnavailable') return undefined;
   const cause = (result.left as { cause?: unknown }).cause;
   return (cause as { code?: string } | undefined)?.code;
 };

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket, connect as connectTcp } from 'node:net';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describePostgres, openAdminSql, pgTestUrl } from '@plant-store/testkit';
@@ -263,7 +264,7 @@ describePostgres('PostgreSQL store outages', () => {
       // Recovery needs no restart of the store; the first attempts may still hit the reconnect
       // back-off (at most a second), so poll ping, then require every operation to succeed.
       let ready = await store.plants.ping()();
-      for (let i = 0; i < 100 && ready._tag === 'Left'; i += 1) {
+      for (let i = 0; i < 100 && E.isLeft(ready); i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         ready = await store.plants.ping()();
       }

@@ -10,6 +10,7 @@ import {
   tagOf,
   useFreshSchema,
 } from '../../../test/support/postgres-store.js';
+import * as E from 'fp-ts/lib/Either.js';
 import { idempotencyKey, plainPlant, plantTag } from '../../../test/contract/values.js';
 import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
@@ -258,12 +259,12 @@ describePostgres('PostgreSQL store traps', () => {
     const assignedResults = results.slice(explicit.length);
     for (const r of explicitResults) expect(['Right', 'IdTaken']).toContain(tagOf(r));
     const ids = [
-      ...explicitResults.flatMap((r) => (r._tag === 'Right' ? [r.right.plant.id] : [])),
+      ...explicitResults.flatMap((r) => (E.isRight(r) ? [r.right.plant.id] : [])),
       ...assignedResults.map((r) => rightOf(r).plant.id),
     ];
     expect(new Set(ids).size).toBe(ids.length);
     for (const [i, r] of explicitResults.entries()) {
-      if (r._tag === 'Right')
+      if (E.isRight(r))
         expect(rightOf(await one.plants.get(id(explicit[i]!))().then(plainPlant)).name).toBe(`explicit ${explicit[i]}`);
     }
     for (const [i, r] of assignedResults.entries())
@@ -295,8 +296,8 @@ describePostgres('PostgreSQL store traps', () => {
     // Writes apply in order: each create of the contested id follows a delete of it (or comes
     // first), so every one succeeds; each delete follows a create, so every one succeeds too.
     expect(written.map(tagOf)).toEqual(Array(600).fill('Right'));
-    const assigned = written.flatMap((r, i) =>
-      i % 5 === 0 || r._tag === 'Left' || r.right === undefined ? [] : [r.right.id],
+    const assigned = written.flatMap((r: E.Either<unknown, { readonly id: number } | void>, i) =>
+      i % 5 === 0 || E.isLeft(r) || r.right === undefined ? [] : [r.right.id],
     );
     expect(new Set(assigned).size).toBe(480);
     for (const r of read) expect(['Right', 'PlantNotFound']).toContain(tagOf(r));

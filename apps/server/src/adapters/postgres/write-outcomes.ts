@@ -56,7 +56,7 @@ export const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): C
       write.resolve(E.chainW((saved: SavedCreate) => replayOf(saved, claim))(savedCreateFromRow(row)));
     } else if (row.done) {
       const id = PlantIdFromPath.decode(row.id);
-      if (id._tag === 'Left') {
+      if (E.isLeft(id)) {
         write.resolve(E.left(unavailable(`the stored plant id ${String(row.id)} is out of range`, 'BAD_RESULT')));
         return;
       }
@@ -103,7 +103,7 @@ const notDone = (
 /** The plant an update left (changed or not), decoded like every row. */
 const updatedPlant = (id: PlantId, row: SegmentRow): UpdateOutcome => {
   const plant = Plant.decode(row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag });
-  if (plant._tag === 'Left' || row.version === null)
+  if (E.isLeft(plant) || row.version === null)
     return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
   return E.right({ plant: plant.right, version: row.version });
 };

@@ -203,7 +203,7 @@ export class PostgresWriteQueue {
       });
       if (E.isLeft(outcome)) return outcome;
       const decoded = outcome.right;
-      if (decoded._tag === 'Left')
+      if (E.isLeft(decoded))
         return E.left(unavailable('the id gap statement returned an unexpected row', 'BAD_RESULT'));
       const { candidate, id, version } = decoded.right;
       if (candidate === null)
@@ -227,7 +227,7 @@ export class PostgresWriteQueue {
       ? createsStatement(sql, writes)
       : functionStatement(sql, writes, idempotencyTtlSeconds));
     const decoded = SegmentRows.decode(rows);
-    if (decoded._tag === 'Left' || decoded.right.length !== writes.length) {
+    if (E.isLeft(decoded) || decoded.right.length !== writes.length) {
       throw new PostgresStoreError(
         `the write statement returned ${rows.length} unexpected rows for ${writes.length} writes`,
         undefined,

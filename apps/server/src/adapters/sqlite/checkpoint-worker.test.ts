@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlantName } from '@plant-store/domain';
 import Database from 'better-sqlite3';
+import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../ports/store.js';
 import { startCheckpointWorker } from './checkpoint-worker.js';
@@ -21,7 +22,7 @@ const writeLoad = async (store: Store, batches = 30): Promise<void> => {
       store.plants.create({ name: `${b}-${i}-`.padEnd(190, 'x') as PlantName })(),
     );
     const results = await Promise.all(writes);
-    expect(results.every((r) => r._tag === 'Right')).toBe(true);
+    expect(results.every(E.isRight)).toBe(true);
   }
 };
 

@@ -1,6 +1,7 @@
 import type { PlantId, PlantName } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
 import type { PageQuery } from '../../ports/plant-store.js';
 import { openSqliteStore } from './open.js';
 import { plainPlant } from '../../../test/contract/values.js';
@@ -50,13 +51,13 @@ describe('group commit', () => {
                 : store.plants.delete(o.id as PlantId)(),
             ),
           );
-          const outcomes = results.map((r) =>
-            r._tag === 'Left' ? r.left._tag : r.right === undefined ? 'deleted' : `created ${r.right.id}`,
+          const outcomes = results.map((r: E.Either<{ readonly _tag: string }, { readonly id: number } | void>) =>
+            E.isLeft(r) ? r.left._tag : r.right === undefined ? 'deleted' : `created ${r.right.id}`,
           );
           const model = sequentially(ops);
           expect(outcomes).toEqual(model.outcomes);
           const listed = await store.plants.list(firstPage(100))();
-          expect(listed._tag === 'Right' && listed.right.plants.map((p) => p.id)).toEqual(model.ids);
+          expect(E.isRight(listed) && listed.right.plants.map((p) => p.id)).toEqual(model.ids);
         } finally {
           await store.close();
         }

@@ -1,6 +1,7 @@
 import { MAX_PLANT_ID } from '@plant-store/domain';
 import type BetterSqlite3 from 'better-sqlite3';
 import * as t from 'io-ts';
+import * as E from 'fp-ts/lib/Either.js';
 
 const IdsRow = t.type(
   { high_water: t.number, gap_cursor: t.number, revision: t.number, max_id: t.union([t.number, t.null]) },
@@ -172,7 +173,7 @@ export class PlantIdAllocator {
       return this.state;
     }
     const row = IdsRow.decode(this.statements.load.get());
-    if (row._tag === 'Left') throw new TypeError('plant_ids holds no valid high-water row');
+    if (E.isLeft(row)) throw new TypeError('plant_ids holds no valid high-water row');
     const { high_water, gap_cursor, revision, max_id } = row.right;
     this.state = {
       highWater: Math.max(high_water, max_id ?? 0),
@@ -188,6 +189,6 @@ export class PlantIdAllocator {
     if (from > MAX_PLANT_ID) return undefined;
     if (this.statements.exists.get(from) === undefined) return from;
     const row = IdRow.decode(this.statements.nextGap.get(from, MAX_PLANT_ID));
-    return row._tag === 'Right' ? row.right.id : undefined;
+    return E.isRight(row) ? row.right.id : undefined;
   }
 }

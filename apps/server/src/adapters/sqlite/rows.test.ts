@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
 import { plantFromRow, plantsFromRows, scopesToColumn, tokenFromRow, tokenRecordFromRow } from './rows.js';
 
-const causeMessage = (result: { _tag: string; left?: unknown }): string =>
-  result._tag === 'Left' ? String((result.left as { cause: Error }).cause.message) : 'Right';
+const causeMessage = (result: E.Either<unknown, unknown>): string =>
+  E.isLeft(result) ? String((result.left as { cause: Error }).cause.message) : 'Right';
 
 describe('plantFromRow', () => {
   it('turns a NULL tag into an absent member', () => {
     const result = plantFromRow({ id: 1, name: 'Fern', tag: null });
     expect(result).toEqual({ _tag: 'Right', right: { id: 1, name: 'Fern' } });
-    expect(result._tag === 'Right' && Object.hasOwn(result.right, 'tag')).toBe(false);
+    expect(E.isRight(result) && Object.hasOwn(result.right, 'tag')).toBe(false);
   });
 
   it('keeps a tag and the largest id', () => {
@@ -22,7 +23,7 @@ describe('plantFromRow', () => {
     const row = { id: 3, name: 'Fern', tag: null, rowid: 3 };
     const result = plantFromRow(row);
     expect(result).toEqual({ _tag: 'Right', right: { id: 3, name: 'Fern' } });
-    expect(result._tag === 'Right' && result.right).not.toBe(row);
+    expect(E.isRight(result) && result.right).not.toBe(row);
   });
 
   it.each([
@@ -85,7 +86,7 @@ describe('tokenFromRow', () => {
       },
     });
     const record = tokenRecordFromRow(row);
-    expect(record._tag === 'Right' && Object.hasOwn(record.right, 'hash')).toBe(false);
+    expect(E.isRight(record) && Object.hasOwn(record.right, 'hash')).toBe(false);
   });
 
   it('reads an empty scope column as no scopes, and writes it back the same', () => {

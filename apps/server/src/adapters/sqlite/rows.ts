@@ -52,7 +52,7 @@ export const plantFromRow = (row: unknown): E.Either<StoreUnavailable, Plant> =>
   const plant = isRecord(row) ? plantOfFields(row['id'], row['name'], row['tag']) : undefined;
   if (plant !== undefined) return E.right(plant);
   const result = PlantFromRow.decode(row);
-  return result._tag === 'Right' ? result : E.left(rowProblem('plants', result.left));
+  return E.isRight(result) ? result : E.left(rowProblem('plants', result.left));
 };
 
 /** Decodes every row of a page; the first bad row fails the page. */

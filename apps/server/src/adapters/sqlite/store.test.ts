@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { MAX_PLANT_ID, type IdempotencyKey, type PlantId, type PlantName, type PlantTag } from '@plant-store/domain';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canonicalRequest } from '../../idempotency/canonical-request.js';
@@ -38,10 +39,10 @@ webhookStoreContract('SQLite file', () => openSqliteStore({ file: join(dir, 'web
 const id = (n: number) => n as PlantId;
 const name = (s: string) => s as PlantName;
 const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
-  result._tag === 'Left' ? result.left._tag : 'Right';
+  E.isLeft(result) ? result.left._tag : 'Right';
 /** The SQLite error code a StoreUnavailable carries (`SQLITE_BUSY`…). */
 const causeCode = (result: Either<unknown, unknown>): unknown =>
-  result._tag === 'Left' ? ((result.left as { cause?: { code?: unknown } }).cause?.code ?? 'no code') : 'Right';
+  E.isLeft(result) ? ((result.left as { cause?: { code?: unknown } }).cause?.code ?? 'no code') : 'Right';
 
 describe('openSqliteStore', () => {
   const opened: Store[] = [];
@@ -315,7 +316,7 @@ describe('openSqliteStore', () => {
       ]);
       expect(results.map(tagOf)).toEqual(['Right', 'StoreUnavailable', 'Right']);
       const listed = await store.plants.list(firstPage(10))();
-      expect(listed._tag === 'Right' && listed.right.plants.map((p) => p.id)).toEqual([1, 3]);
+      expect(E.isRight(listed) && listed.right.plants.map((p) => p.id)).toEqual([1, 3]);
     });
 
     it("forgets the key of a keyed create whose statement fails, and keeps its neighbours' keys", async () => {
@@ -338,7 +339,7 @@ describe('openSqliteStore', () => {
       raw.exec('DROP TRIGGER test_abort');
       // The failed create's key is free: the same request now creates; the others replay.
       const again = await Promise.all([keyed(1, 'before'), keyed(2, 'abort'), keyed(3, 'after')]);
-      expect(again.map((r) => r._tag === 'Right' && r.right.replayed)).toEqual([true, false, true]);
+      expect(again.map((r) => E.isRight(r) && r.right.replayed)).toEqual([true, false, true]);
     });
   });
 
@@ -365,7 +366,7 @@ describe('openSqliteStore', () => {
         const result = await store.plants
           .create({ name: name(`assigned ${i}`) })()
           .then(plainPlant);
-        if (result._tag === 'Right') assigned.push(result.right.id);
+        if (E.isRight(result)) assigned.push(result.right.id);
       }
       expect(assigned).toEqual([1, 3, 4, 5]);
       await store.close();
@@ -373,7 +374,7 @@ describe('openSqliteStore', () => {
       const next = await reopened.plants
         .create({ name: name('after reopen') })()
         .then(plainPlant);
-      expect(next._tag === 'Right' && next.right.id).toBe(6);
+      expect(E.isRight(next) && next.right.id).toBe(6);
     });
 
     // plant-ids.ts: the id and version state is kept between batches, and written to plant_ids
@@ -514,7 +515,7 @@ describe('openSqliteStore', () => {
               .create({ id: id(i + 1), name: name(`plant ${i}`) })()
               .then(plainPlant),
       );
-      expect((await Promise.all(writes)).every((r) => r._tag === 'Right')).toBe(true);
+      expect((await Promise.all(writes)).every((r: E.Either<unknown, unknown>) => E.isRight(r))).toBe(true);
       await store.close();
       const db = connect(file);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -1,5 +1,6 @@
 import type { PlantId } from '@plant-store/domain';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Change } from '../../../src/ports/change-log.js';
 import type { Store } from '../../../src/ports/store.js';
 import { plantId, plantName, plantTag, rightOf } from '../values.js';
@@ -122,10 +123,10 @@ export const changeLogContract = (suite: PlantStoreSuite): void => {
           for (let i = 0; writing; i++) {
             const id = plantId(base + w * 10_000 + i + 1);
             const made = await on.plants.create({ id, name: plantName(`w${w} ${i}`) })();
-            if (made._tag === 'Right') written.add(id);
+            if (E.isRight(made)) written.add(id);
             if (i % 3 === 2) {
               const gone = await on.plants.delete(plantId(id - 1) as PlantId)();
-              if (gone._tag === 'Right') written.add(-(id - 1));
+              if (E.isRight(gone)) written.add(-(id - 1));
             }
           }
         };

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Store } from '../../../src/ports/store.js';
 import { plainPlant, plantId, plantName, rightOf } from '../values.js';
 import { tagOf, type PlantStoreSuite } from './suite.js';
@@ -17,9 +18,9 @@ export const concurrencyContract = (suite: PlantStoreSuite): void => {
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) => create({ id, name: plantName(`racer ${i}`) })),
       );
-      const winners = results.flatMap((r, i) => (r._tag === 'Right' ? [i] : []));
+      const winners = results.flatMap((r, i) => (E.isRight(r) ? [i] : []));
       expect(winners).toHaveLength(1);
-      for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'IdTaken', id });
+      for (const r of results) if (E.isLeft(r)) expect(r.left).toEqual({ _tag: 'IdTaken', id });
       expect(rightOf(await store.plants.get(id)().then(plainPlant)).name).toBe(`racer ${winners[0]}`);
     });
 
@@ -27,8 +28,8 @@ export const concurrencyContract = (suite: PlantStoreSuite): void => {
       const id = plantId(freshBase() + 1);
       rightOf(await create({ id, name: plantName('contested') }));
       const results = await Promise.all(Array.from({ length: 20 }, () => store.plants.delete(id)()));
-      expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
-      for (const r of results) if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'PlantNotFound', id });
+      expect(results.filter((r) => E.isRight(r))).toHaveLength(1);
+      for (const r of results) if (E.isLeft(r)) expect(r.left).toEqual({ _tag: 'PlantNotFound', id });
     });
 
     it('fails only the conflicting write among concurrent good ones', async () => {
@@ -85,7 +86,7 @@ export const concurrencyContract = (suite: PlantStoreSuite): void => {
             (i % 2 === 0 ? store : other).plants.create({ id, name: plantName(`racer ${i}`) })(),
           ),
         );
-        expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
+        expect(results.filter((r) => E.isRight(r))).toHaveLength(1);
         expect(
           results
             .map(tagOf)

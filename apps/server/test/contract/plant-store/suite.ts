@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { ListCursor, PageLimit, type Plant, type PlantId, type UpdatePlantRequest } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { afterAll, beforeAll } from 'vitest';
@@ -31,7 +32,7 @@ export const patched = (plant: Plant, patch: UpdatePlantRequest): Plant => {
 
 /** `'Right'`, or the tag of the Left (`'IdTaken'`, `'StoreUnavailable'`…). */
 export const tagOf = (result: Either<{ readonly _tag: string }, unknown>): string =>
-  result._tag === 'Left' ? result.left._tag : 'Right';
+  E.isLeft(result) ? result.left._tag : 'Right';
 
 /**
  * The suite's store and fresh values, for one `describe` of the contract: opens the store in a

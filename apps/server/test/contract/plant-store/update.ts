@@ -1,4 +1,5 @@
 import type { PlantId, UpdatePlantRequest } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { VersionedPlant, WriteCondition } from '../../../src/ports/plant-store.js';
@@ -108,10 +109,10 @@ export const updateContract = (suite: PlantStoreSuite): void => {
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) => update(id, { name: plantName(`writer ${i}`) }, { ifMatch: [version] })),
       );
-      const winners = results.flatMap((r, i) => (r._tag === 'Right' ? [i] : []));
+      const winners = results.flatMap((r, i) => (E.isRight(r) ? [i] : []));
       expect(winners).toHaveLength(1);
       for (const r of results)
-        if (r._tag === 'Left') expect(r.left).toEqual({ _tag: 'PreconditionFailed', id, header: 'If-Match' });
+        if (E.isLeft(r)) expect(r.left).toEqual({ _tag: 'PreconditionFailed', id, header: 'If-Match' });
       expect(rightOf(await store.plants.get(id)()).plant.name).toBe(`writer ${winners[0]}`);
     });
 
@@ -166,7 +167,7 @@ export const updateContract = (suite: PlantStoreSuite): void => {
             )(),
           ),
         );
-        expect(results.filter((r) => r._tag === 'Right')).toHaveLength(1);
+        expect(results.filter((r) => E.isRight(r))).toHaveLength(1);
         expect(
           results
             .map(tagOf)
