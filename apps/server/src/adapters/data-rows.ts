@@ -1,99 +1,222 @@
-import { DATA_TABLES, type DataReader, type DataRows, type DataTable, type PlantRow } from '../ports/store-data.js';
+import { formatErrors } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import { DATA_TABLES, type DataReader, type DataRows, type DataTable, type IdState } from '../ports/store-data.js';
 
 /**
  * Reading the data commands' store-neutral rows (ports/store-data.ts), which the SQLite and
  * PostgreSQL adapters share. Each adapter selects every table's columns under the migrations'
- * names, times as epoch milliseconds and a token's hash as lower-case hex, and hands over how it
- * stores what differs: a list (SQLite: space-separated text; PostgreSQL: JSON text) and a flag.
+ * names, numbers as JS numbers (times as epoch milliseconds), a token's hash as lower-case hex,
+ * and hands over the codecs of what the two store differently: a list (SQLite: space-separated
+ * text; PostgreSQL: a JSON array as text) and a flag (SQLite: 0 or 1; PostgreSQL: a boolean).
+ *
+ * Rows are decoded, not coerced: `Number(null)` is 0 and `String(null)` is "null", and a value
+ * coerced so would travel into the target and into both checksums alike, where no comparison can
+ * catch it. A row that does not decode stops the command with an error naming the table and the
+ * columns.
  */
 
 export type Row = Record<string, unknown>;
 
-export const num = (v: unknown): number => Number(v);
-export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** `codec`, or NULL: a union whose type guard makes no closure per call, as t.union's does. */
+export const orNull = <C extends t.Mixed>(codec: C): t.Type<t.TypeOf<C> | null, t.OutputOf<C> | null, unknown> =>
+  new t.Type(
+    `${codec.name} | null`,
+    (u): u is t.TypeOf<C> | null => u === null || codec.is(u),
+    (u, c) => (u === null ? t.success(null) : codec.validate(u, c)),
+    (a) => (a === null ? null : codec.encode(a)),
+  );
 
-/** How one store holds what the two hold differently. */
+const Num = t.number;
+const NumOrNull = orNull(t.number);
+const Text = t.string;
+const TextOrNull = orNull(t.string);
+
+/**
+ * A decoder of rows: `props` are the selected columns' codecs, `toRow` names the decoded columns
+ * as the caller wants them. Throws a TypeError naming `what` and the columns that do not decode.
+ */
+export const rowDecoder = <P extends t.Props, R>(
+  what: string,
+  props: P,
+  toRow: (columns: t.TypeOf<t.TypeC<P>>) => R,
+): ((row: unknown) => R) => {
+  const columns = t.type(props, what);
+  return (row) => {
+    // The type guards alone first, with no Either per column (a copy reads millions of rows): a row
+    // whose columns are already what the codecs give passes here, which is every row of a table
+    // without a list or a flag.
+    if (columns.is(row)) return toRow(row);
+    const decoded = columns.decode(row);
+    if (E.isRight(decoded)) return toRow(decoded.right);
+    throw new TypeError(`a row of ${what} does not decode: ${formatErrors(decoded.left).join('; ')}`);
+  };
+};
+
+/** `SELECT count(*) AS n` (selected as a number) to the count. */
+export const countOf = rowDecoder('a count', { n: Num }, ({ n }) => n);
+
+/** The allocation state (`high_water`, `gap_cursor`, `revision`, `last_seq`, `forgotten_through`). */
+export const idStateFromRow = rowDecoder(
+  'the id state',
+  { high_water: Num, gap_cursor: Num, revision: Num, last_seq: Num, forgotten_through: Num },
+  (r): IdState => ({
+    highWater: r.high_water,
+    gapCursor: r.gap_cursor,
+    revision: r.revision,
+    changeSeq: r.last_seq,
+    changesForgottenThrough: r.forgotten_through,
+  }),
+);
+
+/** How one store holds what the two hold differently: codecs from the column as selected. */
 export interface StoredForms {
   /** A list column (token scopes, an endpoint's events) that is not NULL. */
-  readonly list: (v: unknown) => string[];
-  readonly flag: (v: unknown) => boolean;
+  readonly list: t.Type<readonly string[], unknown>;
+  readonly flag: t.Type<boolean, unknown>;
 }
 
 /** For each table, a selected row to its store-neutral row. */
-export type RowReaders = { readonly [T in DataTable]: (row: Row) => DataRows[T] };
+export type RowReaders = { readonly [T in DataTable]: (row: unknown) => DataRows[T] };
 
 export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
-  plants: (r): PlantRow => ({
-    id: num(r['id']),
-    name: String(r['name']),
-    tag: strOrNull(r['tag']),
-    version: num(r['version']),
-  }),
-  tokens: (r) => ({
-    id: String(r['id']),
-    name: String(r['name']),
-    scopes: list(r['scopes']),
-    hash: String(r['hash']),
-    createdAt: num(r['created_at']),
-    expiresAt: numOrNull(r['expires_at']),
-    revokedAt: numOrNull(r['revoked_at']),
-  }),
-  idempotency_keys: (r) => ({
-    owner: String(r['owner']),
-    key: String(r['key']),
-    request: String(r['request']),
-    status: num(r['status']),
-    plantId: num(r['plant_id']),
-    expiresAt: num(r['expires_at']),
-    version: num(r['version']),
-  }),
-  webhook_endpoints: (r) => ({
-    id: String(r['id']),
-    url: String(r['url']),
-    events: r['events'] === null || r['events'] === undefined ? null : list(r['events']),
-    secret: String(r['secret']),
-    previousSecret: strOrNull(r['previous_secret']),
-    rotatedAt: numOrNull(r['rotated_at']),
-    enabled: flag(r['enabled']),
-    disabledReason: strOrNull(r['disabled_reason']),
-    createdAt: num(r['created_at']),
-  }),
-  webhook_deliveries: (r) => ({
-    id: num(r['id']),
-    eventId: String(r['event_id']),
-    eventType: String(r['event_type']),
-    body: String(r['body']),
-    endpointId: String(r['endpoint_id']),
-    status: String(r['status']),
-    attempts: num(r['attempts']),
-    totalAttempts: num(r['total_attempts']),
-    nextAttemptAt: num(r['next_attempt_at']),
-    heldBy: strOrNull(r['held_by']),
-    lastStatus: numOrNull(r['last_status']),
-    lastError: strOrNull(r['last_error']),
-    createdAt: num(r['created_at']),
-    endedAt: numOrNull(r['ended_at']),
-    traceParent: strOrNull(r['trace_parent']),
-    traceState: strOrNull(r['trace_state']),
-  }),
-  webhook_attempts: (r) => ({
-    deliveryId: num(r['delivery_id']),
-    n: num(r['n']),
-    startedAt: num(r['started_at']),
-    durationMs: num(r['duration_ms']),
-    status: numOrNull(r['status']),
-    error: strOrNull(r['error']),
-  }),
-  plant_changes: (r) => ({
-    seq: num(r['seq']),
-    type: String(r['type']),
-    plantId: num(r['plant_id']),
-    name: strOrNull(r['name']),
-    tag: strOrNull(r['tag']),
-    version: numOrNull(r['version']),
-    at: num(r['at']),
-  }),
+  plants: rowDecoder('plants', { id: Num, name: Text, tag: TextOrNull, version: Num }, (r) => ({
+    id: r.id,
+    name: r.name,
+    tag: r.tag,
+    version: r.version,
+  })),
+  tokens: rowDecoder(
+    'tokens',
+    {
+      id: Text,
+      name: Text,
+      scopes: list,
+      hash: Text,
+      created_at: Num,
+      expires_at: NumOrNull,
+      revoked_at: NumOrNull,
+    },
+    (r) => ({
+      id: r.id,
+      name: r.name,
+      scopes: r.scopes,
+      hash: r.hash,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      revokedAt: r.revoked_at,
+    }),
+  ),
+  idempotency_keys: rowDecoder(
+    'idempotency_keys',
+    { owner: Text, key: Text, request: Text, status: Num, plant_id: Num, expires_at: Num, version: Num },
+    (r) => ({
+      owner: r.owner,
+      key: r.key,
+      request: r.request,
+      status: r.status,
+      plantId: r.plant_id,
+      expiresAt: r.expires_at,
+      version: r.version,
+    }),
+  ),
+  webhook_endpoints: rowDecoder(
+    'webhook_endpoints',
+    {
+      id: Text,
+      url: Text,
+      events: orNull(list),
+      secret: Text,
+      previous_secret: TextOrNull,
+      rotated_at: NumOrNull,
+      enabled: flag,
+      disabled_reason: TextOrNull,
+      created_at: Num,
+    },
+    (r) => ({
+      id: r.id,
+      url: r.url,
+      events: r.events,
+      secret: r.secret,
+      previousSecret: r.previous_secret,
+      rotatedAt: r.rotated_at,
+      enabled: r.enabled,
+      disabledReason: r.disabled_reason,
+      createdAt: r.created_at,
+    }),
+  ),
+  webhook_deliveries: rowDecoder(
+    'webhook_deliveries',
+    {
+      id: Num,
+      event_id: Text,
+      event_type: Text,
+      body: Text,
+      endpoint_id: Text,
+      status: Text,
+      attempts: Num,
+      total_attempts: Num,
+      next_attempt_at: Num,
+      held_by: TextOrNull,
+      last_status: NumOrNull,
+      last_error: TextOrNull,
+      created_at: Num,
+      ended_at: NumOrNull,
+      trace_parent: TextOrNull,
+      trace_state: TextOrNull,
+    },
+    (r) => ({
+      id: r.id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      body: r.body,
+      endpointId: r.endpoint_id,
+      status: r.status,
+      attempts: r.attempts,
+      totalAttempts: r.total_attempts,
+      nextAttemptAt: r.next_attempt_at,
+      heldBy: r.held_by,
+      lastStatus: r.last_status,
+      lastError: r.last_error,
+      createdAt: r.created_at,
+      endedAt: r.ended_at,
+      traceParent: r.trace_parent,
+      traceState: r.trace_state,
+    }),
+  ),
+  webhook_attempts: rowDecoder(
+    'webhook_attempts',
+    { delivery_id: Num, n: Num, started_at: Num, duration_ms: Num, status: NumOrNull, error: TextOrNull },
+    (r) => ({
+      deliveryId: r.delivery_id,
+      n: r.n,
+      startedAt: r.started_at,
+      durationMs: r.duration_ms,
+      status: r.status,
+      error: r.error,
+    }),
+  ),
+  plant_changes: rowDecoder(
+    'plant_changes',
+    {
+      seq: Num,
+      type: Text,
+      plant_id: Num,
+      name: TextOrNull,
+      tag: TextOrNull,
+      version: NumOrNull,
+      at: Num,
+    },
+    (r) => ({
+      seq: r.seq,
+      type: r.type,
+      plantId: r.plant_id,
+      name: r.name,
+      tag: r.tag,
+      version: r.version,
+      at: r.at,
+    }),
+  ),
 });
 
 /** What makes a store not empty, for DataStore.fill: a row anywhere, or an id or a version ever handed out. */

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { describe, expect, it } from 'vitest';
-import { countFromRow, decodeEach, rowProblem, tokenRowDecoders } from './store-rows.js';
+import { countFromRow, countFromTextRow, decodeEach, rowProblem, tokenRowDecoders } from './store-rows.js';
 
 const causeMessage = (result: E.Either<unknown, unknown>): string =>
   E.isLeft(result) ? String((result.left as { cause: Error }).cause.message) : 'Right';
@@ -19,6 +19,19 @@ describe('countFromRow', () => {
       expect(result).toMatchObject({ _tag: 'Left', left: { _tag: 'StoreUnavailable' } });
       expect(causeMessage(result)).toMatch(/^a count does not decode: /);
     },
+  );
+});
+
+describe('countFromTextRow', () => {
+  it('reads a count as int8 text', () => {
+    expect(countFromTextRow({ n: '0' })).toEqual(E.right(0));
+    expect(countFromTextRow({ n: '9007199254740991' })).toEqual(E.right(Number.MAX_SAFE_INTEGER));
+  });
+
+  // Number() made 0 of the first two, and a count of the next three.
+  it.each([[{ n: null }], [{ n: '' }], [{ n: '012' }], [{ n: ' 3' }], [{ n: 3 }], [{ n: '9007199254740992' }]])(
+    'refuses %j',
+    (row) => expect(causeMessage(countFromTextRow(row))).toMatch(/^a count does not decode: n: /),
   );
 });
 

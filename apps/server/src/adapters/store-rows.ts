@@ -93,19 +93,38 @@ export const tokenRowDecoders = (columns: t.Decoder<unknown, TokenColumns>): Tok
   return { tokenFromRow, tokenRecordFromRow };
 };
 
-const CountRow = t.type({ n: t.Int }, 'CountRow');
+const isVersion = (u: unknown): u is PlantVersion => typeof u === 'number' && Number.isSafeInteger(u) && u >= 0;
 
-/** `SELECT count(*) AS n` (PostgreSQL: `count(*)::int4`, so it arrives as a number) to a number. */
-export const countFromRow = (row: unknown): E.Either<StoreUnavailable, number> =>
-  pipe(
-    CountRow.decode(row),
-    E.map((r) => r.n),
-    E.mapLeft((errors) =>
-      storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`)),
-    ),
+/** int8 text (PostgreSQL) in canonical decimal digits, 0 … 2^53−1, as a number. */
+const naturalFromText = (name: string, expected: string) =>
+  new t.Type<number, string, unknown>(
+    name,
+    isVersion,
+    (u, c) =>
+      typeof u === 'string' && /^(?:0|[1-9][0-9]{0,15})$/.test(u) && isVersion(Number(u))
+        ? t.success(Number(u))
+        : t.failure(u, c, expected),
+    String,
   );
 
-const isVersion = (u: unknown): u is PlantVersion => typeof u === 'number' && Number.isSafeInteger(u) && u >= 0;
+const countDecoder =
+  (row: t.Decoder<unknown, { readonly n: number }>) =>
+  (u: unknown): E.Either<StoreUnavailable, number> =>
+    pipe(
+      row.decode(u),
+      E.map((r) => r.n),
+      E.mapLeft((errors) =>
+        storeUnavailable(new TypeError(`a count does not decode: ${formatErrors(errors).join('; ')}`)),
+      ),
+    );
+
+/** `SELECT count(*) AS n` (PostgreSQL: `count(*)::int4`, so it arrives as a number) to a number. */
+export const countFromRow = countDecoder(t.type({ n: t.Int }, 'CountRow'));
+
+/** `SELECT count(*)::text AS n` (PostgreSQL, a count that may pass int4) to a number. */
+export const countFromTextRow = countDecoder(
+  t.type({ n: naturalFromText('CountFromText', 'expected a count from 0 to 2^53-1 as int8 text') }, 'CountRow'),
+);
 
 /** A `version` column stored as an integer (SQLite): 0 … 2^53−1. */
 export const VersionFromNumber = new t.Type<PlantVersion, number, unknown>(
@@ -116,14 +135,9 @@ export const VersionFromNumber = new t.Type<PlantVersion, number, unknown>(
 );
 
 /** A `version` column as int8 text (PostgreSQL): canonical decimal digits, 0 … 2^53−1. */
-export const VersionFromText = new t.Type<PlantVersion, string, unknown>(
+export const VersionFromText: t.Type<PlantVersion, string, unknown> = naturalFromText(
   'PlantVersionFromText',
-  isVersion,
-  (u, c) =>
-    typeof u === 'string' && /^(?:0|[1-9][0-9]{0,15})$/.test(u) && isVersion(Number(u))
-      ? t.success(Number(u))
-      : t.failure(u, c, 'expected a version from 0 to 2^53-1 as int8 text'),
-  String,
+  'expected a version from 0 to 2^53-1 as int8 text',
 );
 
 /** A plant row, decoded by its adapter's `plantFromRow`, with its `version` column. */

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type postgres from 'postgres';
 import type { ChangeLog } from '../../ports/change-log.js';
-import { changesAbove, changeStateFromRow } from '../store-rows.js';
+import { changesAbove, changeStateFromRow, countFromRow } from '../store-rows.js';
 import type { PostgresGate } from './gate.js';
 
 /**
@@ -65,6 +65,6 @@ export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): 
           )
           SELECT count(*)::int4 AS n FROM gone`,
       ),
-      E.map((rows) => Number((rows[0] as { n?: unknown } | undefined)?.n ?? 0)),
+      E.chain((rows) => countFromRow(rows[0])),
     ),
 });

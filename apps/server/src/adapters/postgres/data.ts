@@ -15,7 +15,8 @@ import {
   type ImportPlant,
   type PlantRow,
 } from '../../ports/store-data.js';
-import { holdsAnything, num, rowReaders, strOrNull, type Row } from '../data-rows.js';
+import * as t from 'io-ts';
+import { countOf, holdsAnything, idStateFromRow, orNull, rowDecoder, rowReaders, type Row } from '../data-rows.js';
 import { migratePostgres } from './migrations.js';
 
 /** Rows per read and per INSERT of the small tables. */
@@ -25,8 +26,34 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 
 /** Milliseconds since the epoch, as a JS number (timestamptz keeps microseconds: floored). */
 const ms = (column: string): string => `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
-/** Lists arrive as JSON text (selected ::text or array_to_json); flags as booleans. */
-const READ = rowReaders({ list: (v) => JSON.parse(String(v)) as string[], flag: (v) => v === true });
+const Strings = t.readonlyArray(t.string);
+
+/** A list column, selected as JSON text (`::text` of jsonb, or `array_to_json` of an array). */
+const JsonList = new t.Type<readonly string[], string, unknown>(
+  'JsonList',
+  Strings.is,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected a list as JSON text');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(u);
+    } catch {
+      return t.failure(u, c, 'expected a list as JSON text');
+    }
+    return Strings.is(parsed) ? t.success(parsed) : t.failure(u, c, 'expected a JSON array of strings');
+  },
+  (list) => JSON.stringify(list),
+);
+
+/** Flags are booleans. */
+const READ = rowReaders({ list: JsonList, flag: t.boolean });
+
+/** What importing a plant found under its id: nothing (NULLs), or the stored plant. */
+const foundFromRow = rowDecoder(
+  'plants',
+  { name: orNull(t.string), tag: orNull(t.string), version: orNull(t.number) },
+  (r) => r,
+);
 
 interface TableMap {
   /** Key columns with their types, for keyset reads. */
@@ -158,7 +185,7 @@ const reader = (sql: Sql): DataReader => ({
         params as postgres.ParameterOrJSON<never>[],
       )) as unknown as Row[];
       if (rows.length === 0) return;
-      yield rows.map(READ[table] as (row: Row) => DataRows[T]);
+      yield rows.map(READ[table] as (row: unknown) => DataRows[T]);
       if (rows.length < CHUNK) return;
       const last = rows[rows.length - 1] as Row;
       after = map.key.map(([k]) => String(last[k]));
@@ -170,7 +197,7 @@ const reader = (sql: Sql): DataReader => ({
       `SELECT count(*)::float8 AS n FROM ${table}${live === undefined ? '' : ` WHERE ${live.replace('$now', '$1::float8')}`}`,
       live === undefined ? [] : [now],
     )) as unknown as Row[];
-    return num(row?.['n']);
+    return countOf(row);
   },
   ids: async () => {
     const [row] = (await sql.unsafe(
@@ -181,13 +208,7 @@ const reader = (sql: Sql): DataReader => ({
          FROM plant_id_counter c, plant_change_state s`,
     )) as unknown as Row[];
     if (row === undefined) throw new Error('plant_id_counter holds no row');
-    return {
-      highWater: num(row['high_water']),
-      gapCursor: num(row['gap_cursor']),
-      revision: num(row['revision']),
-      changeSeq: num(row['last_seq']),
-      changesForgottenThrough: num(row['forgotten_through']),
-    };
+    return idStateFromRow(row);
   },
 });
 
@@ -293,12 +314,11 @@ export const openPostgresData = async (options: PostgresDataOptions): Promise<Da
     )) as unknown as Row[];
     return rows.map((row, i): ImportOutcome => {
       const plant = plants[i] as ImportPlant;
-      const name = strOrNull(row['name']);
+      const { name, tag, version } = foundFromRow(row);
       if (name === null) return 'created';
-      const tag = strOrNull(row['tag']);
-      return name === plant.name && tag === plant.tag
-        ? 'present'
-        : { conflict: { id: plant.id, name, tag, version: num(row['version']) } };
+      if (name === plant.name && tag === plant.tag) return 'present';
+      if (version === null) throw new TypeError(`plant ${plant.id} is stored without a version`);
+      return { conflict: { id: plant.id, name, tag, version } };
     });
   };
 

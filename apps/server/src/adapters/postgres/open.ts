@@ -173,6 +173,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
                coalesce(extract(epoch FROM clock_timestamp() - state_change) * 1000, 0)::float8 AS since_change_ms
         FROM pg_stat_activity
         WHERE pid <> pg_backend_pid() AND client_port = ANY (string_to_array(${ports.join(',')}, ',')::int[])`;
+      // Converted, not decoded: pg_stat_activity's own columns (int4, boolean, float8), not our
+      // data. A row read wrong could only cut a connection that owes an answer (the pool connects
+      // again) or leave it to its statement_timeout; nothing of it is stored or answered.
       return rows.map((row) => ({
         port: Number(row['port']),
         running: row['running'] === true,

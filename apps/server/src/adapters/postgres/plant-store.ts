@@ -14,7 +14,7 @@ import {
 import { PostgresStoreError, type PostgresGate, type PostgresStoreLogger } from './gate.js';
 import { atChange, countStatement, matchesStatement, pageStatement, splitAtChange } from './plant-pages.js';
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
-import { changeStateFromRow } from '../store-rows.js';
+import { changeStateFromRow, countFromTextRow } from '../store-rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
 
 /**
@@ -96,12 +96,7 @@ export const createPostgresPlantStore = (
   count: (filter) => async () =>
     pipe(
       await gate.run('count plants', () => countStatement(sql, filter)),
-      E.chain((rows) => {
-        const n = Number((rows[0] as { n?: unknown } | undefined)?.n);
-        return Number.isSafeInteger(n) && n >= 0
-          ? E.right(n)
-          : E.left(storeUnavailable(new PostgresStoreError('count(*) did not answer a count', undefined)));
-      }),
+      E.chain((rows) => logDecodeFailure(logger, 'count plants')(countFromTextRow(rows[0]))),
     ),
   // Not ready either when connections dropped while the ping ran: during a short restart a ping
   // can wait for the reconnect and succeed, and /readyz would never show the outage.

@@ -75,7 +75,8 @@ export const openPostgresRateLimiter = async (options: PostgresRateLimiterOption
         sql.unsafe(text, (values ?? []) as postgres.ParameterOrJSON<never>[]).then(
           (rows) => {
             clearTimeout(timer);
-            // bigint (int8) arrives as a string; the limiter does arithmetic on `expire`.
+            // bigint (int8) arrives as a string; the limiter does arithmetic on `expire`. Converted,
+            // not decoded: rate-limiter-flexible reads these rows itself, on every limited request.
             const decoded = rows.map((row) =>
               typeof row['expire'] === 'string' ? { ...row, expire: Number(row['expire']) } : row,
             );

@@ -14,17 +14,31 @@ import {
   type ImportPlant,
 } from '../../ports/store-data.js';
 import { CHANGE_TRIGGERS, changeTriggers, migrateSqlite } from './migrations.js';
-import { holdsAnything, num, rowReaders, type Row } from '../data-rows.js';
+import * as t from 'io-ts';
+import { countOf, holdsAnything, idStateFromRow, rowReaders, type Row } from '../data-rows.js';
 import { backupSqlite, type BackupOptions, type BackupReport } from './backup.js';
 
 /** Rows per read: large enough to amortise the statement, small enough to keep memory flat. */
 const CHUNK = 5000;
 
-/** Lists are space-separated text ('' for none); flags are 0 or 1. */
-const READ = rowReaders({
-  list: (v) => (v === '' ? [] : String(v).split(' ')),
-  flag: (v) => v === 1,
-});
+/** A list column: space-separated text ('' for none). */
+const SpaceSeparated = new t.Type<readonly string[], string, unknown>(
+  'SpaceSeparated',
+  t.readonlyArray(t.string).is,
+  (u, c) =>
+    typeof u === 'string' ? t.success(u === '' ? [] : u.split(' ')) : t.failure(u, c, 'expected a list as text'),
+  (list) => list.join(' '),
+);
+
+/** A flag column: 0 or 1. */
+const ZeroOrOne = new t.Type<boolean, number, unknown>(
+  'ZeroOrOne',
+  t.boolean.is,
+  (u, c) => (u === 0 || u === 1 ? t.success(u === 1) : t.failure(u, c, 'expected 0 or 1')),
+  (flag) => (flag ? 1 : 0),
+);
+
+const READ = rowReaders({ list: SpaceSeparated, flag: ZeroOrOne });
 
 /**
  * Each table as the data commands see it: how to read a chunk after a key (key order), and how to
@@ -154,7 +168,7 @@ const reader = (db: Database.Database): DataReader => ({
     const named = map.live === undefined ? {} : { now };
     let rows = first.all(named, CHUNK) as Row[];
     while (rows.length > 0) {
-      yield rows.map(READ[table] as (row: Row) => DataRows[T]);
+      yield rows.map(READ[table] as (row: unknown) => DataRows[T]);
       if (rows.length < CHUNK) return;
       const last = rows[rows.length - 1] as Row;
       rows = after.all(named, ...map.keyOf(last), CHUNK) as Row[];
@@ -162,8 +176,8 @@ const reader = (db: Database.Database): DataReader => ({
   },
   count: (table, now) => {
     const live = TABLES[table].live;
-    const statement = db.prepare(`SELECT count(*) FROM ${table}${live === undefined ? '' : ` WHERE ${live}`}`).pluck();
-    return Promise.resolve(Number(live === undefined ? statement.get() : statement.get({ now })));
+    const statement = db.prepare(`SELECT count(*) AS n FROM ${table}${live === undefined ? '' : ` WHERE ${live}`}`);
+    return Promise.resolve(countOf(live === undefined ? statement.get() : statement.get({ now })));
   },
   ids: () => {
     const row = db
@@ -173,14 +187,8 @@ const reader = (db: Database.Database): DataReader => ({
                 s.last_seq, s.forgotten_through
            FROM plant_ids, plant_change_state s WHERE plant_ids.singleton = 1`,
       )
-      .get() as Row;
-    return Promise.resolve({
-      highWater: num(row['high_water']),
-      gapCursor: num(row['gap_cursor']),
-      revision: num(row['revision']),
-      changeSeq: num(row['last_seq']),
-      changesForgottenThrough: num(row['forgotten_through']),
-    });
+      .get();
+    return Promise.resolve(idStateFromRow(row));
   },
 });
 

@@ -177,7 +177,9 @@ export const createSqliteWebhookStore = (
         const claimed = claim.all(now + leaseMs, holder, now, limit) as Record<string, unknown>[];
         const endpoints = new Map<string, unknown>();
         const rows = claimed.map((row) => {
-          const endpointId = String(row.endpoint_id);
+          const endpointId = row.endpoint_id;
+          // Not a string: no secrets to add, and decodeClaims names the column.
+          if (typeof endpointId !== 'string') return row;
           if (!endpoints.has(endpointId)) endpoints.set(endpointId, endpointSecrets.get(endpointId));
           return { ...row, ...(endpoints.get(endpointId) as object) };
         });
