@@ -1,12 +1,12 @@
 import { describePostgres, freePort, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createToken, describeImage, DockerResources, dockerOk, listening, logs } from './support/docker.js';
-import { partOneContract, type Targets } from './support/part-one.js';
+import { coreApi, type Targets } from './support/core-api.js';
 
 /**
  * Two containers of the image over the machine's PostgreSQL, as two instances behind a balancer:
  * started at once (their migrations race), tokens made with the CLI in one container work in the
- * other, and CONTRACT part 1 holds through both. Host networking: the machine's PostgreSQL listens
+ * other, and the core API holds through both. Host networking: the machine's PostgreSQL listens
  * on 127.0.0.1 only.
  */
 describeImage('two containers of the image over one PostgreSQL', (image) => {
@@ -55,7 +55,7 @@ describeImage('two containers of the image over one PostgreSQL', (image) => {
       expect(texts.filter((text) => /^ {4}pst_/m.test(text))).toHaveLength(1);
     });
 
-    partOneContract(() => targets);
+    coreApi(() => targets);
 
     it('both stop on docker stop with exit code 0', async () => {
       await Promise.all(containers.map((container) => dockerOk(['stop', container], 30_000)));

@@ -12,7 +12,7 @@ import {
   poll,
   publishedUrl,
 } from './support/docker.js';
-import { partOneContract, type Targets } from './support/part-one.js';
+import { coreApi, type Targets } from './support/core-api.js';
 
 const serverPackage = JSON.parse(readFileSync(new URL('../../server/package.json', import.meta.url), 'utf8')) as {
   devDependencies: Record<string, string>;
@@ -121,19 +121,19 @@ describeImage('the image on SQLite', (image) => {
     expect((await docker(['exec', container, 'plant-store-data', 'export'])).code).toBe(0);
   });
 
-  describe('CONTRACT part 1 through the container', () => {
+  describe('the core API through the container', () => {
     let targets: Targets;
     beforeAll(async () => {
       targets = {
         urls: [url],
         tokens: {
           all: token,
-          read: await createToken(container, 'part-one-read', ['plants:read']),
-          write: await createToken(container, 'part-one-write', ['plants:write']),
+          read: await createToken(container, 'core-api-read', ['plants:read']),
+          write: await createToken(container, 'core-api-write', ['plants:write']),
         },
       };
     });
-    partOneContract(() => targets);
+    coreApi(() => targets);
   });
 
   it('keeps its plants on the volume: a new container of the image finds them', async () => {

@@ -95,8 +95,8 @@ export interface ChangeHubOptions {
 }
 
 /**
- * The change feed of one process (CONTRACT part 5, "GET /plants/changes"): one reader of the log
- * for every follower. It reads the changes above the newest it has seen when told that this
+ * The change feed of one process (docs/reference/api.md, "Follow the changes"): one reader of the
+ * log for every follower. It reads the changes above the newest it has seen when told that this
  * process committed (`poke`, at once) and every `pollMs` while anybody follows (commits of other
  * instances and workers), and hands each batch to every live follower, all of which stand at the
  * newest number it has read. A follower that joins behind catches up from the changes kept in

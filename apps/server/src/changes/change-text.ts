@@ -4,7 +4,7 @@ import { etagOf } from '../wire/etag.js';
 import { plantJson } from '../wire/plant-json.js';
 
 /**
- * A change as JSON (CONTRACT part 5, "The change log"), byte for byte what the domain's
+ * A change as JSON (docs/guides/changes.md, "What a change is"), byte for byte what the domain's
  * `changeBody` writes for it: `seq`, `type`, `timestamp` (the commit time, RFC 3339 UTC with
  * milliseconds), `data` (the plant after the change, `{id}` for a delete) and `etag` (absent for
  * a delete). Everything in it comes from the log, so every read of a change gives the same bytes.

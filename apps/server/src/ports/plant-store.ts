@@ -112,7 +112,7 @@ export interface IdempotencyClaim {
   readonly owner: string;
   readonly key: IdempotencyKey;
   /**
-   * The create in canonical form (see idempotency/fingerprint.ts): equal exactly for equal
+   * The create in canonical form (see idempotency/canonical-request.ts): equal exactly for equal
    * requests. Saved with the key; a 201's plant takes its name and tag from it.
    */
   readonly request: string;

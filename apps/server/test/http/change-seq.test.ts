@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createPlant, jsonHeaders, request, startTestServer, type TestServer } from './support.js';
 
 /*
- * `X-Change-Seq` (CONTRACT part 5, "List, then follow") through a listening server, on both
- * stores (the `postgres` project runs this file again): every list page and every plant carries
- * the number of the newest change its answer includes.
+ * `X-Change-Seq` (docs/guides/changes.md, "List, then follow: an exact copy") through a listening
+ * server, on both stores (the `postgres` project runs this file again): every list page and every
+ * plant carries the number of the newest change its answer includes.
  */
 
 const seqOf = (headers: Record<string, unknown>): number => {

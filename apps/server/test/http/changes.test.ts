@@ -6,9 +6,9 @@ import { bearer, createPlant, jsonHeaders, request, startTestServer, type TestSe
 import { until } from '@plant-store/testkit';
 
 /*
- * GET /plants/changes (CONTRACT part 5) through a listening server, on both stores (the
- * `postgres` project runs this file again): JSON pages, long polls, the stream, and the answers
- * that refuse.
+ * GET /plants/changes (docs/reference/api.md, "Follow the changes") through a listening server, on
+ * both stores (the `postgres` project runs this file again): JSON pages, long polls, the stream,
+ * and the answers that refuse.
  */
 
 interface Frame {

@@ -22,7 +22,7 @@ const allAbove = async (store: Store, since: number, limit = 1000): Promise<Chan
 };
 
 /**
- * The change log (CONTRACT part 5): every committed change numbered in commit order over the
+ * The change log (docs/guides/changes.md): every committed change numbered in commit order over the
  * whole store, and reads that say where they stand in it.
  */
 export const changeLogContract = (suite: PlantStoreSuite): void => {

@@ -4,7 +4,7 @@ export const migration0002: SqliteMigration = {
   version: 2,
   name: 'idempotency keys',
   // One row per (owner, key): the outcome a keyed create saved, in the transaction of the
-  // plant. `request` is the create's canonical JSON (idempotency/fingerprint.ts): what a later
+  // plant. `request` is the create's canonical JSON (idempotency/canonical-request.ts): what a later
   // request must equal, and the name and tag of the plant a 201 created (`plant_id`); a 409
   // names the taken id. Rows past `expires_at` (ms) are ignored, overwritten by the key's next
   // use, and purged by a sweep in key order. WITHOUT ROWID and no index on `expires_at`: one

@@ -56,12 +56,12 @@ const raw = (url: string, request: string): Promise<string> =>
   });
 
 /**
- * CONTRACT part 1 over HTTP, against running instances that share one store (a container, or
- * two over one PostgreSQL): create, get, list, delete, authentication, errors, request ids and
- * the races. Requests alternate between the instances; what one instance acknowledges is read
- * through another.
+ * The core API over HTTP (docs/reference/api.md), against running instances that share one
+ * store (a container, or two over one PostgreSQL): create, get, list, delete, authentication,
+ * errors, request ids and the races. Requests alternate between the instances; what one instance
+ * acknowledges is read through another.
  */
-export const partOneContract = (targets: () => Targets): void => {
+export const coreApi = (targets: () => Targets): void => {
   const at = (index: number): string => {
     const { urls } = targets();
     return urls[index % urls.length]!;
