@@ -2,6 +2,14 @@ import type { IdempotencyKey } from '@plant-store/domain';
 import type Koa from 'koa';
 import type { Principal } from '../tokens/principal.js';
 
+/** A problem of the request body that only its raw text shows, with the member it is about. */
+export interface BodyProblem {
+  /** The top-level member (`id`). */
+  readonly field: string;
+  /** The line for the 400, worded like the codec's (`id: …`). */
+  readonly problem: string;
+}
+
 /** What the middleware leave on `ctx.state` for those after them. */
 export interface AppState {
   requestId: string;
@@ -9,9 +17,10 @@ export interface AppState {
   principal?: Principal;
   /**
    * Problems of the request body that only its raw text shows (an `id` written as a fraction that
-   * JSON.parse rounded), each `field: …`; the route merges them into its one 400.
+   * JSON.parse rounded); the route answers them in its one 400, in place of the codec's word on
+   * the same members.
    */
-  bodyProblems?: readonly string[];
+  bodyProblems?: readonly BodyProblem[];
   /** The create's Idempotency-Key, once its syntax was checked (see plant-routes.ts). */
   idempotencyKey?: IdempotencyKey | undefined;
   /** Why a 5xx was answered, for the request's log line (never sent to the client). */

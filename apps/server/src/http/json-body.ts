@@ -72,7 +72,7 @@ const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestE
  * - invalid UTF-8 → 400 (the parser decodes leniently; the bytes are checked here);
  * - malformed JSON, or anything but a JSON object → 400;
  * - a top-level `id` written as a fraction that JSON.parse rounded to an integer: noted in
- *   `ctx.state.bodyProblems` for the route to merge into its one 400 (see idLiteralProblem).
+ *   `ctx.state.bodyProblems` for the route to answer in its one 400 (see idLiteralProblem).
  * The parsed value lands in `ctx.request.body` for the route to decode with the domain codecs.
  * `checkHeaders`, when given, runs between the 415 and the 413 checks (the create's
  * Idempotency-Key syntax goes there in the order of docs/reference/api.md); its error is answered as it is.
@@ -143,7 +143,7 @@ export const createJsonBody = (
       return sendError(ctx, malformedBody('request body is empty; expected a JSON object'));
     if (!isValidUtf8(raw, chunks)) return sendError(ctx, malformedBody('request body is not valid UTF-8'));
     const idProblem = idLiteralProblem(raw, ctx.request.body);
-    if (idProblem !== undefined) ctx.state.bodyProblems = [idProblem];
+    if (idProblem !== undefined) ctx.state.bodyProblems = [{ field: 'id', problem: idProblem }];
     return next();
   };
 };

@@ -27,7 +27,7 @@ import { ownerOf, type Authenticator } from '../tokens/principal.js';
 import { etagOf } from '../wire/etag.js';
 import { plantJson, plantsJson } from '../wire/plant-json.js';
 import { requireScope } from './auth.js';
-import type { AppContext, AppState } from './context.js';
+import type { AppContext, AppState, BodyProblem } from './context.js';
 import { readConditions } from './conditional.js';
 import { parseFormQuery } from './form-query.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
@@ -40,15 +40,20 @@ const decodeId = decodeWith(PlantIdFromPath, 'id');
 const decodeListQuery = decodeWith(ListQuery);
 const decodeUpdate = decodeWith(UpdatePlantRequest);
 
-const fieldOf = (problem: string): string => problem.slice(0, problem.indexOf(':'));
-
 /**
- * The one 400 of a create: the codec's problems with those the JSON body step found in the raw
- * text (they replace the codec's line for the same field, which saw only the rounded value).
+ * A create's body, decoded; with problems the JSON body step found in the raw text, the one 400
+ * naming them and the codec's problems with the rest of the body. The codec does not see the
+ * members those are about: it would judge their rounded values, and name them twice.
  */
-export const mergeProblems = (codec: readonly string[], fromBody: readonly string[]): InvalidPlant => {
-  const fields = new Set(fromBody.map(fieldOf));
-  return invalidPlant([...codec.filter((p) => !fields.has(fieldOf(p))), ...fromBody]);
+const decodeCreateBody = (
+  body: unknown,
+  fromBody: readonly BodyProblem[],
+): E.Either<InvalidPlant, CreatePlantRequest> => {
+  if (fromBody.length === 0) return decodeCreate(body);
+  const fields = new Set(fromBody.map((p) => p.field));
+  const rest = Object.fromEntries(Object.entries(body as object).filter(([key]) => !fields.has(key)));
+  const others = decodeCreate(rest);
+  return E.left(invalidPlant([...(E.isLeft(others) ? others.left.problems : []), ...fromBody.map((p) => p.problem)]));
 };
 
 /** The 201 of a create: `Location` carries the id, the body name and tag only; the plant's ETag. */
@@ -111,11 +116,8 @@ export const addPlantRoutes = (
   const inFlight = new KeysInFlight();
 
   router.post('/plants', canWrite, createBody, async (ctx) => {
-    const request = decodeCreate(ctx.request.body);
-    const bodyProblems = ctx.state.bodyProblems ?? [];
-    if (E.isLeft(request) || bodyProblems.length > 0) {
-      return sendError(ctx, mergeProblems(E.isLeft(request) ? request.left.problems : [], bodyProblems));
-    }
+    const request = decodeCreateBody(ctx.request.body, ctx.state.bodyProblems ?? []);
+    if (E.isLeft(request)) return sendError(ctx, request.left);
     const { idempotencyKey: key, principal } = ctx.state;
     if (key === undefined || principal === undefined) {
       const created = await service.create(request.right)();
