@@ -92,16 +92,17 @@ interface CliOutcome {
 }
 
 /**
- * `node <apps/server/dist/…> args` (of `serverDir`, default this checkout's server), its exit code
- * and output whether it succeeded or not.
+ * `node <apps/server/bin/…> args` (of `serverDir`, default this checkout's server), its exit code
+ * and output whether it succeeded or not. Through the package's bins, which lead to the program
+ * wherever a build keeps it in dist/ (a baseline build may keep it elsewhere than this one).
  */
 const runServerCli = (
-  script: string,
+  bin: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   serverDir: string = serverPackageDir(),
 ): Promise<CliOutcome> =>
-  run(process.execPath, [join(serverDir, 'dist', script), ...args], { env, timeout: 60_000, cwd: serverDir }).then(
+  run(process.execPath, [join(serverDir, 'bin', bin), ...args], { env, timeout: 60_000, cwd: serverDir }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code?: unknown; stdout?: string; stderr?: string; message?: string }) => ({
       code: typeof error.code === 'number' ? error.code : -1,
@@ -123,17 +124,17 @@ export const createToken = async (
   serverDir?: string,
 ): Promise<string> => {
   const outcome = await runServerCli(
-    'tokens-cli.js',
+    'plant-store-tokens.js',
     ['create', '--name', 'bench', '--scope', 'plants:read', '--scope', 'plants:write'],
     env,
     serverDir,
   );
   const token = outcome.stdout.trim();
   if (!TOKEN_SHAPE.test(token))
-    throw new Error(`tokens-cli create printed no token (exit ${outcome.code}): ${outcome.stderr.trim()}`);
+    throw new Error(`plant-store-tokens create printed no token (exit ${outcome.code}): ${outcome.stderr.trim()}`);
   // The CLI prints the secret only after the store committed it, so the token is usable even if
   // the process then failed to exit cleanly; say so rather than hide it.
-  if (outcome.code !== 0) warn(`tokens-cli create printed a token but exited with code ${outcome.code}`);
+  if (outcome.code !== 0) warn(`plant-store-tokens create printed a token but exited with code ${outcome.code}`);
   return token;
 };
 
@@ -143,7 +144,7 @@ export const createToken = async (
  * WEBHOOK_ALLOW_PRIVATE for a loopback receiver). The CLI prints the signing secret alone on stdout.
  */
 export const addWebhookEndpoint = async (env: NodeJS.ProcessEnv, url: string): Promise<void> => {
-  const outcome = await runServerCli(join('webhooks', 'cli.js'), ['add', '--url', url], env);
+  const outcome = await runServerCli('plant-store-webhooks.js', ['add', '--url', url], env);
   if (outcome.code !== 0 || !SECRET_SHAPE.test(outcome.stdout.trim())) {
     throw new Error(`webhooks cli add --url ${url} failed (exit ${outcome.code}): ${outcome.stderr.trim()}`);
   }

@@ -42,7 +42,7 @@ describePostgres('the deployed server folder', () => {
     await cp(target, moved, { recursive: true, verbatimSymlinks: true });
     database = await freshPostgresUrl();
     const tokens = await runNode(
-      join(moved, 'dist', 'tokens-cli.js'),
+      join(moved, 'dist', 'tokens', 'cli.js'),
       ['create', '--name', 'deploy', '--scope', 'plants:read', '--scope', 'plants:write'],
       {
         DATABASE_URL: database.url,

@@ -6,7 +6,7 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url));
 export const paths = {
   root,
   serverMain: `${root}apps/server/dist/main.js`,
-  tokensCli: `${root}apps/server/dist/tokens-cli.js`,
+  tokensCli: `${root}apps/server/dist/tokens/cli.js`,
   webhooksCli: `${root}apps/server/dist/webhooks/cli.js`,
   dataCli: `${root}apps/server/dist/data/cli.js`,
   clientCli: `${root}packages/client/dist/cli.js`,

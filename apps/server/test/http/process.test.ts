@@ -15,7 +15,7 @@ import { generateToken } from '../../src/tokens/opaque-token.js';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
 const mainJs = join(dist, 'main.js');
-const cliJs = join(dist, 'tokens-cli.js');
+const cliJs = join(dist, 'tokens', 'cli.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

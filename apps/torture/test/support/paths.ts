@@ -10,5 +10,5 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url));
 export const paths = {
   root,
   serverMain: process.env['TORTURE_SERVER_MAIN'] ?? `${root}apps/server/dist/main.js`,
-  tokensCli: `${root}apps/server/dist/tokens-cli.js`,
+  tokensCli: `${root}apps/server/dist/tokens/cli.js`,
 } as const;

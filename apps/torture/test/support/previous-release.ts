@@ -205,7 +205,8 @@ export const previousRelease = async (): Promise<PreviousRelease | string> => {
     why,
     folder,
     serverMain: join(folder, 'apps/server/dist/main.js'),
-    tokensCli: join(folder, 'apps/server/dist/tokens-cli.js'),
+    // Through the bin, which every release since b131038 has: where it leads inside dist/ moved.
+    tokensCli: join(folder, 'apps/server/bin/plant-store-tokens.js'),
     migrations: { previous, current },
     buildMs,
     buildNote,

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { iso, printTable } from './cli/output.js';
-import { failOnLeft, runCli, UsageError, type CliContext } from './cli/run-cli.js';
-import { isScope, SCOPES, type TokenRecord } from './ports/token-store.js';
-import { parseDuration } from './tokens/duration.js';
-import { issueToken } from './tokens/issue-token.js';
+import { iso, printTable } from '../cli/output.js';
+import { failOnLeft, runCli, UsageError, type CliContext } from '../cli/run-cli.js';
+import { isScope, SCOPES, type TokenRecord } from '../ports/token-store.js';
+import { parseDuration } from './duration.js';
+import { issueToken } from './issue-token.js';
 
 const HELP = `plant-store-tokens — manage the Plant Store's bearer tokens (in the store DATABASE_URL names)
 
