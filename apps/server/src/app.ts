@@ -7,6 +7,7 @@ import type { Store } from './ports/store.js';
 import type { AppState } from './http/context.js';
 import { addDocsRoutes } from './http/docs-routes.js';
 import { addHealthRoutes } from './http/health-routes.js';
+import { addOpenApiRoutes } from './http/openapi-routes.js';
 import { addPlantRoutes } from './http/plant-routes.js';
 import { addChangeRoutes } from './http/change-routes.js';
 import { ChangeHub } from './changes/change-hub.js';
@@ -71,13 +72,11 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
 
   const isShuttingDown = deps.isShuttingDown ?? (() => false);
   const router = new Router<AppState>();
-  addHealthRoutes(router, {
-    plants: deps.store.plants,
-    isShuttingDown,
-    ...(deps.idempotencyTtlSeconds === undefined
-      ? {}
-      : { document: { idempotencyTtlSeconds: deps.idempotencyTtlSeconds } }),
-  });
+  addHealthRoutes(router, { plants: deps.store.plants, isShuttingDown });
+  addOpenApiRoutes(
+    router,
+    deps.idempotencyTtlSeconds === undefined ? undefined : { idempotencyTtlSeconds: deps.idempotencyTtlSeconds },
+  );
   addDocsRoutes(router);
   // Before /plants/:id, which would take `changes` for an id (and refuse it).
   const hub = deps.changeHub ?? new ChangeHub(deps.store.changes);

@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { createOpenApiDocument, type OpenApiSettings } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { AppState } from './context.js';
@@ -11,22 +10,10 @@ const ok = { status: 'ok' } as const;
 export interface HealthRoutesDeps {
   readonly plants: PlantStore;
   readonly isShuttingDown: () => boolean;
-  /** What the served document states about this deployment (the idempotency keys' TTL). */
-  readonly document?: OpenApiSettings;
 }
 
-/** Unauthenticated routes: the OpenAPI document, liveness and readiness. */
-export const addHealthRoutes = (
-  router: Router<AppState>,
-  { plants, isShuttingDown, document }: HealthRoutesDeps,
-): void => {
-  const openApiJson = JSON.stringify(createOpenApiDocument(document));
-
-  router.get('/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = openApiJson;
-  });
-
+/** Unauthenticated routes: liveness and readiness. */
+export const addHealthRoutes = (router: Router<AppState>, { plants, isShuttingDown }: HealthRoutesDeps): void => {
   router.get('/healthz', (ctx) => {
     sendJson(ctx, ok);
   });
