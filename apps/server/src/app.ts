@@ -12,8 +12,12 @@ import { addPlantRoutes } from './http/plant-routes.js';
 import { addChangeRoutes } from './http/change-routes.js';
 import { ChangeHub } from './changes/change-hub.js';
 import { CredentialWatch } from './changes/credential-watch.js';
-import type { ChangeFeedConfig } from './config.js';
-import { DEFAULT_CHANGES_RETENTION_MS } from './config.js';
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_CHANGE_FEED,
+  DEFAULT_CHANGES_RETENTION_MS,
+  type ChangeFeedConfig,
+} from './config.js';
 import { createRequestFrame } from './http/request-frame.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { routeFallback } from './http/route-fallback.js';
@@ -22,13 +26,11 @@ import { traceRequests } from './http/trace-requests.js';
 import type { Tracing } from './tracing/tracing.js';
 import type { Authenticator } from './tokens/principal.js';
 
-export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
-
 export interface AppDeps {
   readonly store: Store;
   readonly auth: Authenticator;
   readonly logger: Logger;
-  /** Largest request body accepted, in bytes as sent (default 16 KiB). */
+  /** Largest request body accepted, in bytes as sent (default: BODY_LIMIT_BYTES's). */
   readonly bodyLimitBytes?: number;
   /** IDEMPOTENCY_TTL_SECONDS, as the store was opened with it: the served document states it. */
   readonly idempotencyTtlSeconds?: number;
@@ -50,11 +52,9 @@ export interface AppDeps {
    * shutdown; absent: one made here over `store.changes`.
    */
   readonly changeHub?: ChangeHub | undefined;
-  /** CHANGES_* limits; absent: the defaults. */
+  /** CHANGES_* limits; absent: CHANGES_*'s defaults. */
   readonly changes?: Partial<ChangeFeedConfig & { readonly retentionMs: number }> | undefined;
 }
-
-const DEFAULT_CHANGE_FEED: ChangeFeedConfig = { heartbeatMs: 15_000, maxBufferBytes: 1024 * 1024, maxStreams: 10_000 };
 
 /**
  * Builds the Koa app of docs/reference/api.md; never listens (see http/server.ts). Middleware order:

@@ -69,6 +69,16 @@ export interface ChangeFeedConfig {
   readonly maxStreams: number;
 }
 
+/** The change feed's limits when CHANGES_* leave them unset. */
+export const DEFAULT_CHANGE_FEED: ChangeFeedConfig = {
+  heartbeatMs: 15_000,
+  maxBufferBytes: 1024 * 1024,
+  maxStreams: 10_000,
+};
+
+/** BODY_LIMIT_BYTES's default: 16 KiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
+
 export interface WebhookConfig {
   /** WEBHOOK_TIMEOUT_MS: an attempt's limit for the status line and headers, from the start of DNS and connect. */
   readonly timeoutMs: number;
@@ -314,7 +324,7 @@ export const decodeConfig = (
     port: decoded.PORT ?? 3000,
     storeLocation,
     sqliteSynchronous: decoded.SQLITE_SYNCHRONOUS ?? 'FULL',
-    bodyLimitBytes: decoded.BODY_LIMIT_BYTES ?? 16_384,
+    bodyLimitBytes: decoded.BODY_LIMIT_BYTES ?? DEFAULT_BODY_LIMIT_BYTES,
     idempotencyTtlSeconds: decoded.IDEMPOTENCY_TTL_SECONDS ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     logLevel: decoded.LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: decoded.SHUTDOWN_TIMEOUT_MS ?? 10_000,
@@ -345,9 +355,9 @@ export const decodeConfig = (
     },
     changesRetentionMs: decoded.CHANGES_RETENTION ?? DEFAULT_CHANGES_RETENTION_MS,
     changes: {
-      heartbeatMs: decoded.CHANGES_HEARTBEAT_MS ?? 15_000,
-      maxBufferBytes: decoded.CHANGES_MAX_BUFFER_BYTES ?? 1024 * 1024,
-      maxStreams: decoded.CHANGES_MAX_STREAMS ?? 10_000,
+      heartbeatMs: decoded.CHANGES_HEARTBEAT_MS ?? DEFAULT_CHANGE_FEED.heartbeatMs,
+      maxBufferBytes: decoded.CHANGES_MAX_BUFFER_BYTES ?? DEFAULT_CHANGE_FEED.maxBufferBytes,
+      maxStreams: decoded.CHANGES_MAX_STREAMS ?? DEFAULT_CHANGE_FEED.maxStreams,
     },
   });
 };
