@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createPlantStoreClient } from '@plant-store/client';
+import { until } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
 import { runNode, startServer, tempDir, type ServerProcess } from './support/processes.js';
@@ -39,14 +40,6 @@ const watch = (args: readonly string[]) => {
     stderr: () => stderr,
     exit: async () => (await closed)[0],
   };
-};
-
-const until = async (what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 };
 
 /** How many answers of GET /plants/changes the server has logged (a stream's, once it opened). */
@@ -91,12 +84,12 @@ describe('plant-store watch against the real server', () => {
     const run = watch([]);
     // It prints what is committed after it asked for the newest change number, then opened its
     // stream from there: wait for both answers before writing.
-    await until('the answers to watch', () => feedAnswers() === answered + 2);
+    await until('the answers to watch', () => feedAnswers() === answered + 2, 20_000);
     const monstera = await plants().create({ name: 'Monstera', tag: 'tropical' });
     await plants().update(monstera.id, { name: 'Monstera deliciosa' });
     await plants().update(monstera.id, { name: 'Monstera deliciosa' }); // no change
     await plants().delete(monstera.id);
-    await until('three lines', () => run.lines().length === 3);
+    await until('three lines', () => run.lines().length === 3, 20_000);
     run.child.kill('SIGINT');
     expect(await run.exit()).toBe(130);
     expect(run.lines()).toEqual([
@@ -111,7 +104,7 @@ describe('plant-store watch against the real server', () => {
 
   it('ends quietly with exit 0 at the next change once its reader has gone (| head)', async () => {
     const run = watch(['--since', '0', '--json']);
-    await until('the first line', () => run.lines().length >= 1);
+    await until('the first line', () => run.lines().length >= 1, 20_000);
     run.child.stdout.destroy();
     await plants().create({ name: 'Written to a closed pipe' });
     expect(await run.exit()).toBe(0);
@@ -121,7 +114,7 @@ describe('plant-store watch against the real server', () => {
   it('reconnects across a server restart and prints every change once', async () => {
     const first = await plants().create({ name: 'Before the restart' });
     const run = watch(['--since', '0']);
-    await until('every change so far', () => run.lines().at(-1)?.includes(`"Before the restart"`) === true);
+    await until('every change so far', () => run.lines().at(-1)?.includes(`"Before the restart"`) === true, 20_000);
     const printed = run.lines().length;
     await server.stop(); // a shutdown ends the stream cleanly
     server = await startServer({ DATABASE_URL: databaseUrl });

@@ -1,8 +1,8 @@
-import { freePort } from '@plant-store/testkit';
+import { freePort, until } from '@plant-store/testkit';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeImage, docker, firstRunToken, poll, runCommand, type CommandResult } from './support/docker.js';
+import { describeImage, docker, firstRunToken, runCommand, type CommandResult } from './support/docker.js';
 
 const composeFile = fileURLToPath(new URL('../../../compose.yaml', import.meta.url));
 
@@ -52,10 +52,15 @@ describeImage('compose.yaml', (image) => {
   it('up starts the SQLite service on its volume; the plants outlive down and up', async () => {
     await composeOk(['up', '--detach', '--no-build']);
     const url = `http://127.0.0.1:${port}`;
-    const log = await poll('the first-run token in the service log', async () => {
-      const text = await composeOk(['logs', '--no-color']);
-      return /pst_/.test(text) ? text : undefined;
-    });
+    const log = await until(
+      'the first-run token in the service log',
+      async () => {
+        const text = await composeOk(['logs', '--no-color']);
+        return /pst_/.test(text) ? text : undefined;
+      },
+      30_000,
+      { everyMs: 100 },
+    );
     const token = firstRunToken(log.replace(/^[^|\n]*\| ?/gm, ''));
     const created = await fetch(`${url}/plants`, {
       method: 'POST',
@@ -67,12 +72,17 @@ describeImage('compose.yaml', (image) => {
 
     await composeOk(['down']);
     await composeOk(['up', '--detach', '--no-build']);
-    const read = await poll('the service to answer again', async () => {
-      const reply = await fetch(`${url}${location}`, { headers: { authorization: `Bearer ${token}` } }).catch(
-        () => undefined,
-      );
-      return reply?.status === 200 ? reply.json() : undefined;
-    });
+    const read = await until(
+      'the service to answer again',
+      async (): Promise<unknown> => {
+        const reply = await fetch(`${url}${location}`, { headers: { authorization: `Bearer ${token}` } }).catch(
+          () => undefined,
+        );
+        return reply?.status === 200 ? reply.json() : undefined;
+      },
+      30_000,
+      { everyMs: 100 },
+    );
     expect(read).toEqual({ id: Number(location.split('/')[2]), name: 'Composed' });
 
     await composeOk(['down', '--volumes']);

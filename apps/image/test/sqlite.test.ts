@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { until } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createToken,
@@ -9,7 +10,6 @@ import {
   firstRunToken,
   inspect,
   listening,
-  poll,
   publishedUrl,
 } from './support/docker.js';
 import { coreApi, type Targets } from './support/core-api.js';
@@ -103,10 +103,11 @@ describeImage('the image on SQLite', (image) => {
       'node /app/dist/main.js',
     );
     expect(await dockerOk(['exec', container, 'sh', '-c', "awk '/^Uid:/ {print $2}' /proc/1/status"])).toBe('1000');
-    await poll(
+    await until(
       'the health status healthy',
-      async () => ((await inspect(container, '{{.State.Health.Status}}')) === 'healthy' ? true : undefined),
+      async () => (await inspect(container, '{{.State.Health.Status}}')) === 'healthy',
       60_000,
+      { everyMs: 100 },
     );
   });
 
@@ -190,7 +191,7 @@ describeImage('the image on SQLite', (image) => {
       }
     };
     const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-    await poll('the first acknowledged creates', async () => (acknowledged.length >= 200 ? true : undefined));
+    await until('the first acknowledged creates', () => acknowledged.length >= 200, 30_000, { everyMs: 100 });
     stopping = true;
     const before = acknowledged.length;
     const started = performance.now();

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import { join } from 'node:path';
-import { skipOrFail } from '@plant-store/testkit';
+import { skipOrFail, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeepAliveConnection, limitDescriptors, openDescriptors, openFlood } from './support/descriptors.js';
 import { send } from './support/http.js';
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
-import { addEndpoint, loopbackWebhooks, until, WebhookReceiver } from './support/receiver.js';
+import { addEndpoint, loopbackWebhooks, WebhookReceiver } from './support/receiver.js';
 import { createToken } from './support/token.js';
 
 /**
@@ -195,13 +195,10 @@ describe('descriptor exhaustion', () => {
     };
     let deliveredMs: number | undefined;
     if (server.alive()) {
-      await until(
-        'every plant.created delivered after the flood',
-        () => undelivered().length === 0,
-        10_000,
-        () => `${undelivered().length} missing`,
-        50,
-      ).catch(() => undefined);
+      await until('every plant.created delivered after the flood', () => undelivered().length === 0, 10_000, {
+        detail: () => `${undelivered().length} missing`,
+        everyMs: 50,
+      }).catch(() => undefined);
       if (undelivered().length === 0) deliveredMs = Date.now() - floodEnded;
     }
     const windowMs = Date.now() - floodStarted;

@@ -1,18 +1,11 @@
 import http from 'node:http';
 import { join } from 'node:path';
-import { skipOrFail } from '@plant-store/testkit';
+import { skipOrFail, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './support/http.js';
 import { Ledger, seeded, type Expected } from './support/ledger.js';
 import { startServer, type ServerProcess } from './support/processes.js';
-import {
-  addEndpoint,
-  checkAttempts,
-  listDeliveries,
-  loopbackWebhooks,
-  until,
-  WebhookReceiver,
-} from './support/receiver.js';
+import { addEndpoint, checkAttempts, listDeliveries, loopbackWebhooks, WebhookReceiver } from './support/receiver.js';
 import { mountSmallFs, type SmallFs } from './support/small-fs.js';
 import { readSqlite } from './support/store.js';
 import { createToken } from './support/token.js';
@@ -221,13 +214,10 @@ describe('disk full on SQLite', () => {
       const delivered = receiver?.deliveredKeys() ?? new Set();
       return [...expected].filter((key) => !delivered.has(key));
     };
-    await until(
-      `${where}: every acknowledged write's event delivered`,
-      () => missing().length === 0,
-      20_000,
-      () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
-      100,
-    );
+    await until(`${where}: every acknowledged write's event delivered`, () => missing().length === 0, 20_000, {
+      detail: () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
+      everyMs: 100,
+    });
     const allDeliveredMs = Date.now() - freedAt;
     // An attempt whose record failed on the full disk stays held until its hold ends (timeout + 15 s), then goes again.
     const pendingThen = (await listDeliveries(databaseUrl, 'pending')).length;
@@ -235,8 +225,7 @@ describe('disk full on SQLite', () => {
       `${where}: an empty outbox`,
       async () => (await listDeliveries(databaseUrl, 'pending')).length === 0,
       25_000,
-      () => '',
-      250,
+      { everyMs: 250 },
     );
     const emptyMs = Date.now() - freedAt;
     const deliveries = await listDeliveries(databaseUrl);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { skipOrFail } from '@plant-store/testkit';
+import { skipOrFail, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { seeded } from './support/ledger.js';
@@ -16,7 +16,6 @@ import {
   eventKey,
   listDeliveries,
   loopbackWebhooks,
-  until,
   WebhookReceiver,
 } from './support/receiver.js';
 import { countDeliveries, listAll, readPostgres, type StoredPlant } from './support/store.js';
@@ -286,13 +285,7 @@ describe('PostgreSQL outages under load', () => {
       const delivered = hooks.deliveredKeys();
       return [...expected].filter((key) => !delivered.has(key));
     };
-    await until(
-      'events',
-      () => missing().length === 0,
-      LEASE_MS + 10_000,
-      () => '',
-      100,
-    ).catch(() =>
+    await until('events', () => missing().length === 0, LEASE_MS + 10_000, { everyMs: 100 }).catch(() =>
       problems.push(
         `${missing().length} events of committed writes not delivered ${LEASE_MS + 10_000} ms after the check began, e.g. ${missing().slice(0, 5).join(', ')}`,
       ),
@@ -378,13 +371,9 @@ describe('PostgreSQL outages under load', () => {
     if (skipped !== undefined || pg === undefined)
       return skipOrFail(ctx, 'postgres-outage', skipped ?? 'the set-up did not finish');
     const url = pg.url;
-    await until(
-      'an empty outbox',
-      async () => (await listDeliveries(url, 'pending')).length === 0,
-      LEASE_MS + 10_000,
-      () => '',
-      250,
-    );
+    await until('an empty outbox', async () => (await listDeliveries(url, 'pending')).length === 0, LEASE_MS + 10_000, {
+      everyMs: 250,
+    });
     // Counted in the table: the CLI lists at most 10,000, and a quiet machine commits more.
     const { total, byStatus } = await countDeliveries(url);
     expect(byStatus, 'deliveries by status').toEqual({ delivered: total });
@@ -405,13 +394,9 @@ describe('PostgreSQL outages under load', () => {
       return skipOrFail(ctx, 'postgres-outage', skipped ?? 'the set-up did not finish');
     const held = watch;
     const log = await readLog(server.url, token);
-    await until(
-      'the watcher at the newest change',
-      () => Promise.resolve(held.position >= log.length),
-      5000,
-      () => '',
-      20,
-    );
+    await until('the watcher at the newest change', () => Promise.resolve(held.position >= log.length), 5000, {
+      everyMs: 20,
+    });
     expect(logNumbering(log, [held.seen]), 'the change log and what the watcher read').toEqual([]);
     expect(held.repeats, 'changes sent twice or out of order').toEqual([]);
     expect(held.seen.size, 'changes the watcher read').toBe(log.length);

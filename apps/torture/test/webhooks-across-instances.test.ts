@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres, until } from '@plant-store/testkit';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { send } from './support/http.js';
@@ -11,7 +11,6 @@ import {
   checkAttempts,
   listDeliveries,
   loopbackWebhooks,
-  until,
   WebhookReceiver,
   type Attempt,
   type Reaction,
@@ -121,20 +120,13 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
     const started = Date.now();
     const created = await createMany('across', CREATES);
     const missing = missingOf(created);
-    await until(
-      'every event delivered',
-      () => missing().length === 0,
-      60_000,
-      () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
-    );
+    await until('every event delivered', () => missing().length === 0, 60_000, {
+      detail: () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
+    });
     const deliveredMs = Date.now() - started;
-    await until(
-      'an empty outbox',
-      async () => (await listDeliveries(database.url, 'pending')).length === 0,
-      30_000,
-      () => '',
-      250,
-    );
+    await until('an empty outbox', async () => (await listDeliveries(database.url, 'pending')).length === 0, 30_000, {
+      everyMs: 250,
+    });
 
     const check = checkAttempts(receiver.attempts, secret);
     expect(check.problems.slice(0, 20), `${check.problems.length} problems with the attempts`).toEqual([]);
@@ -176,13 +168,10 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
     const created = await createMany('held', HELD_CREATES);
     const hangingAtVictim = () => receiver.inFlightNow().filter((a) => a.senderPid === victim.pid);
     // The sender keeps at most 16 connections per address; an attempt hangs until its 2 s timeout.
-    await until(
-      'attempts of the victim hanging at the receiver',
-      () => hangingAtVictim().length >= 8,
-      20_000,
-      () => `${hangingAtVictim().length} hanging`,
-      10,
-    );
+    await until('attempts of the victim hanging at the receiver', () => hangingAtVictim().length >= 8, 20_000, {
+      detail: () => `${hangingAtVictim().length} hanging`,
+      everyMs: 10,
+    });
     const inFlightAtKill = hangingAtVictim().map((a) => a.webhookId);
     const killedAt = Date.now();
     victim.child.kill('SIGKILL');
@@ -226,8 +215,7 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
       'the victim’s deliveries taken over',
       () => notTakenOver().length === 0,
       killedAt + TAKE_OVER_BOUND_MS + 15_000 - Date.now(),
-      () => `${notTakenOver().length} of ${held.length} not delivered`,
-      100,
+      { detail: () => `${notTakenOver().length} of ${held.length} not delivered`, everyMs: 100 },
     );
     const takeOvers = held.map((h) => {
       const delivered = firstAfterKill(h.event_id) as Attempt;
@@ -252,19 +240,12 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
     ).toEqual([]);
 
     const missing = missingOf(created);
-    await until(
-      'every event delivered',
-      () => missing().length === 0,
-      30_000,
-      () => `${missing().length} missing`,
-    );
-    await until(
-      'an empty outbox',
-      async () => (await listDeliveries(database.url, 'pending')).length === 0,
-      30_000,
-      () => '',
-      250,
-    );
+    await until('every event delivered', () => missing().length === 0, 30_000, {
+      detail: () => `${missing().length} missing`,
+    });
+    await until('an empty outbox', async () => (await listDeliveries(database.url, 'pending')).length === 0, 30_000, {
+      everyMs: 250,
+    });
     expect(await listDeliveries(database.url, 'failed')).toEqual([]);
     const check = checkAttempts(receiver.attempts, secret);
     expect(check.problems.slice(0, 20), `${check.problems.length} problems with the attempts`).toEqual([]);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { join } from 'node:path';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
@@ -10,7 +10,6 @@ import {
   checkAttempts,
   listDeliveries,
   loopbackWebhooks,
-  until,
   WebhookReceiver,
   type Reaction,
 } from './support/receiver.js';
@@ -164,16 +163,14 @@ const webhookRounds = async (
         `${where}: every committed write's event delivered`,
         () => missing().length === 0,
         LEASE_MS + 30_000,
-        () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`,
-        200,
+        { detail: () => `${missing().length} missing, e.g. ${missing().slice(0, 5).join(', ')}`, everyMs: 200 },
       );
       figures.slowestRecoveryMs = Math.max(figures.slowestRecoveryMs, Date.now() - restartedAt);
       await until(
         `${where}: an empty outbox`,
         async () => (await listDeliveries(target.databaseUrl, 'pending')).length === 0,
         30_000,
-        () => '',
-        250,
+        { everyMs: 250 },
       );
 
       const check = checkAttempts(receiver.attempts, secret);

@@ -38,4 +38,4 @@ export {
 } from './processes.js';
 export { describeUnlessMissing, inCi, skipOrFail } from './skip.js';
 export { spanTree } from './span-tree.js';
-export { until } from './until.js';
+export { until, type UntilOptions } from './until.js';

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { describeUnlessMissing } from '@plant-store/testkit';
+import { describeUnlessMissing, until } from '@plant-store/testkit';
 import { describe, inject } from 'vitest';
 
 /** What the global set-up found: a Docker engine to talk to and the image to test, or why not. */
@@ -98,20 +98,9 @@ export const logs = async (container: string): Promise<string> => {
   return result.stdout + result.stderr;
 };
 
-/** Polls `check` every 100 ms until it returns a value, or throws after `timeoutMs` with `what`. */
-export const poll = async <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
-
 /** Waits for the server in `container` to log that it listens, and returns its log until then. */
 export const listening = (container: string, timeoutMs = 30_000): Promise<string> =>
-  poll(
+  until(
     `${container} to listen`,
     async () => {
       const text = await logs(container);
@@ -121,6 +110,7 @@ export const listening = (container: string, timeoutMs = 30_000): Promise<string
       return undefined;
     },
     timeoutMs,
+    { everyMs: 100 },
   );
 
 /** The first-run token the server printed in its log. */

@@ -62,8 +62,9 @@ const deliveryStatuses = async (server: TestServer): Promise<string[]> => {
 };
 
 /** Until no delivery in the store is pending: each has been delivered or has failed for good. */
-const untilOutboxSettled = (server: TestServer): Promise<void> =>
-  until('no pending delivery', async () => !(await deliveryStatuses(server)).includes('pending'));
+const untilOutboxSettled = async (server: TestServer): Promise<void> => {
+  await until('no pending delivery', async () => !(await deliveryStatuses(server)).includes('pending'));
+};
 
 describe('webhooks', () => {
   const cleanups: (() => Promise<void> | void)[] = [];

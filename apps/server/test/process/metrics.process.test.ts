@@ -10,6 +10,7 @@ import {
   tempDir,
   type FreshPostgres,
   type ServerProcess,
+  until,
 } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScrape, runMetricsTests, sampleSum } from '../support/prometheus.js';
@@ -37,13 +38,9 @@ const get = (url: string, requestId: string): Promise<number> =>
     req.end();
   });
 
-const waitFor = async (what: string, server: ServerProcess, predicate: (output: string) => boolean): Promise<void> => {
-  const deadline = Date.now() + 30_000;
-  while (!predicate(server.output())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+/** Waits (up to 30 s) until the server's output so far satisfies `predicate`. */
+const waitFor = (what: string, server: ServerProcess, predicate: (output: string) => boolean): Promise<true> =>
+  until(what, () => predicate(server.output()), 30_000, { everyMs: 50, detail: () => `\n${server.output()}` });
 
 const scrape = async (port: number) => parseScrape(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
 

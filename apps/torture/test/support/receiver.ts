@@ -372,19 +372,3 @@ export const listDeliveries = async (databaseUrl: string, status?: CliDelivery['
     throw new Error(`webhooks CLI deliveries failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
   return JSON.parse(result.stdout) as CliDelivery[];
 };
-
-/** Polls `check` every `everyMs` until it holds; throws naming `what` (and `detail()`) after `timeoutMs`. */
-export const until = async (
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  detail: () => string = () => '',
-  everyMs = 50,
-): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail() === '' ? '' : `: ${detail()}`}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-};
