@@ -5,6 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listeningPort } from './listening-port.js';
+import { until } from './until.js';
 
 export interface RunResult {
   readonly code: number | null;
@@ -32,7 +34,11 @@ export const runNode = async (
   return { code, stdout, stderr };
 };
 
-/** A free TCP port on 127.0.0.1 (the tiny window before the server binds it is acceptable in tests). */
+/**
+ * A free TCP port on 127.0.0.1, for a program that cannot bind port 0 and say which port it got
+ * (PostgreSQL, PgBouncer, METRICS_PORT): another process may take it before that program binds
+ * it. startServer needs none.
+ */
 export const freePort = async (): Promise<number> => {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -68,19 +74,19 @@ export interface StartServerOptions {
   readonly main: string;
   /** Working directory of the process (relative DATABASE_URL paths resolve against it). */
   readonly cwd?: string;
-  /** How long to wait for /healthz (default 20 s). */
+  /** How long to wait for the server to listen and answer /healthz (default 20 s). */
   readonly timeoutMs?: number;
 }
 
 /**
- * Starts a built server as a real process on a free port of 127.0.0.1 (never another address)
- * and waits until /healthz answers.
+ * Starts a built server as a real process on 127.0.0.1 (never another address), on a port the
+ * OS gives it when it binds (PORT=0, so no other process can take the port in between), and waits
+ * until it says where it listens (listeningPort) and /healthz answers there.
  */
 export const startServer = async (env: Record<string, string>, options: StartServerOptions): Promise<ServerProcess> => {
-  const port = await freePort();
   const child = spawn(process.execPath, [options.main], {
     cwd: options.cwd,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    env: { ...process.env, LOG_LEVEL: 'info', ...env, HOST: '127.0.0.1', PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -89,25 +95,31 @@ export const startServer = async (env: Record<string, string>, options: StartSer
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
-  for (;;) {
+  const metricsPort = Number(env['METRICS_PORT'] ?? 0);
+  const ready = async (): Promise<number | undefined> => {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`server exited with ${child.exitCode ?? child.signalCode} before it was ready:\n${output}`);
     }
+    const port = listeningPort(output, child.pid as number, metricsPort > 0 ? [metricsPort] : []);
+    if (port === undefined) return undefined;
     try {
-      const response = await fetch(`${url}/healthz`);
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
       await response.arrayBuffer();
-      if (response.ok) break;
+      return response.ok ? port : undefined;
     } catch {
-      // not listening yet
+      return undefined; // not answering yet
     }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server did not become ready in time:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  };
+  let port: number;
+  try {
+    port = await until('the server to listen and answer /healthz', ready, options.timeoutMs ?? 20_000, {
+      detail: () => output,
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
+  const url = `http://127.0.0.1:${port}`;
   const alive = () => child.exitCode === null && child.signalCode === null;
   return {
     url,

@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/**
+ * Where a server started on port 0 listens, without a free port picked beforehand (which another
+ * process may take before the server binds it).
+ *
+ * First from the server's own `listening` log line (`{"url":"http://127.0.0.1:PORT",…,"msg":"listening"}`,
+ * apps/server's main.ts), printed at LOG_LEVEL info and below. A quieter log level hides that line,
+ * so then from /proc (Linux): the TCP sockets in LISTEN state that the process holds a descriptor
+ * of (the primary holds the listening socket for every worker under WORKERS), less `exclude` (a
+ * METRICS_PORT the caller chose).
+ */
+export const listeningPort = (output: string, pid: number, exclude: readonly number[]): number | undefined =>
+  portFromLog(output) ??
+  onlyPort(
+    listeningPorts(pid).filter((port) => !exclude.includes(port)),
+    pid,
+  );
+
+const LISTENING = /"msg":"listening"/;
+
+const portFromLog = (output: string): number | undefined => {
+  for (const line of output.split('\n')) {
+    if (!LISTENING.test(line)) continue;
+    try {
+      const { url } = JSON.parse(line) as { url?: unknown };
+      if (typeof url === 'string') return Number(new URL(url).port);
+    } catch {
+      // a line that only looks like the log's (a partial line still being written)
+    }
+  }
+  return undefined;
+};
+
+const onlyPort = (ports: readonly number[], pid: number): number | undefined => {
+  if (ports.length > 1) throw new Error(`process ${pid} listens on several ports (${ports.join(', ')}); which one?`);
+  return ports[0];
+};
+
+/** The TCP ports `pid` listens on: its socket descriptors among its network namespace's LISTEN sockets. */
+const listeningPorts = (pid: number): number[] => {
+  const inodes = new Set<string>();
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return []; // no /proc (not Linux), or the process is gone: its exit is reported by the caller
+  }
+  for (const fd of fds) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode !== undefined) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [local, state, inode] = [fields[1], fields[3], fields[9]];
+      if (state === '0A' && inode !== undefined && inodes.has(inode) && local !== undefined) {
+        ports.add(Number.parseInt(local.split(':')[1] ?? '', 16));
+      }
+    }
+  }
+  return [...ports];
+};
