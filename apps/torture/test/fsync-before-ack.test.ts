@@ -1,24 +1,31 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { describeUnlessMissing } from '@plant-store/testkit';
+import { describeUnlessMissing, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
+import { parseStrace, type Call } from './support/strace.js';
 import { createToken } from './support/token.js';
 
 /**
- * No durable create is acknowledged before its own fsync returned (SQLite, synchronous=FULL, the
+ * No durable create is acknowledged before its own sync returned (SQLite, synchronous=FULL, the
  * default), seen from outside: strace follows every thread of the running server and records,
  * with timestamps, each write to the WAL file, each fdatasync/fsync of it, and each answer
- * written to a client socket. For every 201 the first WAL write holding that plant's (unique)
- * name must be followed by a sync of the WAL that began after that write ended and returned
- * before the 201 was written. Creates go one at a time (a lone write, synced on the event loop)
+ * written to a client socket. Creates go one at a time (a lone write, synced on the event loop)
  * and from 16 connections at once (group commit, synced on libuv's thread pool).
  *
- * A build that answers before the sync fails here: checked by making WalSync.committedNow resolve
- * at once in dist/: 357 of the 500 creates then had no sync between their write and their 201 (the
- * rest were covered by a background sync by chance), and the test failed naming them.
+ * For every 201 the check is exact, so that no other sync can cover a create by chance:
+ * - its transaction is found in the WAL: the first frame holding the plant's (unique) name, then
+ *   the first commit frame from there on (a frame header whose "database size" field is set);
+ * - its sync is the FIRST sync that began after that commit frame was written, on the one
+ *   descriptor the server syncs commits with — the WAL opened read-only by the store
+ *   (docs/explanation/storage.md: it syncs the WAL itself, off the event loop), not SQLite's own
+ *   descriptors (the writer syncs the WAL header when the WAL starts over, the checkpointer
+ *   syncs the WAL on its own every 100 ms);
+ * - that sync must have returned before the 201 was written.
+ * A sync that started before the commit, on another descriptor, or after an earlier sync that
+ * the answer did not wait for, does not count.
  */
 
 const SEQUENTIAL = 100;
@@ -33,64 +40,20 @@ const missing =
       : 'strace -p needs root (ptrace of another process)'
     : 'strace is not installed (apt-get install strace)';
 
-/** One system call as strace showed it: its thread, when it began and ended (seconds), its text. */
-interface Call {
-  readonly tid: number;
-  readonly name: string;
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-  readonly result: string;
-}
-
-const LINE = /^(\d+) +(\d+\.\d+) (.*)$/;
-const DURATION = / <(\d+\.\d+)>$/;
-
-/** Joins strace's `<unfinished ...>` and `<... resumed>` halves; times from `-ttt` and `-T`. */
-const parseStrace = (output: string): Call[] => {
-  const calls: Call[] = [];
-  const open = new Map<number, { name: string; start: number; text: string }>();
-  for (const line of output.split('\n')) {
-    const m = LINE.exec(line);
-    if (m === null) continue;
-    const tid = Number(m[1]);
-    const at = Number(m[2]);
-    const rest = m[3] ?? '';
-    const unfinished = /^([a-z0-9_]+)\((.*) <unfinished \.\.\.>$/.exec(rest);
-    if (unfinished !== null) {
-      open.set(tid, { name: unfinished[1] ?? '', start: at, text: unfinished[2] ?? '' });
-      continue;
+/** The descriptors of `file` that `pid` holds, and whether each is open read-only (/proc, Linux). */
+const descriptorsOf = (pid: number, file: string): { fd: number; readOnly: boolean }[] =>
+  readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`) !== file) return [];
+      const flags = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))?.[1];
+      return [{ fd: Number(fd), readOnly: (Number.parseInt(flags ?? '2', 8) & 3) === 0 }];
+    } catch {
+      return []; // closed meanwhile
     }
-    const resumed = /^<\.\.\. ([a-z0-9_]+) resumed>(.*)$/.exec(rest);
-    const duration = Number(DURATION.exec(rest)?.[1] ?? 0);
-    if (resumed !== null) {
-      const begun = open.get(tid);
-      open.delete(tid);
-      if (begun === undefined) continue;
-      const tail = resumed[2] ?? '';
-      calls.push({
-        tid,
-        name: begun.name,
-        start: begun.start,
-        end: begun.start + duration,
-        text: begun.text + tail,
-        result: /\) += (-?\d+)/.exec(tail)?.[1] ?? '?',
-      });
-      continue;
-    }
-    const whole = /^([a-z0-9_]+)\((.*)$/.exec(rest);
-    if (whole === null) continue;
-    calls.push({
-      tid,
-      name: whole[1] ?? '',
-      start: at,
-      end: at + duration,
-      text: whole[2] ?? '',
-      result: /\) += (-?\d+)/.exec(rest)?.[1] ?? '?',
-    });
-  }
-  return calls;
-};
+  });
+
+/** A WAL frame header (24 bytes) of a commit: its "database size after commit" field is set. */
+const isCommitHeader = (write: Call): boolean => write.data.length === 24 && write.data.readUInt32BE(4) !== 0;
 
 const nameOf = (id: number): string => `fsync-check-${id}-`;
 
@@ -123,19 +86,27 @@ describeUnlessMissing('strace', missing, 'durable creates: fsync before the answ
   let dir: { path: string; remove(): Promise<void> };
   let server: ServerProcess;
   let token: string;
+  let wal: string;
 
   beforeAll(async () => {
     dir = await tempDir('fsync');
-    const databaseUrl = `sqlite:${join(dir.path, 'plants.db')}`;
+    const file = join(dir.path, 'plants.db');
+    const databaseUrl = `sqlite:${file}`;
     token = await createToken(databaseUrl, 'fsync-check');
-    server = await startServer({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', SQLITE_SYNCHRONOUS: 'FULL' });
+    server = await startServer({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      SQLITE_SYNCHRONOUS: 'FULL',
+    });
+    wal = `${realpathSync(file)}-wal`;
   });
   afterAll(async () => {
     await server?.stop();
     await dir?.remove();
   });
 
-  it('writes no 201 before a sync of the WAL that began after the plant was written, one at a time and 16 at once', async () => {
+  it('answers each create only after the first sync of the WAL that followed its commit, one at a time and 16 at once', async () => {
+    const commitSync = descriptorsOf(server.pid, wal).filter((d) => d.readOnly);
     const traceFile = join(dir.path, 'strace.txt');
     const tracer = spawn(
       'strace',
@@ -146,6 +117,7 @@ describeUnlessMissing('strace', missing, 'durable creates: fsync before the answ
         '-ttt',
         '-T',
         '-yy',
+        '-xx',
         '-s',
         '8192',
         '-e',
@@ -161,11 +133,16 @@ describeUnlessMissing('strace', missing, 'durable creates: fsync before the answ
     tracer.stderr.setEncoding('utf8').on('data', (chunk: string) => (tracerSays += chunk));
     const tracerExited = new Promise<void>((resolve) => tracer.once('exit', () => resolve()));
     // Every thread attached: strace says so once per thread it attached to.
-    const threads = readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/^Threads:\s+(\d+)/m)?.[1];
-    const deadline = Date.now() + 10_000;
-    while ((tracerSays.match(/attached/g) ?? []).length < Number(threads ?? 1) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const threads = Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/^Threads:\s+(\d+)/m)?.[1] ?? 1);
+    await until(
+      'strace attached to every thread',
+      () => (tracerSays.match(/attached/g) ?? []).length >= threads,
+      10_000,
+      {
+        everyMs: 50,
+        detail: () => tracerSays,
+      },
+    ).catch(() => undefined);
     expect(tracerSays, 'strace attached to every thread of the server').toMatch(/attached/);
 
     const statuses: number[] = [];
@@ -187,31 +164,56 @@ describeUnlessMissing('strace', missing, 'durable creates: fsync before the answ
     expect(statuses.filter((s) => s !== 201)).toEqual([]);
 
     const calls = parseStrace(readFileSync(traceFile, 'utf8'));
-    const onWal = (c: Call) => /^\d+<[^>]*-wal>/.test(c.text);
-    const walWrites = calls.filter((c) => c.name.startsWith('pwrite') && onWal(c));
-    const syncs = calls.filter((c) => (c.name === 'fdatasync' || c.name === 'fsync') && onWal(c) && c.result === '0');
-    const answers = calls.filter((c) => /^\d+<TCP[^>]*>/.test(c.text) && c.text.includes('HTTP/1.1 201'));
+    const walWrites = calls.filter((c) => c.name.startsWith('pwrite') && c.target === wal);
+    const syncs = calls.filter(
+      (c) =>
+        (c.name === 'fdatasync' || c.name === 'fsync') &&
+        c.result === '0' &&
+        commitSync.some((d) => d.fd === c.fd) &&
+        c.target === wal,
+    );
+    const answers = calls.filter(
+      (c) => c.target.startsWith('TCP') && c.data.subarray(0, 12).toString() === 'HTTP/1.1 201',
+    );
 
     const problems: string[] = [];
+    if (commitSync.length !== 1) {
+      problems.push(
+        `the server holds ${commitSync.length} read-only descriptors of the WAL (${descriptorsOf(server.pid, wal)
+          .map((d) => `${d.fd}${d.readOnly ? ' read-only' : ''}`)
+          .join(', ')}); expected the one it syncs commits with`,
+      );
+    }
     let onLoop = 0;
     let onPool = 0;
     const checked = new Set<number>();
     for (const answer of answers) {
-      const id = Number(/location: \/plants\/(\d+)/i.exec(answer.text)?.[1]);
+      const id = Number(/location: \/plants\/(\d+)/i.exec(answer.data.toString('latin1'))?.[1]);
       if (!Number.isSafeInteger(id)) {
-        problems.push(`a 201 without a Location: ${answer.text.slice(0, 120)}`);
+        problems.push(`a 201 without a Location: ${answer.data.toString('latin1').slice(0, 120)}`);
         continue;
       }
       checked.add(id);
-      const written = walWrites.find((w) => w.text.includes(nameOf(id)));
-      if (written === undefined || written.start > answer.start) {
+      const named = walWrites.findIndex((w) => w.data.includes(nameOf(id)));
+      if (named === -1 || (walWrites[named] as Call).start > answer.start) {
         problems.push(`plant ${id}: answered 201 before any write of it to the WAL`);
         continue;
       }
-      const sync = syncs.find((s) => s.start >= written.end && s.end <= answer.start);
-      if (sync === undefined) {
+      // From the header of the frame holding the name (written just before it) to the commit's header.
+      const from = named > 0 && (walWrites[named - 1] as Call).data.length === 24 ? named - 1 : named;
+      const commitAt = walWrites.findIndex((w, i) => i >= from && isCommitHeader(w));
+      const committed = walWrites[commitAt + 1]; // the commit frame's page, the transaction's last write
+      if (commitAt === -1 || committed === undefined || committed.start > answer.start) {
+        problems.push(`plant ${id}: answered 201 before its commit frame was written to the WAL`);
+        continue;
+      }
+      const sync = syncs.find((s) => s.start >= committed.end);
+      if (sync === undefined || sync.end > answer.start) {
         problems.push(
-          `plant ${id}: written to the WAL at ${written.end.toFixed(6)}, answered at ${answer.start.toFixed(6)}, no sync of the WAL between`,
+          `plant ${id}: committed to the WAL at ${committed.end.toFixed(6)}, answered at ${answer.start.toFixed(6)}, ` +
+            (sync === undefined
+              ? 'no sync of the commit descriptor after it'
+              : `before the first sync after it returned (${sync.start.toFixed(6)}–${sync.end.toFixed(6)})`),
         );
         continue;
       }
@@ -219,7 +221,9 @@ describeUnlessMissing('strace', missing, 'durable creates: fsync before the answ
       else onPool += 1;
     }
     console.log(
-      `fsync-before-ack: ${checked.size} creates answered 201 checked (${SEQUENTIAL} one at a time, ${CONNECTIONS * PER_CONNECTION} from ${CONNECTIONS} connections); ${walWrites.length} WAL writes, ${syncs.length} WAL syncs seen; the covering sync ran on the event loop for ${onLoop}, on the thread pool for ${onPool}`,
+      `fsync-before-ack: ${checked.size} creates answered 201 checked (${SEQUENTIAL} one at a time, ${CONNECTIONS * PER_CONNECTION} from ${CONNECTIONS} connections); ` +
+        `${walWrites.length} WAL writes, ${syncs.length} syncs of the commit descriptor seen; ${problems.length} problems; ` +
+        `each create's own sync ran on the event loop for ${onLoop}, on the thread pool for ${onPool}`,
     );
     expect(problems.slice(0, 20), `${problems.length} problems`).toEqual([]);
     expect(checked.size).toBe(SEQUENTIAL + CONNECTIONS * PER_CONNECTION);
