@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describePostgres, freshPostgresUrl, openAdminSql, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, openAdminSql, until, type FreshPostgres } from '@plant-store/testkit';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dataCli, sqlitePlantCount, startDataCli, writeSeedFile, type RunningCommand } from './support/data-cli.js';
@@ -8,10 +7,14 @@ import { tempDir } from './support/processes.js';
 
 // `plant-store-data migrate` stopped half-way, by kill -9 or Ctrl-C, in both directions: the
 // target must be left without a plant (its schema may exist), and a re-run must then find it
-// empty and move everything. Each stop waits until the copy is seen under way in PostgreSQL, so it
-// lands mid-copy whatever the machine's speed.
+// empty and move everything. Each stop waits until several chunks of plants have gone to the
+// target (their statements seen in PostgreSQL), so it lands mid-copy whatever the machine's speed,
+// and a migrate that committed chunk by chunk would leave plants behind: stopped at the first
+// chunk, a commit per chunk and one commit at the end both leave none.
 
 const PLANTS = 100_000;
+/** Stopped after this many chunks of plants (5,000 each, the data adapters' CHUNK) reached the target. */
+const CHUNKS_BEFORE_STOP = 3;
 
 const plantsIn = async (database: FreshPostgres): Promise<number> => {
   const sql = postgres(database.url, { max: 1, fetch_types: false, onnotice: () => undefined });
@@ -24,9 +27,10 @@ const plantsIn = async (database: FreshPostgres): Promise<number> => {
 };
 
 /**
- * Starts `migrate …args`, waits until one of its connections to `watched` is running (or has just
- * run) a statement matching `pattern`, the copy under way, sends `signal` and waits for the exit.
- * Fails if the command ends first.
+ * Starts `migrate …args`, waits until its connection to `watched` has begun CHUNKS_BEFORE_STOP + 1
+ * statements matching `pattern` (each one told apart by when it began), so that at least
+ * CHUNKS_BEFORE_STOP chunks of plants have reached the target, sends `signal` and waits for the
+ * exit. Fails if the command ends first.
  */
 const stopMidCopy = async (
   args: readonly string[],
@@ -41,14 +45,20 @@ const stopMidCopy = async (
     const command = startDataCli(['migrate', ...args], {});
     let ended = false;
     void command.done.then(() => (ended = true));
-    for (const deadline = Date.now() + 60_000; ; await sleep(10)) {
-      if (ended) throw new Error(`migrate ended before it could be stopped:\n${(await command.done).stderr}`);
-      if (Date.now() > deadline) throw new Error(`no statement like ${pattern} from migrate`);
-      const seen = await admin`SELECT 1 FROM pg_stat_activity
-                                WHERE application_name = ${watched.schema} AND backend_start > ${clock?.['now'] as Date}
-                                  AND query LIKE ${pattern}`;
-      if (seen.length > 0) break;
-    }
+    const begun = new Set<string>();
+    await until(
+      `statement ${CHUNKS_BEFORE_STOP + 1} like ${pattern} from migrate`,
+      async () => {
+        if (ended) throw new Error(`migrate ended before it could be stopped:\n${(await command.done).stderr}`);
+        const seen = await admin`SELECT query_start::text AS began FROM pg_stat_activity
+                                  WHERE application_name = ${watched.schema} AND backend_start > ${clock?.['now'] as Date}
+                                    AND query LIKE ${pattern}`;
+        for (const row of seen) begun.add(String(row['began']));
+        return begun.size > CHUNKS_BEFORE_STOP;
+      },
+      60_000,
+      { everyMs: 5, detail: () => `${begun.size} seen` },
+    );
     command.kill(signal);
     return await command.done;
   } finally {
@@ -56,9 +66,9 @@ const stopMidCopy = async (
   }
 };
 
-/** The COPY of the plants into a PostgreSQL target. */
+/** The COPY of a chunk of plants into a PostgreSQL target. */
 const COPYING_IN = 'COPY plants%';
-/** A keyset read past the first chunk of plants from a PostgreSQL source: a chunk is in the target. */
+/** A keyset read of the next chunk of plants from a PostgreSQL source: the chunk before is in the target. */
 const READING_ON = '%FROM plants WHERE (id) >%';
 
 const MOVED = new RegExp(`^moved .+ in [\\d.]+ s: plants ${PLANTS}, .*counts and checksums match`);
