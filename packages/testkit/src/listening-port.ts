@@ -8,14 +8,14 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
  * apps/server's main.ts), printed at LOG_LEVEL info and below. A quieter log level hides that line,
  * so then from /proc (Linux): the TCP sockets in LISTEN state that the process holds a descriptor
  * of (the primary holds the listening socket for every worker under WORKERS), less `exclude` (a
- * METRICS_PORT the caller chose).
+ * METRICS_PORT the caller chose). From /proc there may be several (a metrics listener on a port
+ * the OS gave it too): the caller tells them apart by asking each (startServer asks for /healthz,
+ * which only the API answers).
  */
-export const listeningPort = (output: string, pid: number, exclude: readonly number[]): number | undefined =>
-  portFromLog(output) ??
-  onlyPort(
-    listeningPorts(pid).filter((port) => !exclude.includes(port)),
-    pid,
-  );
+export const listeningPorts = (output: string, pid: number, exclude: readonly number[]): readonly number[] => {
+  const logged = portFromLog(output);
+  return logged !== undefined ? [logged] : portsOf(pid).filter((port) => !exclude.includes(port));
+};
 
 const LISTENING = /"msg":"listening"/;
 
@@ -32,13 +32,8 @@ const portFromLog = (output: string): number | undefined => {
   return undefined;
 };
 
-const onlyPort = (ports: readonly number[], pid: number): number | undefined => {
-  if (ports.length > 1) throw new Error(`process ${pid} listens on several ports (${ports.join(', ')}); which one?`);
-  return ports[0];
-};
-
 /** The TCP ports `pid` listens on: its socket descriptors among its network namespace's LISTEN sockets. */
-const listeningPorts = (pid: number): number[] => {
+const portsOf = (pid: number): number[] => {
   const inodes = new Set<string>();
   let fds: string[];
   try {

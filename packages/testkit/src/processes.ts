@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listeningPort } from './listening-port.js';
+import { listeningPorts } from './listening-port.js';
 import { until } from './until.js';
 
 export interface RunResult {
@@ -81,7 +81,7 @@ export interface StartServerOptions {
 /**
  * Starts a built server as a real process on 127.0.0.1 (never another address), on a port the
  * OS gives it when it binds (PORT=0, so no other process can take the port in between), and waits
- * until it says where it listens (listeningPort) and /healthz answers there.
+ * until it says where it listens (listeningPorts) and /healthz answers there.
  */
 export const startServer = async (env: Record<string, string>, options: StartServerOptions): Promise<ServerProcess> => {
   const child = spawn(process.execPath, [options.main], {
@@ -100,15 +100,18 @@ export const startServer = async (env: Record<string, string>, options: StartSer
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`server exited with ${child.exitCode ?? child.signalCode} before it was ready:\n${output}`);
     }
-    const port = listeningPort(output, child.pid as number, metricsPort > 0 ? [metricsPort] : []);
-    if (port === undefined) return undefined;
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
-      await response.arrayBuffer();
-      return response.ok ? port : undefined;
-    } catch {
-      return undefined; // not answering yet
+    // Several candidates when the port came from /proc and a metrics listener has one too: the
+    // API is the one that answers /healthz (the metrics listener answers 404).
+    for (const port of listeningPorts(output, child.pid as number, metricsPort > 0 ? [metricsPort] : [])) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+        await response.arrayBuffer();
+        if (response.ok) return port;
+      } catch {
+        // not answering yet
+      }
     }
+    return undefined;
   };
   let port: number;
   try {

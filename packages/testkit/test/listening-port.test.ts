@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listeningPort } from '../src/listening-port.js';
+import { listeningPorts } from '../src/listening-port.js';
 
 /** A child that listens on port 0 of 127.0.0.1 and prints its port, so the test knows the truth. */
 const listener = async (ports: number): Promise<{ child: ChildProcessWithoutNullStreams; ports: number[] }> => {
@@ -16,7 +16,7 @@ const listener = async (ports: number): Promise<{ child: ChildProcessWithoutNull
   return { child, ports: JSON.parse(line) as number[] };
 };
 
-describe('listeningPort', () => {
+describe('listeningPorts', () => {
   const children: ChildProcessWithoutNullStreams[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) child.kill();
@@ -24,17 +24,17 @@ describe('listeningPort', () => {
 
   it('reads the port from the server’s listening log line', () => {
     const output = `{"level":30,"msg":"starting"}\n{"level":30,"url":"http://127.0.0.1:41234","auth":"tokens","msg":"listening"}\n`;
-    expect(listeningPort(output, process.pid, [])).toBe(41234);
+    expect(listeningPorts(output, process.pid, [])).toEqual([41234]);
   });
 
-  it('finds the one port a quiet process listens on through /proc, less the ports excluded', async () => {
+  it('finds the ports a quiet process listens on through /proc, less the ports excluded', async () => {
     const { child, ports } = await listener(2);
     children.push(child);
-    expect(listeningPort('', child.pid as number, [ports[1] as number])).toBe(ports[0]);
-    expect(() => listeningPort('', child.pid as number, [])).toThrow(/listens on several ports/);
+    expect(listeningPorts('', child.pid as number, [ports[1] as number])).toEqual([ports[0]]);
+    expect([...listeningPorts('', child.pid as number, [])].sort()).toEqual([...ports].sort());
   });
 
   it('finds nothing for a process that does not listen', () => {
-    expect(listeningPort('{"msg":"metrics listening","url":"http://127.0.0.1:9464"}', process.pid, [])).toBe(undefined);
+    expect(listeningPorts('{"msg":"metrics listening","url":"http://127.0.0.1:9464"}', process.pid, [])).toEqual([]);
   });
 });
