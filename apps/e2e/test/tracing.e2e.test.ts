@@ -223,13 +223,18 @@ const tracedStore = (c: StoreCase): void => {
     expect(attempt.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 204 });
     expect(delivery.headers['traceparent']).toBe(`00-${caller.traceId}-${attempt.spanId}-01`);
 
-    // Each log line of the request names the trace.
-    const line = server
-      .output()
-      .split('\n')
-      .find((l) => l.includes('"route":"/plants"') && l.includes(request.spanId));
-    expect(line, 'request log line with span_id').toBeDefined();
-    expect(JSON.parse(line as string)).toMatchObject({ trace_id: caller.traceId, span_id: request.spanId });
+    // Each log line of the request names the trace. The server writes its log in chunks, flushed at
+    // least every LOG_FLUSH_INTERVAL_MS (100 ms): the line may reach us after the spans did.
+    const line = await until(
+      'the request log line with its span_id',
+      () =>
+        server
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"route":"/plants"') && l.includes(request.spanId)),
+      5_000,
+    );
+    expect(JSON.parse(line)).toMatchObject({ trace_id: caller.traceId, span_id: request.spanId });
   });
 
   it('puts a store span beneath the SERVER span of every route that reads or writes the store', async () => {
