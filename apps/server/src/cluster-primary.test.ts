@@ -1,9 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Cluster } from 'node:cluster';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isShutdownMessage, SHUTDOWN_MESSAGE, startPrimary } from './cluster-primary.js';
-import { createLogger } from './logger.js';
+import { capturedLogger } from '../test/support/captured-logger.js';
 
 /**
  * The primary's supervision rules over a stand-in for node:cluster (real forks are exercised by
@@ -47,15 +46,7 @@ class FakeCluster extends EventEmitter {
 
 const setUp = (workers = 2) => {
   const cluster = new FakeCluster();
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n'))
-        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
-  const logger = createLogger({ level: 'debug', destination });
+  const { lines, logger } = capturedLogger('debug');
   const exit = vi.fn<(code: number) => void>();
   const primary = startPrimary({
     cluster: cluster as unknown as Cluster,

@@ -1,22 +1,9 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logger.js';
-
-const capture = () => {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n'))
-        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'info', destination }) };
-};
+import { capturedLogger } from '../test/support/captured-logger.js';
 
 describe('createLogger', () => {
   it('writes JSON lines with secrets redacted at the top level and one level down', () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger('info');
     logger.info(
       {
         token: 'pst_secret',
@@ -37,7 +24,7 @@ describe('createLogger', () => {
   });
 
   it('logs errors with their cause chain', () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger('info');
     logger.error({ err: new TypeError('outer', { cause: new Error('inner cause') }) }, 'failed');
     expect(JSON.stringify(lines[0]?.['err'])).toContain('inner cause');
     expect(lines[0]).toMatchObject({
@@ -47,7 +34,7 @@ describe('createLogger', () => {
   });
 
   it('keeps the level', () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger('info');
     logger.debug('hidden');
     logger.warn('shown');
     expect(lines.map((l) => l['msg'])).toEqual(['shown']);

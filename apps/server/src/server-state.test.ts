@@ -1,25 +1,16 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { createLifecycle } from './lifecycle.js';
-import { createLogger } from './logger.js';
 import { createServerState, type Listener } from './server-state.js';
 import type { ShutdownOutcome } from './shutdown.js';
 import { StartFailed } from './start-step.js';
+import { capturedLogger } from '../test/support/captured-logger.js';
 
 /**
  * The transitions of a serving process, over a real lifecycle with a stand-in store and listener
  * (the real process is exercised by test/http/process.test.ts and apps/e2e/test/workers.e2e.test.ts).
  */
 const setUp = () => {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n'))
-        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
-  const logger = createLogger({ level: 'debug', destination });
+  const { lines, logger } = capturedLogger('debug');
   const lifecycle = createLifecycle(logger);
   const exit = vi.fn<(code: number) => void>();
   const state = createServerState({ lifecycle, logger, shutdownTimeoutMs: 7_000, exit });

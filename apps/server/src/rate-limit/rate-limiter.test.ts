@@ -1,7 +1,5 @@
-import { Writable } from 'node:stream';
 import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
 import { createMemoryBackend } from './local-backends.js';
 import {
   createRateLimiter,
@@ -10,18 +8,7 @@ import {
   type RateLimitBackend,
   type RateLimitBackendName,
 } from './rate-limiter.js';
-
-const capture = () => {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n'))
-        if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'info', destination }) };
-};
+import { capturedLogger } from '../../test/support/captured-logger.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,7 +44,7 @@ describe('rateLimitKey', () => {
 
 describe('createRateLimiter over the memory backend', () => {
   it('allows the quota, then refuses with the seconds until the window resets, and counts down what is left', async () => {
-    const { logger } = capture();
+    const { logger } = capturedLogger('info');
     const limited: RateLimitBackendName[] = [];
     const policy = rateLimitPolicy(2, 4);
     const limiter = createRateLimiter({
@@ -78,7 +65,7 @@ describe('createRateLimiter over the memory backend', () => {
   });
 
   it('gives the whole quota back when the window ends', async () => {
-    const { logger } = capture();
+    const { logger } = capturedLogger('info');
     const policy = rateLimitPolicy(2, 2);
     const limiter = createRateLimiter({ policy, backend: createMemoryBackend(policy), logger });
     await limiter.take('carol');
@@ -91,7 +78,7 @@ describe('createRateLimiter over the memory backend', () => {
 
 describe('createRateLimiter when the store fails (fail open)', () => {
   it('serves unchecked, calls onStoreError for every check, and logs once per interval with the count', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger('info');
     const errors: unknown[] = [];
     const failure = new Error('connect ECONNREFUSED 127.0.0.1:1');
     const limiter = createRateLimiter({
@@ -117,7 +104,7 @@ describe('createRateLimiter when the store fails (fail open)', () => {
   });
 
   it('serves unchecked when the store does not answer within the time-out', async () => {
-    const { logger } = capture();
+    const { logger } = capturedLogger('info');
     const errors: unknown[] = [];
     const hanging: RateLimitBackend = {
       name: 'redis',
