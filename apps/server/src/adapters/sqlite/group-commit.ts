@@ -42,11 +42,8 @@ export interface SubmitOptions {
 export interface CommitSync {
   /** Set once syncing failed for good: batches are then refused without being applied. */
   readonly failure: Error | undefined;
-  /**
-   * Resolves once the commit that just returned is on disk; rejects if that cannot be known.
-   * `alone`: the batch held one write, so the sync may as well run on this thread.
-   */
-  committedNow(alone: boolean): Promise<void>;
+  /** Resolves once the commit that just returned is on disk; rejects if that cannot be known. */
+  committedNow(): Promise<void>;
   /** A commit nobody waits for: synced in the background; settles once every earlier commit is. */
   committedQuietly(): Promise<void> | undefined;
 }
@@ -178,7 +175,7 @@ export class GroupCommit<C extends BatchContext> {
       earlier.then(answer, onSyncFailure);
       return;
     }
-    sync.committedNow(batch.length === 1).then(answer, (cause: unknown) => {
+    sync.committedNow().then(answer, (cause: unknown) => {
       logger?.error(
         { err: cause, writes: batch.length },
         'store commit could not be made durable; its writes were answered 503',

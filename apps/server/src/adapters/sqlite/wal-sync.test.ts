@@ -82,27 +82,6 @@ describe('WalSync', () => {
     expect(await settled(sync.readBarrier() ?? Promise.resolve())).toBe('rejected');
   });
 
-  it('syncs a lone commit at once when no sync runs; with one running, it queues like the rest', async () => {
-    const { sync } = overFile();
-    const lone = sync.committedNow(true);
-    expect(sync.readBarrier()).toBeUndefined(); // already on disk
-    await lone;
-    const first = sync.committedNow(); // a sync is now running on the thread pool
-    const second = sync.committedNow(true);
-    expect(sync.readBarrier()).toBeDefined();
-    await Promise.all([first, second]);
-    expect(sync.readBarrier()).toBeUndefined();
-    await sync.close();
-  });
-
-  it('a failed lone sync is final too', async () => {
-    const { sync, fd } = overFile();
-    closeSync(fd);
-    await expect(sync.committedNow(true)).rejects.toThrow(/syncing the SQLite WAL to disk failed/);
-    expect(sync.failure?.cause).toMatchObject({ code: 'EBADF' });
-    expect(await settled(sync.committedNow())).toBe('rejected');
-  });
-
   it('close waits for the sync in flight', async () => {
     const { sync } = overFile();
     const commit = sync.committedNow();

@@ -20,8 +20,6 @@ interface Waiter {
  * commits that come while one runs share the next (group fsync). The store answers a write only
  * once a sync that started after its COMMIT has finished, and a read only once the commits before
  * it are synced (`readBarrier`): no response shows data that a power loss could still take back.
- * A commit of a lone write with no sync running is synced at once on the calling thread instead:
- * nobody else is waiting, and the hop to the thread pool and back would only add latency.
  *
  * fdatasync flushes the file's data (and its size) whichever descriptor names it, and SQLite only
  * truncates the WAL (never replaces it) while connections are open, so one descriptor opened at
@@ -75,24 +73,10 @@ export class WalSync {
     return this.failed;
   }
 
-  /**
-   * Call right after a COMMIT returned: resolves once that commit is on disk. `alone`: the commit
-   * held a single write (no concurrency to overlap with), so when no sync is running it is synced
-   * right here, blocking, as SQLite's FULL would.
-   */
-  committedNow(alone = false): Promise<void> {
+  /** Call right after a COMMIT returned: resolves once that commit is on disk. */
+  committedNow(): Promise<void> {
     if (this.failed !== undefined) return Promise.reject(this.failed);
     const generation = ++this.committed;
-    if (alone && !this.running) {
-      try {
-        fdatasyncSync(this.fd);
-      } catch (error) {
-        this.fail(error as Error);
-        return Promise.reject(this.failed);
-      }
-      this.settle(generation);
-      return Promise.resolve();
-    }
     return new Promise((resolve, reject) => {
       this.waiters.push({ generation, resolve, reject });
       this.kick();
