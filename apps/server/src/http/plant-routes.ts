@@ -25,7 +25,6 @@ import {
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { ownerOf, type Authenticator } from '../tokens/principal.js';
 import { etagOf } from '../wire/etag.js';
-import { plantJson, plantsJson } from '../wire/plant-json.js';
 import { requireScope } from './auth.js';
 import type { AppContext, AppState, BodyProblem } from './context.js';
 import { readConditions } from './conditional.js';
@@ -33,7 +32,7 @@ import { parseFormQuery } from './form-query.js';
 import { readIdempotencyKey } from './idempotency-key-header.js';
 import { createJsonBody } from './json-body.js';
 import { idempotencyKeyInFlight } from './request-error.js';
-import { sendError, sendJson, sendJsonText, setHeader } from './respond.js';
+import { sendError, sendJson, setHeader } from './respond.js';
 
 const decodeCreate = decodeWith(CreatePlantRequest);
 const decodeId = decodeWith(PlantIdFromPath, 'id');
@@ -68,7 +67,7 @@ const answerCreated = (ctx: AppContext, { plant: { id, name, tag }, version }: V
 /** A 200 with the whole plant and its ETag. */
 const answerPlant = (ctx: AppContext, { plant, version }: VersionedPlant): void => {
   setHeader(ctx, 'ETag', etagOf(version));
-  sendJsonText(ctx, plantJson(plant));
+  sendJson(ctx, plant);
 };
 
 /**
@@ -153,7 +152,7 @@ export const addPlantRoutes = (
       setHeader(ctx, 'X-Total-Count', String(total));
       setHeader(ctx, 'Preference-Applied', 'count=exact');
     }
-    sendJsonText(ctx, plantsJson(plants));
+    sendJson(ctx, plants);
   });
 
   // RFC 9110 §13.2.2: If-Match first (412), then If-None-Match, which on a GET is a 304.

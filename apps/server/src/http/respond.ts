@@ -23,7 +23,7 @@ export const sendJson = (ctx: AppContext, value: unknown): void => {
   ctx.body = value;
 };
 
-/** A JSON body already written as text (wire/plant-json.ts), with the Content-Type that makes it JSON. */
+/** A JSON body already written as text (the change log keeps each change's JSON), with the Content-Type that makes it JSON. */
 export const sendJsonText = (ctx: AppContext, text: string): void => {
   ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
   ctx.body = text;
