@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { availableParallelism } from 'node:os';
 import type * as t from 'io-ts';
 import type { Level } from 'pino';
+import { authVariables, decodeAuth, type AuthConfig } from './config/auth.js';
 import {
   boolean,
   commaSeparated,
@@ -10,15 +11,14 @@ import {
   fromString,
   hostName,
   integer,
-  nonEmpty,
   oneOf,
   parseUrl,
   port,
 } from './config/env-codecs.js';
+import { decodeRateLimit, rateLimitVariables, type RateLimitConfig } from './config/rate-limit.js';
 import { SERVER_TIMEOUTS } from './config/server-timeouts.js';
 import { DEFAULT_STORE_LOCATION, StoreLocationFromUrl, type StoreLocation } from './config/store-location.js';
 import { decodeTracing, tracingWarnings, type TracingConfig } from './config/tracing.js';
-import { isB64Token } from './tokens/opaque-token.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './webhooks/retry-schedule.js';
 
 /**
@@ -92,38 +92,6 @@ export interface WebhookConfig {
   readonly allowPrivate: boolean;
 }
 
-export interface RateLimitConfig {
-  /** RATE_LIMIT_PER_SECOND: the sustained requests per second per principal (> 0). */
-  readonly perSecond: number;
-  /**
-   * RATE_LIMIT_BURST: the requests a principal may make at once; a multiple of perSecond, default
-   * 2 × perSecond. The window is burst / perSecond seconds (see rate-limit/rate-limiter.ts).
-   */
-  readonly burst: number;
-  /**
-   * RATE_LIMIT_STORE: where the counters live. Default: `redis` when REDIS_URL is set, else
-   * `postgres` when DATABASE_URL is PostgreSQL (one budget for every instance and worker), else
-   * `memory` (one process). `cluster`: the primary's memory, shared by the WORKERS of one instance.
-   */
-  readonly store: RateLimitStoreKind;
-  /** REDIS_URL, when set. */
-  readonly redisUrl: string | undefined;
-}
-
-export const RATE_LIMIT_STORES = ['memory', 'cluster', 'postgres', 'redis'] as const;
-export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
-
-/** A redis:// or rediss:// URL with a host (and, if any, a numeric database path). */
-const isRedisUrl = (s: string): boolean => {
-  const url = parseUrl(s);
-  return (
-    url !== undefined &&
-    (url.protocol === 'redis:' || url.protocol === 'rediss:') &&
-    url.hostname !== '' &&
-    /^(?:\/[0-9]{0,2})?$/.test(url.pathname)
-  );
-};
-
 export interface PostgresConfig {
   /** DATABASE_DIRECT_URL: the database itself when DATABASE_URL goes through a pooler; what needs a session uses it. */
   readonly directUrl?: string;
@@ -144,23 +112,6 @@ export interface ConfigSystem {
   /** For WORKERS=auto; default os.availableParallelism(). */
   readonly availableParallelism: () => number;
 }
-
-export type AuthConfig =
-  | {
-      readonly mode: 'tokens';
-      /**
-       * PLANT_STORE_STATIC_TOKEN: a token accepted (both scopes) in addition to the store's; held in
-       * memory only, never stored. Never PLANT_STORE_TOKEN: that is the client CLI's own token.
-       */
-      readonly seedToken: string | undefined;
-    }
-  | {
-      readonly mode: 'jwt';
-      readonly key: { readonly secret: string } | { readonly jwksUrl: string };
-      readonly issuer: string;
-      readonly audience: string;
-      readonly algorithms: readonly string[];
-    };
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = SERVER_TIMEOUTS.headersTimeoutMs;
@@ -187,20 +138,10 @@ const parseRetention = (s: string): number | undefined => {
   return ms >= 1000 && ms <= 365 * 86_400_000 ? ms : undefined;
 };
 
-const hmacAlgorithms = ['HS256', 'HS384', 'HS512'] as const;
-const asymmetricAlgorithms = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-] as const;
-
+/**
+ * Every variable the server reads, with its codec. The one-line error names bad variables in this
+ * order; auth and rate limiting bring their own codecs (config/auth.ts, config/rate-limit.ts).
+ */
 const codecs = {
   HOST: hostName,
   PORT: port,
@@ -218,14 +159,12 @@ const codecs = {
     const n = Number(s);
     return n <= MAX_WORKERS ? n : undefined;
   }),
-  RATE_LIMIT_PER_SECOND: integer(0, 1_000_000),
-  RATE_LIMIT_BURST: integer(1, 10_000_000),
+  RATE_LIMIT_PER_SECOND: rateLimitVariables.RATE_LIMIT_PER_SECOND,
+  RATE_LIMIT_BURST: rateLimitVariables.RATE_LIMIT_BURST,
   METRICS_PORT: port,
   METRICS_HOST: hostName,
-  RATE_LIMIT_STORE: oneOf(RATE_LIMIT_STORES),
-  REDIS_URL: fromString('a redis:// or rediss:// URL (redis://host:6379, redis://:password@host:6379/0)', (s) =>
-    isRedisUrl(s) ? s : undefined,
-  ),
+  RATE_LIMIT_STORE: rateLimitVariables.RATE_LIMIT_STORE,
+  REDIS_URL: rateLimitVariables.REDIS_URL,
   CORS_ORIGINS: fromString(
     'a comma-separated list of exact origins as browsers send them (https://app.example.com, http://127.0.0.1:5173: no path, no trailing slash, no *)',
     (s) => {
@@ -254,26 +193,7 @@ const codecs = {
   CHANGES_RETENTION: fromString('a duration <integer><s|m|h|d> from 1 s to 365 d (7d, 12h, 90m)', parseRetention),
   WEBHOOK_ALLOW_HTTP: boolean,
   WEBHOOK_ALLOW_PRIVATE: boolean,
-  AUTH_MODE: oneOf(['tokens', 'jwt']),
-  PLANT_STORE_STATIC_TOKEN: fromString(
-    'a bearer token of 16–512 characters A–Z a–z 0–9 - . _ ~ + / (then optional =)',
-    (s) => (s.length >= 16 && s.length <= 512 && isB64Token(s) ? s : undefined),
-  ),
-  JWT_SECRET: fromString('a shared secret of at least 32 characters', (s) => (s.length >= 32 ? s : undefined)),
-  JWT_JWKS_URL: fromString('an http(s) URL of a JSON Web Key Set', (s) => {
-    const url = parseUrl(s);
-    return url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:') ? s : undefined;
-  }),
-  JWT_ISSUER: nonEmpty('issuer'),
-  JWT_AUDIENCE: nonEmpty('audience'),
-  JWT_ALGORITHMS: fromString(
-    `a comma-separated list of ${[...hmacAlgorithms, ...asymmetricAlgorithms].join(', ')} (never none)`,
-    (s) => {
-      const list = commaSeparated(s);
-      const known: readonly string[] = [...hmacAlgorithms, ...asymmetricAlgorithms];
-      return list.length > 0 && list.every((a) => known.includes(a)) ? list : undefined;
-    },
-  ),
+  ...authVariables,
 } as const;
 
 type Variable = keyof typeof codecs;
@@ -303,11 +223,10 @@ export const decodeConfig = (
       'DATABASE_DIRECT_URL is set but DATABASE_URL is not PostgreSQL (unset it, or set a postgres:// DATABASE_URL)',
     );
   }
-  const perSecond = decoded.RATE_LIMIT_PER_SECOND ?? 0;
   if (decoded.METRICS_PORT === undefined && decoded.METRICS_HOST !== undefined) {
     problems.push('METRICS_HOST set but metrics are off (set METRICS_PORT too, or unset it)');
   }
-  const rateLimit = decodeRateLimit(decoded, perSecond, workers, databaseUrlBad ? undefined : storeLocation, problems);
+  const rateLimit = decodeRateLimit(decoded, workers, databaseUrlBad ? undefined : storeLocation, problems);
   const headersTimeoutMs = decoded.HEADERS_TIMEOUT_MS ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = decoded.REQUEST_TIMEOUT_MS ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const timeoutBad = (['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] as const).some(
@@ -381,72 +300,3 @@ export const configWarnings = (env: Readonly<Record<string, string | undefined>>
       ]),
   ...tracingWarnings(env),
 ];
-
-const decodeRateLimit = (
-  d: Decoded,
-  perSecond: number,
-  workers: number,
-  storeLocation: StoreLocation | undefined,
-  problems: string[],
-): RateLimitConfig | undefined => {
-  if (perSecond === 0) {
-    const stray = (['RATE_LIMIT_BURST', 'RATE_LIMIT_STORE'] as const).filter((name) => d[name] !== undefined);
-    if (stray.length > 0)
-      problems.push(`${stray.join(', ')} set but rate limiting is off (set RATE_LIMIT_PER_SECOND too, or unset them)`);
-    return undefined;
-  }
-  const burst = d.RATE_LIMIT_BURST ?? 2 * perSecond;
-  if (burst % perSecond !== 0) {
-    problems.push(
-      `RATE_LIMIT_BURST expects a multiple of RATE_LIMIT_PER_SECOND (${perSecond}), got ${burst}: the window it gives, burst / rate seconds, must be whole seconds`,
-    );
-  }
-  const isPostgres = storeLocation?.kind === 'postgres';
-  const store = d.RATE_LIMIT_STORE ?? (d.REDIS_URL !== undefined ? 'redis' : isPostgres ? 'postgres' : 'memory');
-  if (store === 'redis' && d.REDIS_URL === undefined) problems.push('RATE_LIMIT_STORE=redis expects REDIS_URL');
-  if (store === 'postgres' && storeLocation !== undefined && !isPostgres)
-    problems.push('RATE_LIMIT_STORE=postgres expects a postgres:// DATABASE_URL');
-  if (store === 'cluster' && workers === 1)
-    problems.push('RATE_LIMIT_STORE=cluster expects WORKERS > 1 (one process keeps its counters in memory)');
-  if (store === 'memory' && workers > 1) {
-    problems.push(
-      'RATE_LIMIT_STORE=memory with WORKERS > 1 would give each worker its own budget; use cluster, postgres or redis',
-    );
-  }
-  return { perSecond, burst, store, redisUrl: d.REDIS_URL };
-};
-
-const jwtVariables = ['JWT_SECRET', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_ALGORITHMS'] as const;
-
-const decodeAuth = (d: Decoded, problems: string[]): AuthConfig | undefined => {
-  if (d.AUTH_MODE !== 'jwt') {
-    const stray = jwtVariables.filter((name) => d[name] !== undefined);
-    if (stray.length > 0)
-      problems.push(`${stray.join(', ')} set but AUTH_MODE is not jwt (set AUTH_MODE=jwt or unset them)`);
-    return { mode: 'tokens', seedToken: d.PLANT_STORE_STATIC_TOKEN };
-  }
-  if (d.PLANT_STORE_STATIC_TOKEN !== undefined)
-    problems.push('PLANT_STORE_STATIC_TOKEN is only used with AUTH_MODE=tokens');
-  if ((d.JWT_SECRET === undefined) === (d.JWT_JWKS_URL === undefined)) {
-    problems.push('AUTH_MODE=jwt expects exactly one of JWT_SECRET and JWT_JWKS_URL');
-  }
-  if (d.JWT_ISSUER === undefined) problems.push('JWT_ISSUER expects the issuer (iss) that tokens must carry');
-  if (d.JWT_AUDIENCE === undefined) problems.push('JWT_AUDIENCE expects the audience (aud) that tokens must carry');
-  const usable: readonly string[] = d.JWT_SECRET !== undefined ? hmacAlgorithms : asymmetricAlgorithms;
-  const algorithms = d.JWT_ALGORITHMS ?? (d.JWT_SECRET !== undefined ? ['HS256'] : ['RS256']);
-  const unusable = algorithms.filter((a) => !usable.includes(a));
-  if (unusable.length > 0) {
-    problems.push(
-      `JWT_ALGORITHMS expects ${d.JWT_SECRET !== undefined ? 'HMAC algorithms with JWT_SECRET' : 'asymmetric algorithms with JWT_JWKS_URL'}, got ${unusable.join(', ')}`,
-    );
-  }
-  if (d.JWT_ISSUER === undefined || d.JWT_AUDIENCE === undefined) return undefined;
-  const key =
-    d.JWT_SECRET !== undefined
-      ? { secret: d.JWT_SECRET }
-      : d.JWT_JWKS_URL !== undefined
-        ? { jwksUrl: d.JWT_JWKS_URL }
-        : undefined;
-  if (key === undefined) return undefined;
-  return { mode: 'jwt', key, issuer: d.JWT_ISSUER, audience: d.JWT_AUDIENCE, algorithms };
-};

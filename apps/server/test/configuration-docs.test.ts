@@ -73,7 +73,10 @@ describe('the configuration the server reads', () => {
             : [],
         ),
     );
-    expect(strays, 'read variables in src/config.ts, so that they are decoded, checked and documented').toEqual([]);
+    expect(
+      strays,
+      'read variables in src/config.ts (or src/config/), so that they are decoded, checked and documented',
+    ).toEqual([]);
     expect(serverVariables).toContain('DATABASE_URL');
   });
 

@@ -1,4 +1,4 @@
-import type { RateLimitConfig } from '../config.js';
+import type { RateLimitConfig } from '../config/rate-limit.js';
 import type { StoreLocation } from '../config/store-location.js';
 import type { Logger } from '../logger.js';
 import { createClusterBackend, createMemoryBackend } from '../rate-limit/local-backends.js';
@@ -20,7 +20,7 @@ export interface OpenRateLimiterOptions extends RateLimiterHooks {
 }
 
 /**
- * The limiter RATE_LIMIT_STORE picks (config.ts settles the default), wrapped with fail-open,
+ * The limiter RATE_LIMIT_STORE picks (config/rate-limit.ts settles the default), wrapped with fail-open,
  * the time-out and the hooks. The PostgreSQL and Redis drivers are loaded only when asked for.
  */
 export const openRateLimiter = async (options: OpenRateLimiterOptions): Promise<RateLimiter> => {

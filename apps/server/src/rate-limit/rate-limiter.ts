@@ -14,7 +14,7 @@ export interface RateLimitPolicy {
   readonly windowSeconds: number;
 }
 
-/** The policy of R per second with bursts of B; B must be a multiple of R (config.ts checks it). */
+/** The policy of R per second with bursts of B; B must be a multiple of R (config/rate-limit.ts checks it). */
 export const rateLimitPolicy = (ratePerSecond: number, burst: number): RateLimitPolicy => {
   if (!(Number.isSafeInteger(ratePerSecond) && ratePerSecond >= 1))
     throw new TypeError(`rateLimitPolicy: ratePerSecond must be an integer ≥ 1, got ${ratePerSecond}`);

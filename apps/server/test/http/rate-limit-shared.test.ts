@@ -15,7 +15,7 @@ import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-s
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openRateLimiter } from '../../src/adapters/open-rate-limiter.js';
 import { openStore } from '../../src/adapters/open-store.js';
-import type { RateLimitConfig } from '../../src/config.js';
+import type { RateLimitConfig } from '../../src/config/rate-limit.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitBackendName } from '../../src/rate-limit/rate-limiter.js';
 import { describeRedis, redisTestUrl } from '../support/redis.js';
