@@ -161,6 +161,83 @@ describe('startPrimary', () => {
   });
 });
 
+describe('startPrimary state', () => {
+  it('is starting until a worker listens, then serving', () => {
+    const { cluster, primary, worker } = setUp(2);
+    expect(primary.current()).toEqual({ phase: 'starting' });
+    cluster.listen(worker(0));
+    expect(primary.current()).toEqual({ phase: 'serving' });
+    cluster.listen(worker(1));
+    expect(primary.current()).toEqual({ phase: 'serving' });
+  });
+
+  it('starting, a worker dies: stopping, failed', () => {
+    const { cluster, primary, worker } = setUp(2);
+    cluster.exit(worker(0), 1);
+    expect(primary.current()).toEqual({ phase: 'stopping', outcome: 'failed' });
+  });
+
+  it('starting, a signal: stopping, drained; workers that then exit 0 are a drain, not a failed start', () => {
+    const { cluster, primary, exit, worker, lines } = setUp(2);
+    primary.shutdown('SIGTERM');
+    expect(primary.current()).toEqual({ phase: 'stopping', outcome: 'drained' });
+    cluster.listen(worker(0));
+    expect(primary.current()).toEqual({ phase: 'stopping', outcome: 'drained' });
+    expect(worker(0).sent).toEqual([SHUTDOWN_MESSAGE, SHUTDOWN_MESSAGE]);
+    cluster.exit(worker(0), 0);
+    cluster.exit(worker(1), 0);
+    expect(exit).toHaveBeenCalledExactlyOnceWith(0);
+    expect(lines.some((l) => l['msg'] === 'a worker failed to start; stopping the others')).toBe(false);
+    expect(lines.filter((l) => l['msg'] === 'stopped').map((l) => l['outcome'])).toEqual(['drained']);
+  });
+
+  it('serving, a worker dies: stays serving', () => {
+    vi.useFakeTimers();
+    const { cluster, primary, worker } = setUp(2);
+    cluster.listen(worker(0));
+    cluster.exit(worker(0), 1);
+    expect(primary.current()).toEqual({ phase: 'serving' });
+    vi.advanceTimersByTime(100);
+    expect(cluster.forked).toHaveLength(3);
+    expect(primary.current()).toEqual({ phase: 'serving' });
+  });
+
+  it('stopping, a worker exits non-zero: failed, and a later clean exit does not undo it', () => {
+    const { cluster, primary, exit, worker, lines } = setUp(2);
+    cluster.listen(worker(0));
+    cluster.listen(worker(1));
+    primary.shutdown('SIGTERM');
+    cluster.exit(worker(0), 1);
+    expect(primary.current()).toEqual({ phase: 'stopping', outcome: 'failed' });
+    cluster.exit(worker(1), 0);
+    expect(primary.current()).toEqual({ phase: 'stopping', outcome: 'failed' });
+    expect(exit).toHaveBeenCalledExactlyOnceWith(1);
+    expect(lines.filter((l) => l['msg'] === 'stopped').map((l) => l['outcome'])).toEqual(['failed']);
+  });
+
+  it('stopping after a failed start, a signal: the workers are killed, still failed', () => {
+    const { cluster, primary, exit, worker } = setUp(2);
+    cluster.exit(worker(0), 1);
+    primary.shutdown('SIGINT');
+    expect(worker(1).killedWith).toEqual(['SIGKILL']);
+    expect(primary.current()).toEqual({ phase: 'stopping', outcome: 'failed' });
+    cluster.exit(worker(1), null, 'SIGKILL');
+    expect(exit).toHaveBeenCalledExactlyOnceWith(1);
+  });
+
+  it('a signal once every worker already exited (restarts pending): exits 0 at once, nothing restarted', () => {
+    vi.useFakeTimers();
+    const { cluster, primary, exit, worker } = setUp(1);
+    cluster.listen(worker(0));
+    cluster.exit(worker(0), 1);
+    primary.shutdown('SIGTERM');
+    expect(primary.current()).toEqual({ phase: 'stopping', outcome: 'drained' });
+    expect(exit).toHaveBeenCalledExactlyOnceWith(0);
+    vi.advanceTimersByTime(10_000);
+    expect(cluster.forked).toHaveLength(1);
+  });
+});
+
 describe('isShutdownMessage', () => {
   it('recognises only the shutdown request', () => {
     expect(isShutdownMessage(SHUTDOWN_MESSAGE)).toBe(true);

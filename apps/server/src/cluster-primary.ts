@@ -19,9 +19,24 @@ export interface PrimaryDeps {
   readonly restartDelayMs?: { readonly min: number; readonly max: number };
 }
 
+/**
+ * The one state of a cluster primary:
+ *
+ * - `starting`: no worker has listened yet, so a worker that dies is a failed start;
+ * - `serving`: some worker has listened; one that dies unexpectedly is restarted after a back-off;
+ * - `stopping`: every worker was asked to drain and none is restarted; once all exited the primary
+ *   says `stopped` with `outcome` and exits 0 when `drained`, 1 when `failed`.
+ */
+export type PrimaryState =
+  | { readonly phase: 'starting' }
+  | { readonly phase: 'serving' }
+  | { readonly phase: 'stopping'; readonly outcome: 'drained' | 'failed' };
+
 export interface Primary {
   /** SIGTERM/SIGINT: ask every worker to drain over IPC; a second call kills them (exit code 1). */
   shutdown(signal: NodeJS.Signals): void;
+  /** The state now (what the tests watch). */
+  readonly current: () => PrimaryState;
 }
 
 /**
@@ -31,6 +46,12 @@ export interface Primary {
  * every worker to shut down gracefully over IPC, waits for all, and exits 0 when all drained.
  * A worker that dies before any worker ever listened is a start-up failure (a bad DATABASE_URL,
  * a port in use): the primary stops the others and exits 1 rather than restarting forever.
+ *
+ * | from       | a worker listens    | a worker exits                      | shutdown(signal)               |
+ * | ---------- | ------------------- | ----------------------------------- | ------------------------------ |
+ * | `starting` | `serving`           | `stopping`, failed (a failed start) | `stopping`, drained            |
+ * | `serving`  | stays               | stays; restarted after a back-off   | `stopping`, drained            |
+ * | `stopping` | asked again to stop | failed unless it exited 0           | failed; the workers are killed |
  */
 export const startPrimary = ({
   cluster,
@@ -39,9 +60,7 @@ export const startPrimary = ({
   exit,
   restartDelayMs = { min: 100, max: 5_000 },
 }: PrimaryDeps): Primary => {
-  let stopping = false;
-  let failed = false;
-  let everListened = false;
+  let state: PrimaryState = { phase: 'starting' };
   const recentCrashes: number[] = [];
   const restarts = new Set<NodeJS.Timeout>();
 
@@ -52,10 +71,10 @@ export const startPrimary = ({
     const worker = cluster.fork();
     running.add(worker);
     worker.once('listening', () => {
-      everListened = true;
+      if (state.phase === 'starting') state = { phase: 'serving' };
       // Asked to stop while this worker was starting: the request may have arrived before its
       // IPC listener existed, so ask again now (a worker treats a repeated request as one).
-      if (stopping) askToStop(worker);
+      if (state.phase === 'stopping') askToStop(worker);
     });
     // A worker that exits on its own closes the channel; sending to it then must not throw.
     worker.on('error', (err) => logger.debug({ err, worker: worker.id }, 'IPC error with a worker'));
@@ -70,32 +89,31 @@ export const startPrimary = ({
     }
   };
 
-  const beginStopping = (): void => {
-    stopping = true;
+  const beginStopping = (outcome: 'drained' | 'failed'): void => {
+    state = { phase: 'stopping', outcome };
     for (const timer of restarts) clearTimeout(timer);
     restarts.clear();
     for (const worker of running) askToStop(worker);
   };
 
   const finishIfAllExited = (): void => {
-    if (running.size > 0) return;
-    logger.info({ outcome: failed ? 'failed' : 'drained' }, 'stopped');
-    exit(failed ? 1 : 0);
+    if (state.phase !== 'stopping' || running.size > 0) return;
+    logger.info({ outcome: state.outcome }, 'stopped');
+    exit(state.outcome === 'failed' ? 1 : 0);
   };
 
   cluster.on('exit', (worker, code, signal) => {
     running.delete(worker);
     const workerPid = worker.process.pid;
-    if (stopping) {
-      if (code !== 0) failed = true;
+    if (state.phase === 'stopping') {
+      if (code !== 0) state = { phase: 'stopping', outcome: 'failed' };
       logger.info({ worker: worker.id, workerPid, code, signal }, 'worker exited');
       finishIfAllExited();
       return;
     }
-    if (!everListened) {
-      failed = true;
+    if (state.phase === 'starting') {
       logger.fatal({ worker: worker.id, workerPid, code, signal }, 'a worker failed to start; stopping the others');
-      beginStopping();
+      beginStopping('failed');
       finishIfAllExited();
       return;
     }
@@ -106,7 +124,7 @@ export const startPrimary = ({
     logger.error({ worker: worker.id, workerPid, code, signal, delayMs }, 'worker died unexpectedly; restarting it');
     const timer = setTimeout(() => {
       restarts.delete(timer);
-      if (!stopping) fork();
+      if (state.phase === 'serving') fork();
     }, delayMs);
     restarts.add(timer);
   });
@@ -116,17 +134,18 @@ export const startPrimary = ({
 
   return {
     shutdown: (signal) => {
-      if (stopping) {
+      if (state.phase === 'stopping') {
         // A second signal: stop waiting for the drain. (A worker counts only the signals it gets
         // itself, and the first one may have been absorbed by the IPC request, so no re-signal.)
         logger.warn({ signal }, 'second signal: killing the workers');
-        failed = true;
+        state = { phase: 'stopping', outcome: 'failed' };
         for (const worker of running) worker.process.kill('SIGKILL');
         return;
       }
       logger.info({ signal, workers: running.size }, 'shutting down: asking every worker to drain');
-      beginStopping();
+      beginStopping('drained');
       finishIfAllExited();
     },
+    current: () => state,
   };
 };
