@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlantName } from '@plant-store/domain';
+import { until } from '@plant-store/testkit';
 import Database from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -26,10 +27,14 @@ const writeLoad = async (store: Store, batches = 30): Promise<void> => {
   }
 };
 
-/** Polls (no timing assertion: only the test timeout bounds it) until `condition` holds. */
-const eventually = async (condition: () => boolean): Promise<void> => {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 25));
-};
+/**
+ * Waits for the WAL of `file` to shrink to `bytes` or less. No timing claim: the wait ends just
+ * before the test's own timeout, only so that a failure says how big the WAL still is.
+ */
+const walShrinks = (file: string, bytes: number, timeoutMs: number): Promise<true> =>
+  until(`the WAL to shrink to ${bytes / KiB} KiB`, () => walBytes(file) <= bytes, timeoutMs, {
+    detail: () => `it holds ${walBytes(file)} bytes`,
+  });
 
 describe('WAL checkpoints', () => {
   const stores: Store[] = [];
@@ -54,7 +59,7 @@ describe('WAL checkpoints', () => {
   it('keeps the WAL bounded with checkpoints from the worker thread', async () => {
     const { file, store } = await open({ checkpoint: { intervalMs: 20, truncateAboveBytes: 256 * KiB } });
     await writeLoad(store);
-    await eventually(() => walBytes(file) <= 256 * KiB);
+    await walShrinks(file, 256 * KiB, 50_000);
     const db = new Database(file, { readonly: true });
     try {
       expect(db.prepare('SELECT count(*) FROM plants').pluck().get()).toBe(30 * 500);
@@ -85,7 +90,7 @@ describe('WAL checkpoints', () => {
     } finally {
       reader.close();
     }
-    await eventually(() => walBytes(file) <= 64 * KiB);
+    await walShrinks(file, 64 * KiB, 50_000);
   }, 60_000);
 
   it('checkpoints and removes the WAL on close, and stops the worker', async () => {
@@ -132,7 +137,13 @@ describe('WAL checkpoints', () => {
           lost = true;
         },
       });
-      await eventually(() => lost || walBytes(file) <= 64 * KiB);
+      // A lost thread ends the wait at once; the expectation below then says so.
+      await until(
+        'the thread to shrink the WAL to 64 KiB, or to be lost',
+        () => lost || walBytes(file) <= 64 * KiB,
+        25_000,
+        { detail: () => `the WAL holds ${walBytes(file)} bytes` },
+      );
       await worker.stop();
       expect({ lost, complaints }).toEqual({ lost: false, complaints: [] });
       expect(walBytes(file)).toBeLessThanOrEqual(64 * KiB);
