@@ -8,6 +8,7 @@ import {
   type Plant,
   type PlantId,
 } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import { createBearerCheck } from './bearer-check.js';
 
 /**
@@ -140,7 +141,7 @@ export const createCeilingServer = (token: string): CeilingServer => {
     const parsed = parseJson(raw, contentType, JSON_TYPE, 'application/json');
     if (!('json' in parsed)) return parsed;
     const decoded = CreatePlantRequest.decode(parsed.json);
-    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'body').join('; '));
+    if (E.isLeft(decoded)) return error(400, formatErrors(decoded.left, 'body').join('; '));
     const request = decoded.right;
     const id = request.id ?? ((sorted.max + 1) as PlantId);
     if (plants.has(id)) return error(409, `plant ${id} already exists`);
@@ -157,7 +158,7 @@ export const createCeilingServer = (token: string): CeilingServer => {
     const parsed = parseJson(raw, contentType, MERGE_PATCH_TYPE, 'application/merge-patch+json');
     if (!('json' in parsed)) return parsed;
     const decoded = UpdatePlantRequest.decode(parsed.json);
-    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'body').join('; '));
+    if (E.isLeft(decoded)) return error(400, formatErrors(decoded.left, 'body').join('; '));
     const { name = plant.name, tag } = decoded.right;
     const newTag = tag === undefined ? plant.tag : (tag ?? undefined);
     const changed: Plant = newTag === undefined ? { id: plant.id, name } : { id: plant.id, name, tag: newTag };
@@ -178,7 +179,7 @@ export const createCeilingServer = (token: string): CeilingServer => {
       query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
     }
     const decoded = ListQuery.decode(query);
-    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'query').join('; '));
+    if (E.isLeft(decoded)) return error(400, formatErrors(decoded.left, 'query').join('; '));
     const { limit, after, tag } = decoded.right;
     const ids = tag === undefined ? sorted : (byTag.get(tag) ?? new SortedIds());
     const page = ids.slice(ids.firstAfter(after), limit).map((id) => plants.get(id));
@@ -197,7 +198,7 @@ export const createCeilingServer = (token: string): CeilingServer => {
     body?: { readonly raw: Buffer; readonly contentType: string | undefined },
   ): Reply => {
     const decoded = PlantIdFromPath.decode(segment);
-    if (decoded._tag === 'Left') return error(400, formatErrors(decoded.left, 'id').join('; '));
+    if (E.isLeft(decoded)) return error(400, formatErrors(decoded.left, 'id').join('; '));
     const id = decoded.right;
     const plant = plants.get(id);
     if (plant === undefined) return error(404, `no plant with id ${id}`);

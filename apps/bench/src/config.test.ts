@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';
 
@@ -63,7 +64,7 @@ describe('parseConfig', () => {
       BENCH_STORES: 'sqlite, ceiling',
       BENCH_PIN: 'off',
     });
-    expect(config._tag === 'Right' && config.right).toMatchObject({
+    expect(E.isRight(config) && config.right).toMatchObject({
       seconds: 3,
       preload: 1_000_000,
       stores: ['ceiling', 'sqlite'],
@@ -76,7 +77,7 @@ describe('parseConfig', () => {
       BENCH_STORES: 'sqlite-baseline,sqlite',
       BENCH_BASELINE_DIR: '/tmp/before/apps/server',
     });
-    expect(config._tag === 'Right' && config.right).toMatchObject({
+    expect(E.isRight(config) && config.right).toMatchObject({
       stores: ['sqlite', 'sqlite-baseline'],
       baselineDir: '/tmp/before/apps/server',
     });
@@ -88,7 +89,7 @@ describe('parseConfig', () => {
       BENCH_TAG_SIZES: '20_000, 2000000',
       BENCH_SCENARIOS: 'list-tag,patch',
     });
-    expect(config._tag === 'Right' && config.right).toMatchObject({
+    expect(E.isRight(config) && config.right).toMatchObject({
       stores: ['sqlite', 'sqlite-tag-small', 'postgres-tag-large'],
       tagSizes: [20_000, 2_000_000],
       scenarios: ['patch', 'list-tag'],
@@ -99,7 +100,7 @@ describe('parseConfig', () => {
     const config = parseConfig({
       BENCH_STORES: 'postgres-traced-ratio,postgres-traced,postgres,sqlite-traced-ratio,sqlite-traced,sqlite',
     });
-    expect(config._tag === 'Right' && config.right.stores).toEqual([
+    expect(E.isRight(config) && config.right.stores).toEqual([
       'sqlite',
       'sqlite-traced',
       'sqlite-traced-ratio',
@@ -120,7 +121,7 @@ describe('parseConfig', () => {
       '10000,200000000',
     ]) {
       const config = parseConfig({ BENCH_TAG_SIZES: sizes });
-      expect(config._tag === 'Left' && config.left.join('\n')).toContain('BENCH_TAG_SIZES');
+      expect(E.isLeft(config) && config.left.join('\n')).toContain('BENCH_TAG_SIZES');
     }
     expect(parseConfig({ BENCH_TAG_SIZES: '2000,3000' })._tag).toBe('Right');
   });
@@ -129,7 +130,7 @@ describe('parseConfig', () => {
     const config = parseConfig({
       BENCH_STORES: 'postgres,fastify-postgres,sqlite-normal,fastify-sqlite,koa-minimal,ceiling',
     });
-    expect(config._tag === 'Right' && config.right.stores).toEqual([
+    expect(E.isRight(config) && config.right.stores).toEqual([
       'ceiling',
       'koa-minimal',
       'fastify-sqlite',
@@ -142,20 +143,15 @@ describe('parseConfig', () => {
 
   it('reads the 1-connection scenarios beside latency (create with one connection)', () => {
     const config = parseConfig({ BENCH_SCENARIOS: 'get-1,latency,create-delete-1,create' });
-    expect(config._tag === 'Right' && config.right.scenarios).toEqual([
-      'create',
-      'latency',
-      'create-delete-1',
-      'get-1',
-    ]);
+    expect(E.isRight(config) && config.right.scenarios).toEqual(['create', 'latency', 'create-delete-1', 'get-1']);
     const bad = parseConfig({ BENCH_SCENARIOS: 'get-50' });
-    expect(bad._tag === 'Left' && bad.left.join('\n')).toContain('get-1');
+    expect(E.isLeft(bad) && bad.left.join('\n')).toContain('get-1');
   });
 
   it('names every bad variable', () => {
     const config = parseConfig({ BENCH_SECONDS: '0', BENCH_CONNECTIONS: 'many', BENCH_STORES: 'mysql' });
     expect(config._tag).toBe('Left');
-    const text = config._tag === 'Left' ? config.left.join('\n') : '';
+    const text = E.isLeft(config) ? config.left.join('\n') : '';
     expect(text).toContain('BENCH_SECONDS');
     expect(text).toContain('BENCH_CONNECTIONS');
     expect(text).toContain('BENCH_STORES');

@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parseDataConfig } from './data-config.js';
 
@@ -28,7 +29,7 @@ describe('parseDataConfig', () => {
       BENCH_DATA_BACKUP_CORE: 'any',
       BENCH_STORES: 'sqlite',
     });
-    expect(config._tag === 'Right' && config.right).toMatchObject({
+    expect(E.isRight(config) && config.right).toMatchObject({
       plants: 2_000_000,
       connections: 100,
       beforeSeconds: 5,
@@ -39,7 +40,7 @@ describe('parseDataConfig', () => {
 
   it('names every bad variable', () => {
     const config = parseDataConfig({ BENCH_DATA_PLANTS: '1M', BENCH_DATA_TIMEOUT: '5', BENCH_DATA_BACKUP_CORE: 'two' });
-    const text = config._tag === 'Left' ? config.left.join('\n') : '';
+    const text = E.isLeft(config) ? config.left.join('\n') : '';
     expect(text).toContain('BENCH_DATA_PLANTS');
     expect(text).toContain('BENCH_DATA_TIMEOUT');
     expect(text).toContain('BENCH_DATA_BACKUP_CORE');

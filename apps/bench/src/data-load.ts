@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { encodeTimeline } from './data-windows.js';
@@ -29,7 +30,7 @@ export const DataLoadSpec = t.type(
 );
 
 const decoded = DataLoadSpec.decode(JSON.parse(process.argv[2] ?? 'null'));
-if (decoded._tag === 'Left') throw new TypeError(`data-load: bad spec: ${PathReporter.report(decoded).join('; ')}`);
+if (E.isLeft(decoded)) throw new TypeError(`data-load: bad spec: ${PathReporter.report(decoded).join('; ')}`);
 const spec = decoded.right;
 
 let ends = new Float64Array(1 << 18);

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as E from 'fp-ts/lib/Either.js';
 import { parseDataConfig, type DataBenchConfig } from './data-config.js';
 import {
   checkDataTargets,
@@ -395,7 +396,7 @@ const main = async (config: DataBenchConfig): Promise<number> => {
 };
 
 const config = parseDataConfig(process.env);
-if (config._tag === 'Left') {
+if (E.isLeft(config)) {
   process.stderr.write(`bench:data: bad environment:\n${config.left.map((l) => `  ${l}`).join('\n')}\n`);
   process.exit(2);
 }

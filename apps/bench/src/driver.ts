@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import * as E from 'fp-ts/lib/Either.js';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { childrenCpuSecondsOf } from './processes.js';
 import { DriverSpec, SCENARIOS, summarize, type DriverResult } from './scenarios.js';
@@ -19,7 +20,7 @@ import { runWrk, type WrkOptions } from './wrk.js';
  */
 
 const decoded = DriverSpec.decode(JSON.parse(process.argv[2] ?? 'null'));
-if (decoded._tag === 'Left') throw new TypeError(`driver: bad spec: ${PathReporter.report(decoded).join('; ')}`);
+if (E.isLeft(decoded)) throw new TypeError(`driver: bad spec: ${PathReporter.report(decoded).join('; ')}`);
 const spec = decoded.right;
 const expected = new Set(SCENARIOS[spec.kind].expected);
 

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as E from 'fp-ts/lib/Either.js';
 import { parseConfig, type BenchConfig } from './config.js';
 import { formatProbe, probeDisk, type DiskProbe } from './disk-probe.js';
 import { planStores, redact, type Launched, type Plan } from './plans.js';
@@ -382,7 +383,7 @@ const main = async (config: BenchConfig): Promise<number> => {
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 const config = parseConfig(process.env);
-if (config._tag === 'Left') {
+if (E.isLeft(config)) {
   process.stderr.write(`bench: bad environment:\n${config.left.map((l) => `  ${l}`).join('\n')}\n`);
   process.exit(2);
 }

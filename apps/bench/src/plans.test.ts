@@ -1,10 +1,11 @@
+import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type BenchConfig } from './config.js';
 import { compact, helperLifetimeSeconds, planStores, type PlanContext } from './plans.js';
 
 const configOf = (env: Record<string, string>): BenchConfig => {
   const config = parseConfig(env);
-  if (config._tag === 'Left') throw new TypeError(config.left.join('; '));
+  if (E.isLeft(config)) throw new TypeError(config.left.join('; '));
   return config.right;
 };
 

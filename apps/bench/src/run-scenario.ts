@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import * as E from 'fp-ts/lib/Either.js';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { coreBusySecondsOf, cpuSecondsOf, memoryOf, sampleRss, spawnNode, waitForExit } from './processes.js';
 import type { Row } from './report.js';
@@ -53,7 +54,7 @@ export const runScenario = async (
     } else if (line.startsWith('RESULT ')) {
       cpuEnd = mark();
       const decoded = DriverResult.decode(JSON.parse(line.slice(7)));
-      if (decoded._tag === 'Left') stderr += `\nunreadable driver result: ${PathReporter.report(decoded).join('; ')}`;
+      if (E.isLeft(decoded)) stderr += `\nunreadable driver result: ${PathReporter.report(decoded).join('; ')}`;
       else result = decoded.right;
     }
   });

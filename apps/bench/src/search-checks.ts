@@ -1,4 +1,5 @@
 import { PlantPage, type Plant } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import type { ScenarioKind } from './scenarios.js';
 import {
   COUNT_PATH,
@@ -62,7 +63,7 @@ const get = async (base: string, token: string, path: string, prefer?: string): 
   const whole = (p: Plant): boolean => p.name === nameOf(p.id) && (p.tag ?? null) === tagOf(p.id);
   return {
     status: res.status,
-    ids: page._tag === 'Right' && page.right.every(whole) ? page.right.map((p) => p.id) : undefined,
+    ids: E.isRight(page) && page.right.every(whole) ? page.right.map((p) => p.id) : undefined,
     headers: res.headers,
   };
 };

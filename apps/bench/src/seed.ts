@@ -1,4 +1,5 @@
 import { Plant, PlantPage } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import { expectedTagPage, lastCursor, PAGE_TAG, tagPagePrefix } from './tag-pages.js';
 
 const post = async (base: string, token: string, id: number): Promise<void> => {
@@ -30,13 +31,13 @@ export const smokeCheck = async (base: string, token: string, seededFrom: number
   const auth = { authorization: `Bearer ${token}` };
   const one = await fetch(`${base}/plants/${seededFrom}`, { headers: auth });
   const plant = Plant.decode(await one.json());
-  if (one.status !== 200 || plant._tag === 'Left' || plant.right.id !== seededFrom) {
+  if (one.status !== 200 || E.isLeft(plant) || plant.right.id !== seededFrom) {
     throw new Error(`smoke check: GET /plants/${seededFrom} answered ${one.status} without the seeded plant`);
   }
   const list = await fetch(`${base}/plants?limit=100`, { headers: auth });
   const page = PlantPage.decode(await list.json());
   const expected = Math.min(100, seededTo - seededFrom + 1);
-  if (list.status !== 200 || page._tag === 'Left' || page.right.length < expected) {
+  if (list.status !== 200 || E.isLeft(page) || page.right.length < expected) {
     throw new Error(`smoke check: GET /plants?limit=100 answered ${list.status} without ${expected} plants`);
   }
   const id = seededTo + 1;
@@ -55,7 +56,7 @@ export const smokeCheckPatch = async (base: string, token: string, id: number): 
   const auth = { authorization: `Bearer ${token}` };
   const before = await fetch(`${base}/plants/${id}`, { headers: auth });
   const plant = Plant.decode(await before.json());
-  if (before.status !== 200 || plant._tag === 'Left')
+  if (before.status !== 200 || E.isLeft(plant))
     throw new Error(`smoke check: GET /plants/${id} answered ${before.status} without a plant`);
   const name = `smoke check patch ${id}`;
   const res = await fetch(`${base}/plants/${id}`, {
@@ -67,7 +68,7 @@ export const smokeCheckPatch = async (base: string, token: string, id: number): 
   const { tag } = plant.right;
   if (
     res.status !== 200 ||
-    patched._tag === 'Left' ||
+    E.isLeft(patched) ||
     patched.right.id !== id ||
     patched.right.name !== name ||
     patched.right.tag !== tag
@@ -81,7 +82,7 @@ export const smokeCheckPatch = async (base: string, token: string, id: number): 
     throw new Error(`smoke check: PATCH /plants/${id} changed the name but kept the ETag ${etags[0]}`);
   const after = await fetch(`${base}/plants/${id}`, { headers: auth });
   const seen = Plant.decode(await after.json());
-  if (after.status !== 200 || seen._tag === 'Left' || seen.right.name !== name)
+  if (after.status !== 200 || E.isLeft(seen) || seen.right.name !== name)
     throw new Error(`smoke check: GET /plants/${id} after a PATCH does not show the new name`);
 };
 
@@ -96,7 +97,7 @@ export const smokeCheckTagPage = async (base: string, token: string, size: numbe
     const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
     const page = PlantPage.decode(await res.json());
     const ids =
-      page._tag === 'Right' && page.right.every((p) => p.tag === PAGE_TAG) ? page.right.map((p) => p.id) : undefined;
+      E.isRight(page) && page.right.every((p) => p.tag === PAGE_TAG) ? page.right.map((p) => p.id) : undefined;
     const expected = expectedTagPage(size, after);
     if (res.status !== 200 || ids === undefined || ids.join(',') !== expected.join(',')) {
       throw new Error(

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { SCENARIOS, type Latency, type ScenarioKind } from './scenarios.js';
@@ -204,7 +205,7 @@ export const runWrk = (o: WrkOptions): Promise<WrkRun> =>
       const line = out.split('\n').find((l) => l.startsWith('WRKRESULT '));
       if (code !== 0 || line === undefined) return reject(new Error(`wrk exited with ${String(code)}:\n${out}`));
       const decoded = WrkOutput.decode(JSON.parse(line.slice('WRKRESULT '.length)));
-      if (decoded._tag === 'Left')
+      if (E.isLeft(decoded))
         return reject(new Error(`unreadable wrk result: ${PathReporter.report(decoded).join('; ')}`));
       const r = decoded.right;
       const us = (v: number): number => v / 1000;

@@ -11,6 +11,7 @@ import {
 import { ChangePage } from '@plant-store/domain';
 import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
 import fc from 'fast-check';
+import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
 import { runNode, startServer, tempDir, type ServerProcess } from './support/processes.js';
@@ -128,7 +129,7 @@ const changeLog = async (store: Store): Promise<Change[]> => {
       headers: { authorization: `Bearer ${store.token}` },
     });
     const page = ChangePage.decode(await answer.json());
-    if (page._tag === 'Left') throw new Error('the change log does not decode');
+    if (E.isLeft(page)) throw new Error('the change log does not decode');
     if (page.right.length === 0) return log;
     log.push(...page.right);
   }

@@ -1,5 +1,6 @@
 /** The arguments of the `plant-store` command line, checked: a bad one is a usage error (exit 2). */
 import { PageLimitFromString, PlantSort } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { DEFAULT_IMPORT_CONCURRENCY, digestFile, MAX_IMPORT_CONCURRENCY, type FileDigest } from './cli-import.js';
 import type { ListPlantsQuery } from './plants-api.js';
@@ -9,7 +10,7 @@ export class UsageError extends Error {}
 
 export const decodeArg = <A>(codec: t.Type<A, string, unknown>, name: string, value: string): A => {
   const decoded = codec.decode(value);
-  if (decoded._tag === 'Left') throw new UsageError(`${name}: ${decoded.left[0]?.message ?? 'invalid value'}`);
+  if (E.isLeft(decoded)) throw new UsageError(`${name}: ${decoded.left[0]?.message ?? 'invalid value'}`);
   return decoded.right;
 };
 

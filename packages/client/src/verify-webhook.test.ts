@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { openApiDocument } from '@plant-store/domain';
 import fc from 'fast-check';
+import * as E from 'fp-ts/lib/Either.js';
 import { Webhook, WebhookVerificationError as StandardWebhooksError } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -487,7 +488,7 @@ describe('verifyWebhookEither', () => {
       right: { id: ID, sentAt: new Date(T * 1000), event: EVENT },
     });
     const refused = verifyWebhookEither(BODY, headersFor(BODY), OTHER_SECRET, { now });
-    expect(refused._tag === 'Left' && refused.left.reason).toBe('NoMatchingSignature');
+    expect(E.isLeft(refused) && refused.left.reason).toBe('NoMatchingSignature');
   });
 });
 

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as E from 'fp-ts/lib/Either.js';
 import {
   createPlantStoreClient,
   PlantStoreError,
@@ -268,7 +269,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     let since: number | undefined;
     if (given !== undefined) {
       const decoded = ChangePositionFromString.decode(given);
-      if (decoded._tag === 'Left') return sendError(res, 400, `${name}: expected a change number, got ${given}`);
+      if (E.isLeft(decoded)) return sendError(res, 400, `${name}: expected a change number, got ${given}`);
       since = decoded.right;
       if (since > newest())
         return sendError(res, 400, `${name}: ${since} is above the newest change number, ${newest()}`);
@@ -322,7 +323,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       return sendError(res, 400, 'the body is not valid JSON');
     }
     const decoded = CreatePlantRequest.decode(json);
-    if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
+    if (E.isLeft(decoded)) return sendError(res, 400, formatErrors(decoded.left).join('; '));
     const input = decoded.right;
     if (input.id !== undefined && plants.has(input.id)) {
       return answer(409, { error: 409, message: `a plant with id ${input.id} already exists` });
@@ -386,7 +387,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     if (rest === '' && method === 'GET') {
       if (/(^|&)tag(&|$)/.test(url.search.slice(1))) return sendError(res, 400, 'tag: expected tag=<tag>');
       const decoded = ListQuery.decode(queryRecord(url.searchParams));
-      if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
+      if (E.isLeft(decoded)) return sendError(res, 400, formatErrors(decoded.left).join('; '));
       const { limit, after, tag, q, sort, cursor } = decoded.right;
       const made = { sort, q: q ?? null, tag: tag ?? null };
       let from: PageCursorState | undefined;
@@ -435,7 +436,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     }
 
     const id = PlantIdFromPath.decode(rest.slice(1));
-    if (id._tag === 'Left') return sendError(res, 400, `id: expected a plant id, got ${describeValue(rest.slice(1))}`);
+    if (E.isLeft(id)) return sendError(res, 400, `id: expected a plant id, got ${describeValue(rest.slice(1))}`);
     const conditions: { ifMatch?: '*' | string[]; ifNoneMatch?: '*' | string[] } = {};
     for (const [name, key] of [
       ['if-match', 'ifMatch'],
@@ -461,7 +462,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
         return sendError(res, 400, 'the body is not valid JSON');
       }
       const decoded = UpdatePlantRequest.decode(json);
-      if (decoded._tag === 'Left') return sendError(res, 400, formatErrors(decoded.left).join('; '));
+      if (E.isLeft(decoded)) return sendError(res, 400, formatErrors(decoded.left).join('; '));
       patch = decoded.right;
     }
     const plant = plants.get(id.right);

@@ -1,4 +1,5 @@
 // The README's example and fp-ts snippet, run against the throwaway server, so the npm page stays true.
+import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -56,7 +57,7 @@ it('runs the README fp-ts snippet', async () => {
   );
   expect(await renamed()).toEqual({ _tag: 'Right', right: { id: 1, name: 'Fern (new)' } });
   const missing = await pipe(client.fp.plants.get(2))();
-  expect(missing._tag === 'Left' && missing.left._tag === 'NotFound').toBe(true);
+  expect(E.isLeft(missing) && missing.left._tag === 'NotFound').toBe(true);
 });
 
 it('runs the README update snippet', async () => {

@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { describeValue, MAX_NAMED_UNKNOWN } from './describe-value.js';
 
@@ -33,7 +34,7 @@ export const struct = <R extends t.Props, O extends t.Props>(
 
   const type: t.Type<Struct<R, O>, StructOutput<R, O>, unknown> = new t.Type<Struct<R, O>, StructOutput<R, O>, unknown>(
     name,
-    (u): u is Struct<R, O> => type.validate(u, t.getDefaultContext(type))._tag === 'Right',
+    (u): u is Struct<R, O> => E.isRight(type.validate(u, t.getDefaultContext(type))),
     (u, c) => {
       if (!isObject(u)) {
         return t.failure(u, c, `expected a JSON object, got ${describeValue(u)}`);
@@ -64,7 +65,7 @@ export const struct = <R extends t.Props, O extends t.Props>(
             continue;
           }
           const result = codec.validate(input[key], context);
-          if (result._tag === 'Left') errors.push(...result.left);
+          if (E.isLeft(result)) errors.push(...result.left);
           else output[key] = result.right;
         }
       };

@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { describeValue } from './describe-value.js';
 import { Plant } from './plant.js';
@@ -137,7 +138,7 @@ export const WebhookEvent: t.Type<t.TypeOf<EventCodec>, t.OutputOf<EventCodec>, 
   (u, c) => {
     if (!isObject(u)) return t.failure(u, c, `expected a JSON object, got ${describeValue(u)}`);
     const type = WebhookEventType.validate(u['type'], t.appendContext(c, 'type', WebhookEventType, u['type']));
-    if (type._tag === 'Left') return type;
+    if (E.isLeft(type)) return type;
     return (eventCodecs[type.right] as t.Type<t.TypeOf<EventCodec>, t.OutputOf<EventCodec>, unknown>).validate(u, c);
   },
   (event) => (eventCodecs[event.type] as t.Type<t.TypeOf<EventCodec>, t.OutputOf<EventCodec>, unknown>).encode(event),

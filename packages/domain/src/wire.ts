@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { describeValue, MAX_NAMED_UNKNOWN } from './describe-value.js';
 import { PlantTag } from './plant.js';
@@ -90,7 +91,7 @@ export const decodeQueryParams = (
       errors.push({ value, context, message: 'expected a single value, got the parameter repeated' });
     } else {
       const result = codec.validate(value, context);
-      if (result._tag === 'Left') errors.push(...result.left);
+      if (E.isLeft(result)) errors.push(...result.left);
       else {
         (output as Record<string, unknown>)[key] = result.right;
         given.add(key);
