@@ -74,6 +74,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       eqeqeq: ['error', 'always'],
+      // An Either is asked with E.isLeft / E.isRight, which narrow alike, in one spelling. No
+      // later block sets no-restricted-syntax, so this holds everywhere; one that does must
+      // repeat these selectors (ESLint keeps one setting per rule per file).
+      'no-restricted-syntax': ['error', ...eitherTagTests],
     },
   },
   // No import cycles inside a package, type-only imports included: a cycle means two files hold
@@ -98,11 +102,7 @@ export default tseslint.config(
   { files: ['packages/client/**/*.ts'], rules: restrict(noServer) },
   {
     files: ['apps/server/**/*.ts'],
-    rules: {
-      ...restrict(noClient),
-      // An Either is asked with E.isLeft / E.isRight, which narrow alike, in one spelling.
-      'no-restricted-syntax': ['error', ...eitherTagTests],
-    },
+    rules: restrict(noClient),
   },
   // The server's folders: every rule, unless a block below lets a folder through. Unit tests
   // beside the code may open a real store to test against.
