@@ -27,9 +27,11 @@ export {
   type FreshPostgresDatabase,
 } from './postgres.js';
 export {
+  addressInUse,
   freePort,
   rssBytes,
   runNode,
+  startOnFreePort,
   startServer,
   tempDir,
   type RunResult,

@@ -36,8 +36,8 @@ export const runNode = async (
 
 /**
  * A free TCP port on 127.0.0.1, for a program that cannot bind port 0 and say which port it got
- * (PostgreSQL, PgBouncer, METRICS_PORT): another process may take it before that program binds
- * it. startServer needs none.
+ * (PostgreSQL, PgBouncer): another process may take it before that program binds it, so start
+ * such a program with startOnFreePort. startServer needs none (METRICS_PORT=0 included).
  */
 export const freePort = async (): Promise<number> => {
   const server = createServer();
@@ -47,6 +47,26 @@ export const freePort = async (): Promise<number> => {
   server.close();
   if (address === null || typeof address === 'string') throw new TypeError('no port from the OS');
   return address.port;
+};
+
+/** Whether a program's failure says its port was taken (PostgreSQL, PgBouncer, Node). */
+export const addressInUse = (text: string): boolean => /could not bind|address already in use|EADDRINUSE/i.test(text);
+
+/**
+ * Starts a program that must be told its port (PostgreSQL, PgBouncer) on a freePort, and again on
+ * a fresh one when another process took the port before the program bound it: when `start`
+ * rejects with an error whose message says so (addressInUse; `start` puts the program's log in
+ * it, and cleans up after itself). Any other failure, or the last of `attempts`, is thrown.
+ */
+export const startOnFreePort = async <A>(start: (port: number) => Promise<A>, attempts = 3): Promise<A> => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (error) {
+      if (attempt >= attempts || !addressInUse(error instanceof Error ? error.message : String(error))) throw error;
+    }
+  }
 };
 
 export const tempDir = async (prefix: string): Promise<{ path: string; remove(): Promise<void> }> => {
