@@ -1,11 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './processes.js';
+import { startOnFreePort } from './processes.js';
 
 const exec = promisify(execFile);
 
@@ -59,65 +59,90 @@ export const startPooler = async (target: {
     }
   }
   const dir = await mkdtemp(join(tmpdir(), 'plant-store-pgbouncer-'));
-  const port = await freePort();
   const config = join(dir, 'pgbouncer.ini');
   const users = join(dir, 'users.txt');
+  const log = join(dir, 'pgbouncer.log');
   await writeFile(users, '"postgres" ""\n');
-  await writeFile(
-    config,
-    [
-      '[databases]',
-      `${target.database} = host=${target.host} port=${target.port} dbname=${target.database}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${users}`,
-      'pool_mode = transaction',
-      'max_client_conn = 500',
-      'default_pool_size = 20',
-      `logfile = ${join(dir, 'pgbouncer.log')}`,
-      '',
-    ].join('\n'),
-  );
-  if (owner !== undefined) for (const file of [dir, config, users]) await chown(file, owner.uid, owner.gid);
+  const configure = async (port: number): Promise<void> => {
+    await writeFile(
+      config,
+      [
+        '[databases]',
+        `${target.database} = host=${target.host} port=${target.port} dbname=${target.database}`,
+        '[pgbouncer]',
+        'listen_addr = 127.0.0.1',
+        `listen_port = ${port}`,
+        'unix_socket_dir =',
+        'auth_type = trust',
+        `auth_file = ${users}`,
+        'pool_mode = transaction',
+        'max_client_conn = 500',
+        'default_pool_size = 20',
+        `logfile = ${log}`,
+        '',
+      ].join('\n'),
+    );
+    if (owner !== undefined) for (const file of [dir, config, users]) await chown(file, owner.uid, owner.gid);
+  };
+  // What PgBouncer logged since `from` (it appends to one log across restarts).
+  const logSince = async (from: number): Promise<string> =>
+    (await readFile(log).catch(() => Buffer.alloc(0))).subarray(from).toString('utf8');
   let child: ChildProcess | undefined;
-  const start = async (): Promise<void> => {
+  /**
+   * Starts PgBouncer on `port`; resolves once it says it listens there and accepts (the log line
+   * tells it from another process on the port). Rejects with its log when it exits first
+   * ("cannot listen on …: bind(): Address already in use" when the port was taken).
+   */
+  const start = async (port: number): Promise<void> => {
+    const from = (await stat(log).catch(() => undefined))?.size ?? 0;
     const argv = root ? ['runuser', '-u', 'postgres', '--', bin, config] : [bin, config];
-    child = spawn(argv[0] as string, argv.slice(1), { stdio: 'ignore' });
+    const running = spawn(argv[0] as string, argv.slice(1), { stdio: 'ignore' });
+    child = running;
     const deadline = Date.now() + 10_000;
-    while (!(await accepts(port))) {
+    while (!((await logSince(from)).includes(`listening on 127.0.0.1:${port}`) && (await accepts(port)))) {
+      if (running.exitCode !== null || running.signalCode !== null)
+        throw new Error(`pgbouncer exited before it listened on ${port}:\n${await logSince(from)}`);
       if (Date.now() > deadline) throw new Error(`pgbouncer did not listen on ${port} within 10 s (log: ${dir})`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
-  const stop = async (): Promise<void> => {
+  const stop = async (port: number): Promise<void> => {
     const running = child;
-    if (running === undefined || running.exitCode !== null) return;
+    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
     // runuser passes SIGTERM on to PgBouncer: its immediate shutdown.
     running.kill('SIGTERM');
     await exited;
     while (await accepts(port)) await new Promise((r) => setTimeout(r, 20));
   };
+  let port: number;
   try {
-    await start();
+    port = await startOnFreePort(async (candidate) => {
+      await configure(candidate);
+      try {
+        await start(candidate);
+      } catch (error) {
+        await stop(candidate).catch(() => undefined);
+        throw error;
+      }
+      return candidate;
+    });
   } catch (error) {
-    await stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     return error instanceof Error ? error.message : String(error);
   }
   return {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/${target.database}`,
+    // Back on the port its clients hold (a new one would test something else): should another
+    // process take it while PgBouncer is down, the restart fails with PgBouncer's log saying so.
     restart: async (downMs) => {
-      await stop();
+      await stop(port);
       await new Promise((r) => setTimeout(r, downMs));
-      await start();
+      await start(port);
     },
     close: async () => {
-      await stop().catch(() => undefined);
+      await stop(port).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },
   };
