@@ -5,7 +5,7 @@ import { percentile } from './support/http.js';
 import { knobs } from './support/knobs.js';
 import { seeded } from './support/ledger.js';
 import { paths } from './support/paths.js';
-import { freePort, rssBytes, startServer, tempDir, type ServerProcess } from './support/processes.js';
+import { rssBytes, startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { SoakLoad } from './support/soak-load.js';
 import { cpuMs, heapUsedBytes, openDescriptors, runQueueWaitMs } from './support/soak-probes.js';
 import { judgeGrowth, openSeries, seriesSvg, type GrowthBounds, type SoakSample } from './support/soak-series.js';
@@ -60,11 +60,10 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
     async () => {
       const databaseUrl = `sqlite:${join(dir.path, 'plant-store.db')}`;
       const token = await createToken(databaseUrl, 'soak');
-      const metricsPort = await freePort();
       const live = await startServer({
         DATABASE_URL: databaseUrl,
         LOG_LEVEL: 'warn',
-        METRICS_PORT: String(metricsPort),
+        METRICS_PORT: '0',
         IDEMPOTENCY_TTL_SECONDS: String(IDEMPOTENCY_TTL_SECONDS),
       });
       server = live;
@@ -86,7 +85,7 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
           const latencies = load.drainLatencies();
           let heap = NaN;
           try {
-            heap = await heapUsedBytes(metricsPort);
+            heap = await heapUsedBytes(live.metricsPort as number);
           } catch (error) {
             if (live.alive()) sampleProblems.push(`${tick}: ${(error as Error).message}`);
           }

@@ -68,3 +68,24 @@ const portsOf = (pid: number): number[] => {
   }
   return [...ports];
 };
+
+const METRICS_LISTENING = /"msg":"metrics listening/;
+
+/**
+ * Where a server started with METRICS_PORT=0 serves /metrics, once it does: from its `metrics
+ * listening` log line (start-components.ts, or main.ts's `(all workers)` under WORKERS), else the
+ * one port besides the API's (`apiPort`) that the process listens on (/proc, Linux).
+ */
+export const metricsPortOf = (output: string, pid: number, apiPort: number): number | undefined => {
+  for (const line of output.split('\n')) {
+    if (!METRICS_LISTENING.test(line)) continue;
+    try {
+      const { url } = JSON.parse(line) as { url?: unknown };
+      if (typeof url === 'string') return Number(new URL(url).port);
+    } catch {
+      // a partial line still being written
+    }
+  }
+  const others = portsOf(pid).filter((port) => port !== apiPort);
+  return others.length === 1 ? others[0] : undefined;
+};

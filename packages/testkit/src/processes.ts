@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listeningPorts } from './listening-port.js';
+import { listeningPorts, metricsPortOf } from './listening-port.js';
 import { until } from './until.js';
 
 export interface RunResult {
@@ -77,6 +77,8 @@ export const tempDir = async (prefix: string): Promise<{ path: string; remove():
 export interface ServerProcess {
   readonly url: string;
   readonly port: number;
+  /** Where GET /metrics listens: METRICS_PORT, or the port the OS gave for METRICS_PORT=0; undefined without. */
+  readonly metricsPort: number | undefined;
   readonly child: ChildProcess;
   readonly pid: number;
   /** Everything the process wrote so far (stdout + stderr). */
@@ -101,7 +103,8 @@ export interface StartServerOptions {
 /**
  * Starts a built server as a real process on 127.0.0.1 (never another address), on a port the
  * OS gives it when it binds (PORT=0, so no other process can take the port in between), and waits
- * until it says where it listens (listeningPorts) and /healthz answers there.
+ * until it says where it listens (listeningPorts) and /healthz answers there. METRICS_PORT=0 gives
+ * the metrics listener a port the same way: startServer then also waits for it (metricsPort).
  */
 export const startServer = async (env: Record<string, string>, options: StartServerOptions): Promise<ServerProcess> => {
   const child = spawn(process.execPath, [options.main], {
@@ -116,7 +119,7 @@ export const startServer = async (env: Record<string, string>, options: StartSer
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const metricsPort = Number(env['METRICS_PORT'] ?? 0);
-  const ready = async (): Promise<number | undefined> => {
+  const ready = async (): Promise<{ port: number; metricsPort: number | undefined } | undefined> => {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`server exited with ${child.exitCode ?? child.signalCode} before it was ready:\n${output}`);
     }
@@ -126,27 +129,33 @@ export const startServer = async (env: Record<string, string>, options: StartSer
       try {
         const response = await fetch(`http://127.0.0.1:${port}/healthz`);
         await response.arrayBuffer();
-        if (response.ok) return port;
+        if (!response.ok) continue;
+        if (env['METRICS_PORT'] !== '0')
+          return { port, metricsPort: env['METRICS_PORT'] === undefined ? undefined : metricsPort };
+        const given = metricsPortOf(output, child.pid as number, port);
+        return given === undefined ? undefined : { port, metricsPort: given };
       } catch {
         // not answering yet
       }
     }
     return undefined;
   };
-  let port: number;
+  let listening: { port: number; metricsPort: number | undefined };
   try {
-    port = await until('the server to listen and answer /healthz', ready, options.timeoutMs ?? 20_000, {
+    listening = await until('the server to listen and answer /healthz', ready, options.timeoutMs ?? 20_000, {
       detail: () => output,
     });
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
   }
+  const { port } = listening;
   const url = `http://127.0.0.1:${port}`;
   const alive = () => child.exitCode === null && child.signalCode === null;
   return {
     url,
     port,
+    metricsPort: listening.metricsPort,
     child,
     pid: child.pid as number,
     output: () => output,

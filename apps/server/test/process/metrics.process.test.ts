@@ -4,7 +4,6 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   describePostgres,
-  freePort,
   freshPostgresUrl,
   startServer,
   tempDir,
@@ -50,15 +49,12 @@ describe.runIf(runMetricsTests)('METRICS_PORT on a single process (SQLite)', () 
   let metricsPort: number;
   beforeAll(async () => {
     dir = await tempDir('plant-store-metrics-');
-    metricsPort = await freePort();
+    // Port 0: the OS picks it as the server binds, so no other process can take it first.
     server = await startServer(
-      {
-        DATABASE_URL: `sqlite:${join(dir.path, 'plants.db')}`,
-        PLANT_STORE_STATIC_TOKEN: token,
-        METRICS_PORT: String(metricsPort),
-      },
+      { DATABASE_URL: `sqlite:${join(dir.path, 'plants.db')}`, PLANT_STORE_STATIC_TOKEN: token, METRICS_PORT: '0' },
       { main },
     );
+    metricsPort = server.metricsPort as number;
   });
   afterAll(async () => {
     await server?.stop('SIGTERM');
@@ -88,11 +84,11 @@ describePostgres('METRICS_PORT with WORKERS=2 (PostgreSQL)', () => {
   beforeAll(async () => {
     if (!runMetricsTests) return;
     database = await freshPostgresUrl();
-    metricsPort = await freePort();
     server = await startServer(
-      { DATABASE_URL: database.url, WORKERS: '2', PLANT_STORE_STATIC_TOKEN: token, METRICS_PORT: String(metricsPort) },
+      { DATABASE_URL: database.url, WORKERS: '2', PLANT_STORE_STATIC_TOKEN: token, METRICS_PORT: '0' },
       { main },
     );
+    metricsPort = server.metricsPort as number;
     await waitFor(
       'both workers and the metrics listener',
       server,
