@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startOnFreePort } from '@plant-store/testkit';
 import postgres from 'postgres';
-import { freePort } from './processes.js';
 
 /**
  * A primary and a synchronous streaming standby made for one test: `initdb` (trust), the primary
@@ -70,11 +70,12 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
   };
   const dir = await mkdtemp(join(tmpdir(), 'plant-store-pg-standby-'));
   if (owner !== undefined) await chown(dir, owner.uid, owner.gid);
-  const [primaryPort, standbyPort] = [await freePort(), await freePort()];
+  // Each node's port is set by its first start (startFirst).
   const node = {
-    primary: { data: join(dir, 'primary'), port: primaryPort },
-    standby: { data: join(dir, 'standby'), port: standbyPort },
+    primary: { data: join(dir, 'primary'), port: 0 },
+    standby: { data: join(dir, 'standby'), port: 0 },
   };
+  const logOf = (which: 'primary' | 'standby') => join(dir, `${which}-${node[which].port}.log`);
   const pgCtl = join(bin, 'pg_ctl');
   const options = (port: number, extra = '') =>
     ['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${extra}`.trim()] as const;
@@ -84,12 +85,24 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
       node[which].data,
       ...options(node[which].port, extra),
       '-l',
-      join(dir, `${which}.log`),
+      logOf(which),
       '-w',
       '-t',
       '60',
       'start',
     ]);
+  /** The node's first start, on a free port, and again on a fresh one should that port be taken first. */
+  const startFirst = (which: 'primary' | 'standby', extra = '') =>
+    startOnFreePort(async (port) => {
+      node[which].port = port;
+      try {
+        await start(which, extra);
+      } catch (error) {
+        // The server's reason ("could not bind … Address already in use") is in its log, not pg_ctl's.
+        const log = await readFile(logOf(which), 'utf8').catch(() => '');
+        throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`, { cause: error });
+      }
+    });
   const stop = (which: 'primary' | 'standby', mode: 'fast' | 'immediate') =>
     run(pgCtl, ['-D', node[which].data, '-m', mode, '-w', '-t', '60', 'stop']);
   const cleanUp = async () => {
@@ -110,12 +123,12 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
       '--locale=C',
     ]);
     // Every commit waits for the standby's flush: what the primary acknowledged survives it.
-    await start('primary', "-c synchronous_standby_names='*' -c wal_level=replica");
+    await startFirst('primary', "-c synchronous_standby_names='*' -c wal_level=replica");
     await run(join(bin, 'pg_basebackup'), [
       '-h',
       '127.0.0.1',
       '-p',
-      String(primaryPort),
+      String(node.primary.port),
       '-U',
       'postgres',
       '-D',
@@ -126,12 +139,13 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
       '-c',
       'fast',
     ]);
-    await start('standby');
-    await waitForSync(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`);
+    await startFirst('standby');
+    await waitForSync(`postgres://postgres@127.0.0.1:${node.primary.port}/postgres`);
   } catch (error) {
     await cleanUp();
     throw error;
   }
+  const [primaryPort, standbyPort] = [node.primary.port, node.standby.port];
   const version = bin.split('/').at(-2) ?? '?';
   return {
     label: `throwaway PostgreSQL ${version}, primary on 127.0.0.1:${primaryPort}, synchronous standby on 127.0.0.1:${standbyPort}${root ? ' (as postgres)' : ''}`,

@@ -1,12 +1,17 @@
 import { execFile } from 'node:child_process';
-import { appendFile, chown, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { freshPostgresUrl, openAdminSql, postgresAvailable, type FreshPostgres } from '@plant-store/testkit';
+import {
+  freshPostgresUrl,
+  openAdminSql,
+  postgresAvailable,
+  startOnFreePort,
+  type FreshPostgres,
+} from '@plant-store/testkit';
 import { makeCertificates, type TestCertificates } from './certificates.js';
-import { freePort } from './processes.js';
 
 /**
  * A PostgreSQL server the torture suite may stop, restart and cut off.
@@ -120,12 +125,9 @@ export const throwawayCluster = async (
   if (owner !== undefined) await chown(dir, owner.uid, owner.gid);
   const data = join(dir, 'data');
   const address = network?.address ?? '127.0.0.1';
-  // A namespace of its own has every port free.
-  const port = network === undefined ? await freePort() : 5432;
   const pgCtl = join(bin, 'pg_ctl');
   let certificates: TestCertificates | undefined;
   let tlsOptions = '';
-  const logFile = ['-l', join(dir, 'postgres.log')];
   try {
     if (tls !== undefined) {
       certificates = await makeCertificates(dir, { dnsNames: tls.dnsNames, addresses: [address] }, owner);
@@ -135,17 +137,33 @@ export const throwawayCluster = async (
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  const serverOptions = ['-o', `-p ${port} -k ${dir} -c listen_addresses=${address}${tlsOptions}`];
+  const serverOptionsOn = (port: number) => ['-o', `-p ${port} -k ${dir} -c listen_addresses=${address}${tlsOptions}`];
+  const logOf = (port: number) => join(dir, `postgres-${port}.log`);
+  const startOn = async (port: number): Promise<number> => {
+    try {
+      await run(pgCtl, ['-D', data, ...serverOptionsOn(port), '-l', logOf(port), '-w', '-t', '60', 'start']);
+      return port;
+    } catch (error) {
+      // The server's reason ("could not bind … Address already in use") is in its log, not pg_ctl's.
+      const log = await readFile(logOf(port), 'utf8').catch(() => '');
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`, { cause: error });
+    }
+  };
+  let port: number;
   try {
     await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C']);
     // initdb trusts loopback only; in a namespace the server's connections come from the veth's other end.
     if (network !== undefined) await appendFile(join(data, 'pg_hba.conf'), 'host all all 0.0.0.0/0 trust\n');
-    await run(pgCtl, ['-D', data, ...serverOptions, ...logFile, '-w', '-t', '60', 'start']);
+    // A namespace of its own has every port free.
+    port = network === undefined ? await startOnFreePort(startOn) : await startOn(5432);
   } catch (error) {
     await run(pgCtl, ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  // restart and start come back on this port, which the server's URL holds.
+  const serverOptions = serverOptionsOn(port);
+  const logFile = ['-l', logOf(port)];
   const url = `postgres://postgres@${address}:${port}/postgres`;
   const version = bin.split('/').at(-2) ?? '?';
   return {
