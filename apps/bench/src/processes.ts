@@ -31,7 +31,12 @@ export const spawnNode = ({ core, args, env, cwd }: SpawnNodeOptions): ChildProc
   });
 };
 
-/** A port the kernel had free a moment ago. */
+/**
+ * A port the kernel had free a moment ago. Another process could take it before the server binds
+ * it (testkit's startOnFreePort retries that for tests); the bench leaves it: it starts one server
+ * at a time on a machine kept quiet for measuring, and a taken port fails the start loudly (the
+ * server exits with EADDRINUSE before /readyz answers) rather than skewing a number.
+ */
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer();
