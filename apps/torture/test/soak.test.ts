@@ -15,10 +15,12 @@ import { createToken } from './support/token.js';
  * Soak: TORTURE_SOAK_SECONDS (60 by default, ≥ 1800 documented) of mixed load against one SQLite
  * server — creates with and without Idempotency-Key (some keys replayed), gets, lists, deletes, 1 %
  * hostile requests — sampling the process every SAMPLE_MS: RSS, V8 heap used (its own metrics
- * endpoint), open descriptors (/proc/<pid>/fd) and the interval's p99. A leak shows as growth from
- * the first third of the samples after the warm-up to the last third; the bounds are explained in
- * the README (§ Soak). No 5xx but 503, every answer as the contract says, and the process alive
- * throughout and exiting 0 on SIGTERM. The series goes to results/ as CSV and SVG next to a report.
+ * endpoint), open descriptors (/proc/<pid>/fd), and the interval's p99, CPU and run-queue wait. A
+ * leak shows as growth of RSS, heap or descriptors from the first third of the samples after the
+ * warm-up to the last third; the bounds are explained in the README (§ Soak). No 5xx but 503, every
+ * answer as the contract says, and the process alive throughout and exiting 0 on SIGTERM. The p99
+ * is printed and plotted, never asserted: speed is the bench's to measure (README § Soak). The
+ * series goes to results/ as CSV and SVG next to a report.
  */
 
 const SAMPLE_MS = 2_000;
@@ -33,7 +35,6 @@ const SOAK_BOUNDS: GrowthBounds = {
   rss: { mb: 30, share: 0.25 },
   heap: { mb: 20, share: 0.5 },
   fds: 20,
-  p99: { factor: 3, floorMs: 20, cpuFactor: 2, runQueueMsPerS: 50 },
 };
 /** Idempotency keys expire during the run, so the purge sweep is part of the soak. */
 const IDEMPOTENCY_TTL_SECONDS = 60;
@@ -56,7 +57,7 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
   });
 
   it(
-    'keeps RSS, heap, descriptors and p99 flat, answers no 5xx but 503, never dies',
+    'keeps RSS, heap and descriptors flat, answers no 5xx but 503, never dies',
     async () => {
       const databaseUrl = `sqlite:${join(dir.path, 'plant-store.db')}`;
       const token = await createToken(databaseUrl, 'soak');
@@ -139,7 +140,6 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
           ? '?'
           : `${v.first.toFixed(digits)} → ${v.last.toFixed(digits)}${Number.isNaN(v.limit) ? '' : ` (limit ${v.limit.toFixed(digits)})`}`;
       };
-      const excuses = verdicts.map((v) => (v.excuse === undefined ? '' : ` (beyond, excused: ${v.excuse})`)).join('');
       const t = load.tally;
       const statuses = [...load.byStatus]
         .sort(([a], [b]) => a - b)
@@ -150,7 +150,7 @@ describe('soak: mixed load against SQLite for TORTURE_SOAK_SECONDS', () => {
         `${grouped(t.creates)} creates, ${grouped(t.keyedCreates)} keyed, ${grouped(t.replays)} replays, ${grouped(t.gets)} gets, ${grouped(t.lists)} lists, ` +
         `${grouped(t.deletes)} deletes, ${grouped(t.hostile)} hostile), ${t.serverErrors} 5xx, ${t.unavailable} 503, ${t.failed} unanswered, ` +
         `${load.violationCount} violations; first → last third after ${WARMUP_S} s (medians; the heap's troughs): RSS ${range('rssMb', 1)} MB, heap ${range('heapMb', 1)} MB, ` +
-        `fds ${range('fds', 0)}, p99 ${range('p99Ms', 1)} ms${excuses}; server CPU per request ${range('cpuPerRequestMs', 3)} ms, ` +
+        `fds ${range('fds', 0)}, p99 ${range('p99Ms', 1)} ms (not asserted); server CPU per request ${range('cpuPerRequestMs', 3)} ms, ` +
         `run-queue wait ${range('runQueueMsPerS', 0)} ms/s; ${samples.length} samples; exit ${String(exit)} (seed ${seed})`;
       await series.finish(
         seriesSvg(
