@@ -1,5 +1,5 @@
 import { postgresAvailable, pgTestUrl } from '@plant-store/testkit';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * Two projects (every server test on both stores):
@@ -26,13 +26,40 @@ if (!runPostgres && !(noticed in globalThis)) {
   );
 }
 
+/**
+ * The other Node lines (`pnpm test:lines` sets PLANT_STORE_TEST_SCOPE=lines; docs/reference/runtime.md
+ * § CI on each line): what depends on the runtime runs there, what does not runs on the image's line
+ * only. Files that exercise nothing of Node are left out; the model and property suites run the
+ * first cases of the same fixed seed, which meet every route, driver and stream of the line, and
+ * leave the depth of the search to the image's line. A run count set in the environment wins.
+ */
+const linesScope = process.env['PLANT_STORE_TEST_SCOPE'] === 'lines';
+const imageLineOnly = linesScope
+  ? [
+      // The types openapi-typescript makes of the document, checked by tsc: TypeScript, not Node.
+      'test/conformance/generated-client.test.ts',
+      // A static page rendered by Chromium; the server's HTTP on the line is met by every other suite.
+      'test/browser/docs.browser.test.ts',
+      // The configuration reference and .env.example against what the code reads.
+      'test/configuration-docs.test.ts',
+    ]
+  : [];
+const lineRuns: Record<string, string> = linesScope
+  ? Object.fromEntries(
+      Object.entries({ MODEL_RUNS: '10', SEARCH_MODEL_RUNS: '8', PLANT_STORE_CONFORMANCE_RUNS: '200' }).map(
+        ([name, runs]) => [name, process.env[name] ?? runs],
+      ),
+    )
+  : {};
+
 const sqlite: TestProjectInlineConfiguration = {
   extends: true,
   test: {
     name: 'sqlite',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...imageLineOnly],
     // Set explicitly, so a PLANT_STORE_TEST_STORE left in the shell cannot turn this run into a second PostgreSQL one.
-    env: { PLANT_STORE_TEST_STORE: 'sqlite' },
+    env: { ...lineRuns, PLANT_STORE_TEST_STORE: 'sqlite' },
   },
 };
 
@@ -55,8 +82,9 @@ const postgres: TestProjectInlineConfiguration = {
       'test/http/search-stores.test.ts',
       // Compiles a program against the types generated from the document: nothing of the store.
       'test/conformance/generated-client.test.ts',
+      ...imageLineOnly,
     ],
-    env: { PLANT_STORE_TEST_STORE: 'postgres' },
+    env: { ...lineRuns, PLANT_STORE_TEST_STORE: 'postgres' },
     setupFiles: ['test/http/postgres-setup.ts'],
   },
 };
