@@ -423,6 +423,9 @@ describe('openSqliteStore', () => {
       expect(rightOf(await reopened.plants.create({ name: name('after restart') })()).plant.id).toBe(502);
     });
 
+    // Sixty fresh stores, each migrated, written and reopened: far more work than the file's other
+    // tests, so the default timeout was a race with the machine's load. Its own catches a hang
+    // without timing the work.
     it('assigns one more than the largest id ever stored, whatever creates, deletes and restarts came before (model)', async () => {
       type Op = { kind: 'create'; id?: number } | { kind: 'delete'; id: number } | { kind: 'restart' };
       const op: fc.Arbitrary<Op> = fc.oneof(
@@ -470,7 +473,7 @@ describe('openSqliteStore', () => {
         }),
         { numRuns: 60, seed: 19 },
       );
-    });
+    }, 180_000);
 
     it('two stores on one file never assign the same id nor give the same version', async () => {
       const file = freshFile();
