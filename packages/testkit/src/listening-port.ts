@@ -19,9 +19,10 @@ export const listeningPorts = (output: string, pid: number, exclude: readonly nu
 
 const LISTENING = /"msg":"listening"/;
 
-const portFromLog = (output: string): number | undefined => {
+/** The port of the `url` in the first line of `output` whose message matches `message`. */
+const portFromLog = (output: string, message: RegExp = LISTENING): number | undefined => {
   for (const line of output.split('\n')) {
-    if (!LISTENING.test(line)) continue;
+    if (!message.test(line)) continue;
     try {
       const { url } = JSON.parse(line) as { url?: unknown };
       if (typeof url === 'string') return Number(new URL(url).port);
@@ -77,15 +78,8 @@ const METRICS_LISTENING = /"msg":"metrics listening/;
  * one port besides the API's (`apiPort`) that the process listens on (/proc, Linux).
  */
 export const metricsPortOf = (output: string, pid: number, apiPort: number): number | undefined => {
-  for (const line of output.split('\n')) {
-    if (!METRICS_LISTENING.test(line)) continue;
-    try {
-      const { url } = JSON.parse(line) as { url?: unknown };
-      if (typeof url === 'string') return Number(new URL(url).port);
-    } catch {
-      // a partial line still being written
-    }
-  }
+  const logged = portFromLog(output, METRICS_LISTENING);
+  if (logged !== undefined) return logged;
   const others = portsOf(pid).filter((port) => port !== apiPort);
   return others.length === 1 ? others[0] : undefined;
 };
