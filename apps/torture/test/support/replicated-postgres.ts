@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startOnFreePort } from '@plant-store/testkit';
 import postgres from 'postgres';
+import { withServerLog } from './throwaway-postgres.js';
 
 /**
  * A primary and a synchronous streaming standby made for one test: `initdb` (trust), the primary
@@ -98,9 +99,7 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
       try {
         await start(which, extra);
       } catch (error) {
-        // The server's reason ("could not bind … Address already in use") is in its log, not pg_ctl's.
-        const log = await readFile(logOf(which), 'utf8').catch(() => '');
-        throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`, { cause: error });
+        throw await withServerLog(error, logOf(which));
       }
     });
   const stop = (which: 'primary' | 'standby', mode: 'fast' | 'immediate') =>

@@ -24,6 +24,15 @@ import { makeCertificates, type TestCertificates } from './certificates.js';
  * instead (a fresh schema in it), controlled with `pg_ctlcluster` where Debian's tools know it,
  * else `pg_ctl` as the owner of its data directory: every test on the machine sees the outage.
  */
+/**
+ * pg_ctl's failure with the server's log appended: the server's reason ("could not bind … Address
+ * already in use", which startOnFreePort looks for) is in its log, not in pg_ctl's output.
+ */
+export const withServerLog = async (error: unknown, logFile: string): Promise<Error> => {
+  const log = await readFile(logFile, 'utf8').catch(() => '');
+  return new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`, { cause: error });
+};
+
 export interface OutagePostgres {
   /** What it is, for the summary lines. */
   readonly label: string;
@@ -144,9 +153,7 @@ export const throwawayCluster = async (
       await run(pgCtl, ['-D', data, ...serverOptionsOn(port), '-l', logOf(port), '-w', '-t', '60', 'start']);
       return port;
     } catch (error) {
-      // The server's reason ("could not bind … Address already in use") is in its log, not pg_ctl's.
-      const log = await readFile(logOf(port), 'utf8').catch(() => '');
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`, { cause: error });
+      throw await withServerLog(error, logOf(port));
     }
   };
   let port: number;
