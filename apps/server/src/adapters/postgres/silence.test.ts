@@ -1,12 +1,15 @@
 import net from 'node:net';
 import { once } from 'node:events';
+import { until } from '@plant-store/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SilenceWatch, type BackendActivity } from './silence.js';
 import { StoreSockets, type WatchedSocket } from './sockets.js';
 
 // The watch over real loopback sockets. The "database" is a TCP server that answers in the wire
 // protocol's framing only when told to, and the probe reports what a test says its backends do.
-// The database-backed cases are the partition rounds of apps/torture.
+// The database-backed cases are the partition rounds of apps/torture. Every wait is for a condition
+// (a probe made, a socket cut), never a window of milliseconds: a loaded machine only makes a wait
+// longer, and a check that something did not happen waits until the watch has looked.
 
 const message = (type: string, body = Buffer.alloc(0)): Buffer => {
   const header = Buffer.alloc(5);
@@ -29,6 +32,8 @@ interface Database {
   readonly port: number;
   /** The server side of the connection whose client port is `port`. */
   peer(port: number): net.Socket;
+  /** Whether the connection from `port` has reached the server. */
+  has(port: number): boolean;
   close(): Promise<void>;
 }
 
@@ -47,6 +52,7 @@ const database = async (): Promise<Database> => {
       if (socket === undefined) throw new Error(`no connection from port ${port}`);
       return socket;
     },
+    has: (port) => peers.has(port),
     close: async () => {
       for (const socket of peers.values()) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -62,7 +68,7 @@ const connect = async (sockets: StoreSockets, db: Database): Promise<WatchedSock
   const watched = sockets.all().find((s) => s.socket === socket);
   if (watched === undefined) throw new Error('not watched');
   socket.write(startup());
-  await sleep(20);
+  await until('the database to see the connection', () => db.has(socket.localPort ?? -1));
   db.peer(socket.localPort ?? -1).write(ready());
   await once(socket, 'data');
   return watched;
@@ -96,11 +102,14 @@ describe('WatchedSocket', () => {
     const answer = Buffer.concat([message('1'), message('2'), message('C', Buffer.from('SELECT 1\0')), ready()]);
     peer.write(answer.subarray(0, answer.length - 2));
     await once(socket, 'data');
+    const beforeReady = performance.now();
     peer.write(answer.subarray(answer.length - 2));
     await once(socket, 'data');
-    const silence = watched?.silentFor(performance.now()) ?? -1;
+    const now = performance.now();
+    const silence = watched?.silentFor(now) ?? -1;
+    // Still owed, and silent only since the first answer's last byte (not since the queries were sent).
     expect(silence).toBeGreaterThan(0);
-    expect(silence).toBeLessThan(30);
+    expect(silence).toBeLessThanOrEqual(now - beforeReady);
     peer.write(answer);
     await once(socket, 'data');
     expect(watched?.silentFor(performance.now())).toBe(0);
@@ -136,18 +145,28 @@ describe('SilenceWatch', () => {
     db = await database();
     const sockets = new StoreSockets();
     let cutAll = 0;
-    let probes = 0;
+    /** When each probe was sent, and how many have been answered (or failed) and acted on. */
+    const probedAt: number[] = [];
+    let settled = 0;
     watch = new SilenceWatch({
       afterMs,
       sockets: () => sockets.all(),
-      probe: (ports) => ((probes += 1), probe(ports)),
+      probe: (ports) => {
+        probedAt.push(performance.now());
+        // The watch acts on the answer in a later reaction of the same turn: a timer sees it done.
+        return probe(ports).finally(() => void setImmediate(() => (settled += 1)));
+      },
       cutAll: () => ((cutAll += 1), sockets.cut()),
       isAnswer: (error) => (error as { code?: string }).code === '42501',
       logger: undefined,
     });
     const a = await connect(sockets, db);
     const b = await connect(sockets, db);
-    return { a, b, cutAll: () => cutAll, probes: () => probes };
+    const probes = () => probedAt.length;
+    /** Resolves once `n` probes have been answered and acted on: the watch has looked `n` times. */
+    const looked = (n: number) =>
+      until(`${n} probes answered`, () => settled >= n, 10_000, { detail: () => `${settled} answered` });
+    return { a, b, cutAll: () => cutAll, probes, probedAt, looked };
   };
   const activity = (port: number | undefined, running: boolean, sinceChangeMs = 5_000): BackendActivity => ({
     port: port ?? -1,
@@ -158,21 +177,24 @@ describe('SilenceWatch', () => {
   it('never probes while the connections are answered or owe nothing', async () => {
     const { a, probes } = await setup(() => Promise.resolve([]));
     const peer = db?.peer(a.port ?? -1);
-    for (let i = 0; i < 8; i++) {
+    // The database answers each query as it arrives; the queries go on for several times afterMs,
+    // so a watch that counted from the first query instead of the last answer would probe.
+    peer?.on('data', () => peer.write(ready()));
+    const start = performance.now();
+    while (performance.now() - start < afterMs * 4) {
       a.socket.write(query());
-      await sleep(30);
-      peer?.write(ready());
+      await once(a.socket, 'data');
       await sleep(10);
     }
-    await sleep(150);
+    // Idle now, owing nothing, for longer than afterMs.
+    await sleep(afterMs * 2);
     expect(probes()).toBe(0);
   });
 
   it('cuts only the connection whose backend is idle while it waits', async () => {
     const { a, b, cutAll } = await setup((ports) => Promise.resolve(ports.map((port) => activity(port, false))));
     a.socket.write(query());
-    await sleep(afterMs + 150);
-    expect(a.socket.destroyed).toBe(true);
+    await until('the waiting connection to be cut', () => a.socket.destroyed);
     expect(b.socket.destroyed).toBe(false);
     expect(cutAll()).toBe(0);
   });
@@ -182,38 +204,37 @@ describe('SilenceWatch', () => {
     const { a, b } = await setup(() => Promise.resolve([activity(bPort, false, 0)]));
     bPort = b.port ?? -1;
     a.socket.write(query());
-    await sleep(afterMs + 150);
-    expect(a.socket.destroyed).toBe(true);
+    await until('the waiting connection to be cut', () => a.socket.destroyed);
     expect(b.socket.destroyed).toBe(false);
   });
 
   it('leaves a slow statement the database shows running, asking again every afterMs', async () => {
-    const { a, probes } = await setup((ports) => Promise.resolve(ports.map((port) => activity(port, true))));
+    const { a, probedAt, looked } = await setup((ports) => Promise.resolve(ports.map((port) => activity(port, true))));
     a.socket.write(query());
-    await sleep(afterMs * 5);
+    await looked(3);
     expect(a.socket.destroyed).toBe(false);
-    expect(probes()).toBeGreaterThanOrEqual(2);
-    expect(probes()).toBeLessThanOrEqual(5);
+    // Asked again only once afterMs has passed since the last answer, however late the timer fires.
+    const gaps = probedAt.slice(1).map((at, i) => at - (probedAt[i] ?? 0));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(afterMs);
   });
 
   it('waits for a backend that has only just gone idle: its answer may be on its way', async () => {
-    const { a, probes } = await setup((ports) => Promise.resolve(ports.map((port) => activity(port, false, 1))));
+    const { a, looked } = await setup((ports) => Promise.resolve(ports.map((port) => activity(port, false, 1))));
     a.socket.write(query());
-    await sleep(afterMs * 3);
-    expect(probes()).toBeGreaterThanOrEqual(2);
+    await looked(2);
     expect(a.socket.destroyed).toBe(false);
   });
 
   it('cannot tell when none of the connections is seen (a proxy between us), nor on an SQL error', async () => {
     const blind = await setup(() => Promise.resolve([]));
     blind.a.socket.write(query());
-    await sleep(afterMs * 3);
+    await blind.looked(2);
     expect(blind.a.socket.destroyed).toBe(false);
     watch?.close();
     await db?.close();
     const refused = await setup(() => Promise.reject(Object.assign(new Error('permission denied'), { code: '42501' })));
     refused.a.socket.write(query());
-    await sleep(afterMs * 3);
+    await refused.looked(2);
     expect(refused.a.socket.destroyed).toBe(false);
     expect(refused.cutAll()).toBe(0);
   });
@@ -221,7 +242,7 @@ describe('SilenceWatch', () => {
   it('cuts every connection when the probe gets no answer, or a connection error', async () => {
     const silent = await setup(() => new Promise(() => undefined));
     silent.a.socket.write(query());
-    await sleep(afterMs * 3);
+    await until('every connection to be cut', () => silent.cutAll() > 0);
     expect(silent.cutAll()).toBe(1);
     expect(silent.a.socket.destroyed).toBe(true);
     expect(silent.b.socket.destroyed).toBe(true);
@@ -229,13 +250,13 @@ describe('SilenceWatch', () => {
     await db?.close();
     const refused = await setup(() => Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })));
     refused.a.socket.write(query());
-    await sleep(afterMs * 2 + 50);
+    await until('every connection to be cut', () => refused.cutAll() > 0);
     expect(refused.cutAll()).toBe(1);
   });
 
   it('does not cut a connection whose answer arrived while the probe ran', async () => {
     const answer = { send: (): void => undefined };
-    const { a } = await setup(
+    const { a, looked } = await setup(
       (ports) =>
         new Promise((resolve) => {
           answer.send();
@@ -244,7 +265,7 @@ describe('SilenceWatch', () => {
     );
     answer.send = () => void db?.peer(a.port ?? -1).write(ready());
     a.socket.write(query());
-    await sleep(afterMs + 150);
+    await looked(1);
     expect(a.socket.destroyed).toBe(false);
   });
 });
