@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { freshPostgresUrl, until, type FreshPostgres } from '@plant-store/testkit';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
@@ -14,6 +14,10 @@ import { createToken } from './support/token.js';
 // order, the same keyed replays, the same tokens, no id reused, and the pending events delivered
 // with the endpoint's secret.
 
+/** The events the source store's API calls make (a create, update or delete each), one delivery each. */
+const SOURCE_EVENTS = 19;
+/** Each server on a moved store creates and deletes a plant (expectSameAnswers): two events more. */
+const EVENTS = SOURCE_EVENTS + 2 + 2;
 const WEBHOOKS = {
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -74,6 +78,9 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
   let receiver: http.Server;
   let accepting = false;
   const delivered = new Map<string, { body: string; headers: Record<string, string> }>();
+  /** The events the receiver refused (503) while it was not accepting, and how many refusals in all. */
+  const refused = new Set<string>();
+  let refusals = 0;
   let hookUrl = '';
   let secret = '';
   const tokens = { write: '', read: '', revoked: '', expiring: '' };
@@ -105,8 +112,12 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        if (!accepting) return void res.writeHead(503).end();
         const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+        if (!accepting) {
+          refused.add(headers['webhook-id'] ?? '');
+          refusals += 1;
+          return void res.writeHead(503).end();
+        }
         delivered.set(headers['webhook-id'] ?? '', { body: Buffer.concat(chunks).toString('utf8'), headers });
         res.writeHead(204).end();
       });
@@ -179,8 +190,11 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
       highest = 5000;
       before = await look(server);
       // Every event fails at first (the receiver answers 503): the deliveries are pending, with
-      // attempts, when the store is moved.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // attempts, when the store is moved (a plant's later events wait for its first: some are
+      // never tried). The server's stop waits for the attempts in flight.
+      await until('as many refusals as events', () => refusals >= SOURCE_EVENTS, 30_000, {
+        detail: () => `${refusals} refusals of ${refused.size} events`,
+      });
     } finally {
       await server.stop();
     }
@@ -237,9 +251,11 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
     const moved = await data(['migrate', '--from', `sqlite:${dir.path}/source.db`, '--to', pg.url]);
     expect(moved.stderr).toBe('');
     expect(moved.code).toBe(0);
-    expect(moved.stdout).toMatch(
-      /plants 13, tokens 4, idempotency_keys 4, webhook_endpoints 1, webhook_deliveries \d+, webhook_attempts \d+/,
+    // One delivery an event, and every refusal the receiver answered recorded as an attempt.
+    expect(moved.stdout).toContain(
+      `plants 13, tokens 4, idempotency_keys 4, webhook_endpoints 1, webhook_deliveries ${SOURCE_EVENTS}, webhook_attempts ${refusals}`,
     );
+    expect(refusals).toBeGreaterThanOrEqual(SOURCE_EVENTS);
     expect(moved.stdout).toContain('counts and checksums match');
     await expectSameAnswers(pg.url);
   }, 120_000);
@@ -267,7 +283,7 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
     try {
       const end = Date.now() + 20_000;
       // 15 creates, 2 updates and 2 deletes before the move; the servers on the copies added 2 and 2.
-      // Until the store has nothing left to send, not until the 23rd arrives: an event more would
+      // Until the store has nothing left to send, not until the last event arrives: an event more would
       // then be seen.
       const pending = async () => {
         const listed = await runNode(paths.webhooksCli, ['deliveries', '--json', '--status', 'pending'], {
@@ -277,10 +293,10 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
         expect(listed.code, listed.stderr).toBe(0);
         return (JSON.parse(listed.stdout) as unknown[]).length;
       };
-      while ((delivered.size < 23 || (await pending()) > 0) && Date.now() < end)
+      while ((delivered.size < EVENTS || (await pending()) > 0) && Date.now() < end)
         await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await pending()).toBe(0);
-      expect(delivered.size).toBe(23);
+      expect(delivered.size).toBe(EVENTS);
       const wh = new Webhook(secret);
       for (const { body, headers } of delivered.values()) expect(() => wh.verify(body, headers)).not.toThrow();
     } finally {
