@@ -18,9 +18,16 @@ export const CheckpointWorkerData = t.type({
 });
 export type CheckpointWorkerData = t.TypeOf<typeof CheckpointWorkerData>;
 
-/** The one message the store's thread sends: stop ticking, close the connection, end. */
-export const CheckpointCommand = t.literal('stop');
+/**
+ * What the store's thread sends: `stop` (stop ticking, close the connection, end), or `restart`
+ * (the WAL is over its hard bound and the store holds its writes until this thread has restarted
+ * the WAL, or given up: answered with a `restarted` report).
+ */
+export const CheckpointCommand = t.keyof({ stop: null, restart: null });
 export type CheckpointCommand = t.TypeOf<typeof CheckpointCommand>;
+
+/** How long a `restart` keeps trying while a reader or a last write is still busy. */
+const RESTART_TRIES_MS = 50;
 
 /** A `PRAGMA wal_checkpoint` row: SQLITE_BUSY or not, frames in the WAL, frames copied. */
 const CheckpointRow = t.type({ busy: t.number, log: t.number, checkpointed: t.number });
@@ -88,9 +95,36 @@ const run = (port: NonNullable<typeof parentPort>, options: CheckpointWorkerData
       report({ type: 'error', message: error instanceof Error ? error.message : String(error), code });
     }
   };
+  /**
+   * Asked by the store, which holds its writes meanwhile: RESTART until it succeeds (a read or the
+   * last write may still be finishing on the store's thread), for at most RESTART_TRIES_MS.
+   */
+  const restartNow = (): void => {
+    const until = performance.now() + RESTART_TRIES_MS;
+    let restarted = false;
+    try {
+      for (;;) {
+        const result = decoded(CheckpointRow, restart.get(), 'wal_checkpoint(RESTART)');
+        if (result.busy === 0) {
+          restarted = true;
+          failures = 0;
+          break;
+        }
+        if (performance.now() >= until) break;
+        Atomics.wait(pause, 0, 0, 1);
+      }
+    } catch (error) {
+      const code = codeOf(error);
+      if (code !== 'SQLITE_BUSY')
+        report({ type: 'error', message: error instanceof Error ? error.message : String(error), code });
+    }
+    report({ type: 'restarted', restarted, walBytes: walBytes() });
+  };
+  const pause = new Int32Array(new SharedArrayBuffer(4));
   const timer = setInterval(tick, options.intervalMs);
   port.on('message', (message: unknown) => {
     if (!CheckpointCommand.is(message)) return;
+    if (message === 'restart') return restartNow();
     clearInterval(timer);
     db.close();
     port.close();

@@ -15,6 +15,11 @@ export interface CheckpointOptions {
    * to this size (`journal_size_limit`) whenever it restarts it.
    */
   readonly truncateAboveBytes?: number;
+  /**
+   * The WAL's hard bound; default 1.5 × `truncateAboveBytes`. Above it the store holds its writes
+   * until the worker has restarted the WAL (wal-hold.ts).
+   */
+  readonly holdAboveBytes?: number;
 }
 
 /**
@@ -25,7 +30,16 @@ export const DEFAULT_CHECKPOINT_INTERVAL_MS = 100;
 /** A few MiB: the work left for a RESTART/TRUNCATE under the write lock stays small. */
 export const DEFAULT_WAL_TRUNCATE_BYTES = 4 * 1024 * 1024;
 
+/** How long the store waits for a restart it asked for before it lets its writes go on anyway. */
+export const RESTART_ANSWER_MS = 1000;
+
 export interface CheckpointWorker {
+  /**
+   * Asks the thread to restart the WAL now (the store holds its writes meanwhile); resolves with
+   * whether it did and the WAL's size then, or undefined when no answer came within
+   * RESTART_ANSWER_MS (or the thread is gone). Never rejects.
+   */
+  restartNow(): Promise<{ readonly restarted: boolean; readonly walBytes: number } | undefined>;
   /** Stops the timer, closes the worker's connection and waits for the thread to end. Idempotent. */
   stop(): Promise<void>;
 }
@@ -54,8 +68,18 @@ export const startCheckpointWorker = (options: {
   };
   const worker = new Worker(workerEntry(new URL('./checkpoint-worker-main.js', import.meta.url)), { workerData });
   let stopping = false;
+  let exitedAlready = false;
+  /** Whoever waits for the answer to a restart asked for (one at a time: the store holds its writes). */
+  let answer: ((report: { restarted: boolean; walBytes: number } | undefined) => void) | undefined;
+  const answered = (report: { restarted: boolean; walBytes: number } | undefined): void => {
+    const waiting = answer;
+    answer = undefined;
+    waiting?.(report);
+  };
   const exited = new Promise<void>((resolve) => {
     worker.once('exit', (code) => {
+      exitedAlready = true;
+      answered(undefined);
       if (!stopping) {
         options.logger?.warn({ code }, 'WAL checkpoint worker stopped; falling back to automatic checkpoints');
         options.onLost();
@@ -76,6 +100,7 @@ export const startCheckpointWorker = (options: {
         'WAL checkpoint could not restart the WAL for 100 ticks in a row (writer or readers busy)',
       );
     if (message.type === 'error') options.logger?.warn(message, 'WAL checkpoint failed');
+    if (message.type === 'restarted') answered(message);
   });
   worker.on('error', (err) => options.logger?.error({ err }, 'WAL checkpoint worker crashed'));
   // After the listeners: attaching a 'message' listener refs the worker's port again.
@@ -83,6 +108,18 @@ export const startCheckpointWorker = (options: {
 
   let stopped: Promise<void> | undefined;
   return {
+    restartNow: () => {
+      if (stopping || exitedAlready || answer !== undefined) return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => answered(undefined), RESTART_ANSWER_MS);
+        answer = (report) => {
+          clearTimeout(timer);
+          resolve(report);
+        };
+        const restart: CheckpointCommand = 'restart';
+        worker.postMessage(restart);
+      });
+    },
     stop: () => {
       stopped ??= (async () => {
         stopping = true;

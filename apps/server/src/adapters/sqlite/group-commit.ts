@@ -59,6 +59,12 @@ export interface GroupCommitOptions<C extends BatchContext> {
   readonly onBatch?: ((size: number) => void) | undefined;
   /** Tracing on: each write's trace is captured when it is queued, and each batch gets a span linked to them. */
   readonly tracing?: StoreTracing | undefined;
+  /**
+   * Asked before each batch: a promise holds the writes (they keep queueing; reads go on) until it
+   * settles, undefined lets the batch run now. The store holds its writes while the checkpoint
+   * thread restarts a WAL that outgrew its bound (docs/explanation/storage.md).
+   */
+  readonly hold?: (() => Promise<unknown> | undefined) | undefined;
 }
 
 /**
@@ -124,11 +130,18 @@ export class GroupCommit<C extends BatchContext> {
     this.scheduled = true;
     setImmediate(() =>
       this.detached(() => {
-        this.scheduled = false;
-        this.flushOne();
-        if (this.queue.length > 0) this.schedule();
+        const hold = this.options.hold?.();
+        if (hold === undefined) return this.flushScheduled();
+        const go = (): void => this.detached(() => this.flushScheduled());
+        hold.then(go, go);
       }),
     );
+  }
+
+  private flushScheduled(): void {
+    this.scheduled = false;
+    this.flushOne();
+    if (this.queue.length > 0) this.schedule();
   }
 
   private flushOne(): void {

@@ -13,6 +13,7 @@ import {
 import { GroupCommit, type StoreLogger } from './group-commit.js';
 import { SearchIndexer } from './search-index.js';
 import { WalSync } from './wal-sync.js';
+import { WAL_HOLD_FACTOR, WalHold } from './wal-hold.js';
 import { migrateSqlite, refoldSqlite } from './migrations.js';
 import { PlantIds, preparePlantIdStatements } from './plant-ids.js';
 import { closedError } from './attempt.js';
@@ -135,6 +136,20 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const onEvents = options.onEvents ?? (() => undefined);
   // Every batch may leave plants for the search index (created below, once the queue exists).
   const indexing: { indexer?: SearchIndexer<SqliteBatch> } = {};
+  // The checkpoint thread, while it runs (started below, once the queue exists).
+  const checkpoints: { worker?: CheckpointWorker | undefined } = {};
+  const walHold = memory
+    ? undefined
+    : new WalHold(
+        `${path}-wal`,
+        nonNegativeInteger(
+          'checkpoint.holdAboveBytes',
+          options.checkpoint?.holdAboveBytes,
+          Math.round(truncateAboveBytes * WAL_HOLD_FACTOR),
+        ),
+        () => checkpoints.worker,
+        logger,
+      );
   const commits = new GroupCommit({
     db,
     sync: wal,
@@ -149,6 +164,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
       indexing.indexer?.wrote();
     },
     tracing: options.observer?.tracing,
+    hold: walHold === undefined ? undefined : () => walHold.check(),
   });
   const searchIndex = new SearchIndexer(db, commits, logger);
   indexing.indexer = searchIndex;
@@ -162,9 +178,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
         synchronous,
         logger,
         onLost: () => {
+          checkpoints.worker = undefined;
           if (!closed) db.pragma('wal_autocheckpoint = 1000');
         },
       });
+  checkpoints.worker = worker;
 
   const plants = createSqlitePlantStore(db, commits, isClosed, wal, ttlMs);
   const tokens = createSqliteTokenStore(db, commits, isClosed);
