@@ -5,7 +5,8 @@
  * - TORTURE_INPUTS: fast-check runs per hostile-input property and random tokens in the auth suite;
  * - TORTURE_SECONDS: seconds of steady load before the SIGTERM in the shutdown suite;
  * - TORTURE_SOAK_SECONDS: seconds of mixed load in the soak suite (≥ 1800 for the documented long run);
- * - TORTURE_UPGRADE_SECONDS: seconds of mixed load over the phases of the rolling upgrade round.
+ * - TORTURE_UPGRADE_SECONDS: seconds of mixed load over the phases of the rolling upgrade round;
+ * - TORTURE_WAL_SECONDS: seconds of writes without a pause in the WAL bound round.
  */
 const positiveInt = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -22,4 +23,5 @@ export const knobs = {
   seconds: positiveInt('TORTURE_SECONDS', 4),
   soakSeconds: positiveInt('TORTURE_SOAK_SECONDS', 60),
   upgradeSeconds: positiveInt('TORTURE_UPGRADE_SECONDS', 12),
+  walSeconds: positiveInt('TORTURE_WAL_SECONDS', 12),
 } as const;
