@@ -5,7 +5,7 @@ import http from 'node:http';
  * `GET /plants/changes` held open in this process, each resumed with `Last-Event-ID` when the
  * server ends or cuts it, as a client would. Cheap on purpose: every stream only finds its last
  * event id in each chunk it reads; `sampled` of them also read each event's commit time to
- * measure the delay from commit to receipt. Run as a child process (`feed-watchers-main.ts`).
+ * measure the delay from commit to receipt.
  */
 export interface WatcherStats {
   /** Streams connected (answered 200) at least once. */

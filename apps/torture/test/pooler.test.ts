@@ -14,7 +14,7 @@ import { createToken } from './support/token.js';
 
 /**
  * Through a pooler (CONTRACT part 5): Debian's PgBouncer in transaction mode, started by the test
- * in front of a throwaway PostgreSQL (support/pgbouncer.ts), two server instances whose
+ * in front of a throwaway PostgreSQL (@plant-store/testkit's pgbouncer.ts), two server instances whose
  * DATABASE_URL names the pooler, under the ledger load (16 clients) and the contended register
  * load (6 clients on 8 ids). First steady load, then the pooler restarted (SIGTERM, 1 s down,
  * started again) under it. Each: every answer a 2xx, an expected 4xx or the JSON 503 with

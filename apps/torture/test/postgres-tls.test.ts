@@ -139,3 +139,71 @@ describe('PostgreSQL over TLS: sslmode and sslrootcert', () => {
     }
   });
 });
+
+/**
+ * DATABASE_URL's sslcert and sslkey: a throwaway PostgreSQL whose TLS connections must show a
+ * client certificate its CA signed for their user (`hostssl … clientcert=verify-full`, as some
+ * managed services require). The pool, DATABASE_DIRECT_URL's connection (the migrations) and the
+ * rate limiter's pool must all present it, or start-up stops.
+ */
+describe('PostgreSQL over TLS with a client certificate: sslcert and sslkey', () => {
+  let pg: OutagePostgres | undefined;
+  let skipped: string | undefined;
+  const started: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    const found = await throwawayCluster(undefined, { dnsNames: [DB_NAME], clientCertificates: true });
+    if (typeof found === 'string') skipped = found;
+    else pg = found;
+  });
+
+  afterAll(async () => {
+    for (const server of started) await server.stop('SIGKILL');
+    await pg?.close();
+  });
+
+  const file = (path: string | undefined) => encodeURIComponent(path ?? '');
+  const verified = (db: OutagePostgres) => `${db.url}?sslmode=verify-full&sslrootcert=${file(db.certificates?.caFile)}`;
+  const withCertificate = (db: OutagePostgres) =>
+    `${verified(db)}&sslcert=${file(db.certificates?.client?.certFile)}&sslkey=${file(db.certificates?.client?.keyFile)}`;
+
+  it('serves: every connection, the rate limiter and the direct one included, shows the certificate', async (ctx) => {
+    if (pg === undefined) return skipOrFail(ctx, 'postgres-tls', skipped ?? 'no harness');
+    const token = await createToken(pg.url, 'client-cert');
+    const url = withCertificate(pg);
+    const server = await startServer({
+      DATABASE_URL: url,
+      DATABASE_DIRECT_URL: url,
+      RATE_LIMIT_STORE: 'postgres',
+      RATE_LIMIT_PER_SECOND: '1000',
+      LOG_LEVEL: 'warn',
+    });
+    started.push(server);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body: '{"name":"Fern"}' });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('ratelimit-policy')).not.toBeNull();
+    const admin = postgres(pg.url, { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await admin`
+        select a.application_name as name, s.ssl, s.client_dn from pg_stat_activity a join pg_stat_ssl s using (pid)
+         where a.application_name like 'plant-store%'`;
+      const seen = new Map(rows.map((row) => [String(row['name']), { ssl: row['ssl'], dn: row['client_dn'] }]));
+      expect(seen.get('plant-store')).toEqual({ ssl: true, dn: '/CN=postgres' });
+      expect(seen.get('plant-store-rate-limiter')).toEqual({ ssl: true, dn: '/CN=postgres' });
+      for (const [, connection] of seen) expect(connection).toEqual({ ssl: true, dn: '/CN=postgres' });
+    } finally {
+      await admin.end({ timeout: 5 });
+    }
+    await server.stop('SIGTERM');
+  });
+
+  it.for([
+    ['without sslcert and sslkey, the server refuses the connection', 'DATABASE_URL', /certificate/i],
+    ['DATABASE_DIRECT_URL without them, the migrations cannot connect', 'DATABASE_DIRECT_URL', /certificate/i],
+  ] as const)('%s: start-up stops and says why', async ([, bare, reason], ctx) => {
+    if (pg === undefined) return skipOrFail(ctx, 'postgres-tls', skipped ?? 'no harness');
+    const env = { DATABASE_URL: withCertificate(pg), DATABASE_DIRECT_URL: withCertificate(pg), [bare]: verified(pg) };
+    await expect(startServer({ ...env, LOG_LEVEL: 'warn' }, { timeoutMs: 15_000 })).rejects.toThrow(reason);
+  });
+});

@@ -4,7 +4,6 @@ export {
   type PlantStoreClientOptions,
 } from './create-plant-store-client.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, MAX_RECONNECT_MS, type ChangesOptions } from './change-feed.js';
-export type { MirroredPlant, MirrorOptions, PlantMirror } from './plant-mirror.js';
 export type {
   AllPlantsQuery,
   CountedPlantListPage,
@@ -18,11 +17,14 @@ export type {
   IdSort,
   ListOptions,
   ListPlantsQuery,
+  MirroredPlant,
+  MirrorOptions,
   NameOrderNext,
   NameSort,
   NextPageQuery,
   NotModified,
   PlantListPage,
+  PlantMirror,
   PlantsApi,
   UpdatedPlant,
   UpdateOptions,

@@ -2,66 +2,11 @@
  * `client.plants.mirror()`: a copy of the whole store, made by listing every plant and kept up to
  * date by the change feed ("List, then follow" in docs/guides/changes.md).
  */
-import type { Change, ChangePosition, Plant, PlantId, PlantSort } from '@plant-store/domain';
+import type { Change, ChangePosition, PlantId, PlantSort } from '@plant-store/domain';
 import { AbortError, ChangesExpiredError, UnexpectedResponseError } from './client-error.js';
 import { advanceProblem } from './list-page.js';
-import type { NextPageQuery, PlantsApi } from './plants-api.js';
+import type { MirroredPlant, MirrorOptions, NextPageQuery, PlantMirror, PlantsApi } from './plants-api.js';
 import { withMetadata } from './with-metadata.js';
-
-/**
- * A plant of the copy, with the `etag` its last change carried (non-enumerable, as on `get`'s
- * plants: deep equality sees `{ id, name, tag? }`). A list page carries no ETags, so a plant
- * the copy has not seen change since it was listed has `etag: undefined`; `get(id)` has it.
- */
-export type MirroredPlant = Plant & { readonly etag: string | undefined };
-
-/** What `plants.mirror` takes. */
-export interface MirrorOptions {
-  /** Stops the mirror, like `close()`; the client-wide signal does too. */
-  readonly signal?: AbortSignal;
-  /**
-   * Called with each change the mirror applied, after `plants` shows it (not with the changes it
-   * skipped because the list already showed them). A promise it returns is awaited before the
-   * next change; an exception it throws stops the mirror (`done` rejects with it).
-   */
-  readonly onChange?: (change: Change) => void | Promise<void>;
-  /**
-   * Called each time `plants` was filled from a list: once before `ready` resolves, and again
-   * after a 410 made the mirror read the plants afresh (your view of the changes has a gap then:
-   * read `plants` again rather than patching what you hold).
-   */
-  readonly onReload?: () => void | Promise<void>;
-  /** Plants per list page, 1–1000; default 1000 (the fewest requests). */
-  readonly limit?: number;
-}
-
-/**
- * A running mirror of the store. It starts at once; `plants` is empty until `ready` resolves.
- * After that, `plants` equals the store as of `position` for every plant whose last change the
- * feed has brought (and as of its list page for the rest, so exactly once `position` reaches
- * the `changeSeq` of any list read after your last write).
- */
-export interface PlantMirror {
-  /** The copy: id → plant. Read it, do not change it: the mirror replaces its content as changes come. */
-  readonly plants: ReadonlyMap<number, MirroredPlant>;
-  /** The number of the newest change the copy includes (0 before the first list). */
-  readonly position: ChangePosition;
-  /**
-   * Resolves once the first list is in `plants`. Rejects with the error that stopped the mirror
-   * before that, or with `AbortError` when it was closed first.
-   */
-  readonly ready: Promise<void>;
-  /**
-   * Settles when the mirror stops: resolves after `close()` or an abort; rejects with the error
-   * that stopped it (`UnauthorizedError`, `ForbiddenError`, an `UnexpectedResponseError`, a list
-   * that failed after its retries, an exception of `onChange`). The change feed reconnects by
-   * itself, so a restart of the server does not stop it. Neither promise is reported as an
-   * unhandled rejection: await `done` to learn why a mirror stopped.
-   */
-  readonly done: Promise<void>;
-  /** Stops following and closes the stream; resolves once it has stopped (whatever `done` says). */
-  close(): Promise<void>;
-}
 
 /** Every plant, each with the `X-Change-Seq` of the page it came from. */
 interface Listing {

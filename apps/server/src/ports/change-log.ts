@@ -8,7 +8,7 @@ export type ChangeType = 'plant.created' | 'plant.updated' | 'plant.deleted';
 /**
  * One committed change of a plant as the change log keeps it (docs/guides/changes.md, "What a change is").
  * Numbered in commit order over the whole store; the plant as the change left it (absent name,
- * tag and version: a delete). `http/changes-json.ts` writes it as the same bytes on every read.
+ * tag and version: a delete). `changes/change-text.ts` writes it as the same bytes on every read.
  */
 export interface Change {
   readonly seq: number;

@@ -69,6 +69,8 @@ export interface TestServer {
   readonly port: number;
   readonly store: Store;
   readonly server: http.Server;
+  /** The Koa app the server runs (its middleware holds the router, for tests that walk the routes). */
+  readonly app: ReturnType<typeof createApp>;
   readonly logger: Logger;
   /** Every JSON log line the app wrote. */
   readonly logs: string[];
@@ -120,6 +122,13 @@ const issue = async (
   expiresAt: Date | null = null,
 ): Promise<string> => (await must(issueToken(store.tokens, { name, scopes, expiresAt }))).token;
 
+/** The scopes of the test tokens that are valid (`tokens.all`, `tokens.read`, `tokens.write`). */
+export const TOKEN_SCOPES = {
+  all: ['plants:read', 'plants:write'],
+  read: ['plants:read'],
+  write: ['plants:write'],
+} as const satisfies Record<string, readonly Scope[]>;
+
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-http-'));
   const { store, remove } =
@@ -141,9 +150,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   });
   const logger = createLogger({ level: 'info', destination });
   const tokens = {
-    all: await issue(store, `${prefix}all`, ['plants:read', 'plants:write']),
-    read: await issue(store, `${prefix}read`, ['plants:read']),
-    write: await issue(store, `${prefix}write`, ['plants:write']),
+    all: await issue(store, `${prefix}all`, TOKEN_SCOPES.all),
+    read: await issue(store, `${prefix}read`, TOKEN_SCOPES.read),
+    write: await issue(store, `${prefix}write`, TOKEN_SCOPES.write),
     revoked: await issue(store, `${prefix}revoked`, ['plants:read', 'plants:write']),
     expired: await issue(store, `${prefix}expired`, ['plants:read', 'plants:write'], new Date(Date.now() - 1000)),
   };
@@ -171,6 +180,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     port,
     store,
     server,
+    app,
     logger,
     logs,
     tokens,

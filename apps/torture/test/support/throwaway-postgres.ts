@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { appendFile, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -110,11 +110,14 @@ export interface ClusterNetwork {
 /**
  * A throwaway cluster (in `network`, else on 127.0.0.1), or why there cannot be one here. With
  * `tls`, it serves TLS (ssl=on) with a certificate for `tls.dnsNames` and its address, signed by a
- * CA made for it (`certificates`); plain connections are still accepted.
+ * CA made for it (`certificates`); plain connections are still accepted. With
+ * `tls.clientCertificates`, a TLS connection must also present a client certificate that CA
+ * signed for its user (`hostssl … clientcert=verify-full`; `certificates.client` is one for
+ * `postgres`); plain connections stay trusted.
  */
 export const throwawayCluster = async (
   network?: ClusterNetwork,
-  tls?: { readonly dnsNames: readonly string[] },
+  tls?: { readonly dnsNames: readonly string[]; readonly clientCertificates?: boolean },
 ): Promise<OutagePostgres | string> => {
   const bin = findBinaries();
   if (bin === undefined)
@@ -139,8 +142,14 @@ export const throwawayCluster = async (
   let tlsOptions = '';
   try {
     if (tls !== undefined) {
-      certificates = await makeCertificates(dir, { dnsNames: tls.dnsNames, addresses: [address] }, owner);
+      const clientName = tls.clientCertificates === true ? 'postgres' : undefined;
+      certificates = await makeCertificates(
+        dir,
+        { dnsNames: tls.dnsNames, addresses: [address], ...(clientName === undefined ? {} : { clientName }) },
+        owner,
+      );
       tlsOptions = ` -c ssl=on -c ssl_cert_file=${certificates.certFile} -c ssl_key_file=${certificates.keyFile}`;
+      if (clientName !== undefined) tlsOptions += ` -c ssl_ca_file=${certificates.caFile}`;
     }
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
@@ -161,6 +170,11 @@ export const throwawayCluster = async (
     await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C']);
     // initdb trusts loopback only; in a namespace the server's connections come from the veth's other end.
     if (network !== undefined) await appendFile(join(data, 'pg_hba.conf'), 'host all all 0.0.0.0/0 trust\n');
+    // The first line that matches decides: TLS connections must show a certificate first.
+    if (tls?.clientCertificates === true) {
+      const hba = join(data, 'pg_hba.conf');
+      await writeFile(hba, `hostssl all all 0.0.0.0/0 trust clientcert=verify-full\n${await readFile(hba, 'utf8')}`);
+    }
     // A namespace of its own has every port free.
     port = network === undefined ? await startOnFreePort(startOn) : await startOn(5432);
   } catch (error) {

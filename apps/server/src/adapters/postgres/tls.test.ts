@@ -4,8 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConnectionUrl } from './tls.js';
 
-const ca = join(mkdtempSync(join(tmpdir(), 'plant-store-tls-')), 'ca.pem');
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-tls-'));
+const ca = join(dir, 'ca.pem');
 writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nnot checked here\n-----END CERTIFICATE-----\n');
+const cert = join(dir, 'client.crt');
+writeFileSync(cert, '-----BEGIN CERTIFICATE-----\nthe client\n-----END CERTIFICATE-----\n');
+const key = join(dir, 'client.key');
+writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nits key\n-----END PRIVATE KEY-----\n');
+const file = (path: string) => encodeURIComponent(path);
 
 describe('readConnectionUrl', () => {
   it('leaves a URL without TLS settings as it is', () => {
@@ -43,6 +49,26 @@ describe('readConnectionUrl', () => {
       mode: 'verify-full',
       verify: 'full',
       ca: undefined,
+      client: undefined,
+    });
+  });
+
+  it('takes sslcert and sslkey off the URL and reads both files for the handshake', () => {
+    const { driverUrl, tls } = readConnectionUrl(
+      `postgres://u@h1,h2/db?sslmode=verify-full&sslrootcert=${file(ca)}&sslcert=${file(cert)}&sslkey=${file(key)}&application_name=a`,
+    );
+    expect(driverUrl).toBe('postgres://u@h1,h2/db?application_name=a');
+    expect(tls).toEqual({
+      mode: 'verify-full',
+      verify: 'full',
+      ca: expect.stringContaining('not checked here'),
+      client: { cert: expect.stringContaining('the client'), key: expect.stringContaining('its key') },
+    });
+    expect(readConnectionUrl(`postgres://h/db?sslmode=require&sslcert=${file(cert)}&sslkey=${file(key)}`).tls).toEqual({
+      mode: 'require',
+      verify: 'none',
+      ca: undefined,
+      client: { cert: expect.stringContaining('the client'), key: expect.stringContaining('its key') },
     });
   });
 
@@ -53,6 +79,17 @@ describe('readConnectionUrl', () => {
     [
       'postgres://h/db?sslmode=require&sslrootcert=/nonexistent/ca.pem',
       /sslrootcert "\/nonexistent\/ca.pem" cannot be read: ENOENT/,
+    ],
+    [`postgres://h/db?sslmode=require&sslcert=${file(cert)}`, /sslcert and sslkey go together/],
+    [`postgres://h/db?sslmode=require&sslkey=${file(key)}`, /sslcert and sslkey go together/],
+    [`postgres://h/db?sslcert=${file(cert)}&sslkey=${file(key)}`, /sslcert and sslkey need TLS: add sslmode=/],
+    [
+      `postgres://h/db?sslmode=require&sslcert=${file(cert)}&sslkey=/nonexistent/client.key`,
+      /sslkey "\/nonexistent\/client.key" cannot be read: ENOENT/,
+    ],
+    [
+      'postgres://h/db?sslmode=require&sslpassword=x&sslcrl=/c.pem&sslpassword=y',
+      /^sslpassword, sslcrl: not supported in a PostgreSQL URL here \(only sslmode, sslrootcert, sslcert, sslkey\)$/,
     ],
   ])('refuses %s', (url, message) => {
     expect(() => readConnectionUrl(url)).toThrow(message);

@@ -3,12 +3,14 @@ import net from 'node:net';
 import tls from 'node:tls';
 
 /**
- * TLS to PostgreSQL as libpq's `sslmode` and `sslrootcert` describe it, done by the store itself.
+ * TLS to PostgreSQL as libpq's `sslmode`, `sslrootcert`, `sslcert` and `sslkey` describe it, done
+ * by the store itself.
  *
  * The driver is handed a socket that is already encrypted (or plain), never the URL's TLS
  * settings: so the silence watch (silence.ts) reads the protocol in the clear over TLS as over
- * TCP, and `sslrootcert`, which the `postgres` driver would send to the server as a setting (and
- * be refused for), is read here. See docs/reference/configuration.md, "PostgreSQL over TLS".
+ * TCP, and the file parameters, which the `postgres` driver would send to the server as settings
+ * (and be refused for), are read here. Any other libpq `ssl…` parameter is refused by name. See
+ * docs/guides/operations.md, "PostgreSQL over TLS".
  */
 
 export const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
@@ -22,10 +24,12 @@ export interface TlsPolicy {
   readonly verify: 'none' | 'ca' | 'full';
   /** The trusted authorities (sslrootcert's file), or undefined for the system's. */
   readonly ca: string | undefined;
+  /** The client certificate and its key (sslcert's and sslkey's files, PEM), or undefined for none. */
+  readonly client: { readonly cert: string; readonly key: string } | undefined;
 }
 
 export interface PostgresConnectionUrl {
-  /** The URL for the driver: without `sslmode` and `sslrootcert`. */
+  /** The URL for the driver: without its `ssl…` parameters. */
   readonly driverUrl: string;
   /** undefined: `sslmode=disable` (the default). */
   readonly tls: TlsPolicy | undefined;
@@ -33,19 +37,49 @@ export interface PostgresConnectionUrl {
 
 const isSslMode = (value: string): value is SslMode => (SSL_MODES as readonly string[]).includes(value);
 
+/** The URL parameters read here; any other `ssl…` one is refused rather than sent to the server. */
+const TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'];
+
+/** The content of the file a parameter names, or a TypeError naming both. */
+const readNamedFile = (parameter: string, file: string): string => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new TypeError(`${parameter} ${JSON.stringify(file)} cannot be read: ${reason}`);
+  }
+};
+
+/** sslcert's and sslkey's files, read; both or neither, and only with TLS asked for. */
+const readClientCertificate = (cert: string | null, key: string | null, mode: SslMode): TlsPolicy['client'] => {
+  const given = (value: string | null): value is string => value !== null && value !== '';
+  if (!given(cert) && !given(key)) return undefined;
+  if (!given(cert) || !given(key))
+    throw new TypeError('sslcert and sslkey go together: give both files (the client certificate and its key)');
+  if (mode === 'disable')
+    throw new TypeError('sslcert and sslkey need TLS: add sslmode=require, verify-ca or verify-full');
+  return { cert: readNamedFile('sslcert', cert), key: readNamedFile('sslkey', key) };
+};
+
 /**
- * Reads `sslmode` and `sslrootcert` off a postgres:// URL (one or several hosts). Throws a
- * TypeError naming the problem: an sslmode libpq does not have (or `allow`, which this store does
- * not offer), an sslrootcert that cannot be read, `sslrootcert=system` with a weaker sslmode than
- * verify-full (libpq refuses that too).
+ * Reads `sslmode`, `sslrootcert`, `sslcert` and `sslkey` off a postgres:// URL (one or several
+ * hosts). Throws a TypeError naming the problem: an sslmode libpq does not have (or `allow`, which
+ * this store does not offer), a file that cannot be read, `sslrootcert=system` with a weaker
+ * sslmode than verify-full (libpq refuses that too), sslcert without sslkey or the reverse, or
+ * with sslmode=disable, and any other `ssl…` parameter of libpq's (sslpassword, sslcrl, …).
  */
 export const readConnectionUrl = (url: string): PostgresConnectionUrl => {
   const at = url.indexOf('?');
   if (at < 0) return { driverUrl: url, tls: undefined };
   // The other parameters are passed on as written, byte for byte.
-  const ours = new Set(['sslmode', 'sslrootcert']);
+  const ours = new Set(TLS_PARAMETERS);
   const keyOf = (part: string) => new URLSearchParams(part).keys().next().value ?? '';
   const parts = url.slice(at + 1).split('&');
+  const unknown = parts.map(keyOf).filter((key) => /^ssl/i.test(key) && !ours.has(key));
+  if (unknown.length > 0)
+    throw new TypeError(
+      `${[...new Set(unknown)].join(', ')}: not supported in a PostgreSQL URL here (only ${TLS_PARAMETERS.join(', ')})`,
+    );
   const params = new URLSearchParams(parts.filter((part) => ours.has(keyOf(part))).join('&'));
   const rest = parts.filter((part) => part !== '' && !ours.has(keyOf(part))).join('&');
   const rawMode = params.get('sslmode');
@@ -60,20 +94,13 @@ export const readConnectionUrl = (url: string): PostgresConnectionUrl => {
   if (system && mode !== 'verify-full') {
     throw new TypeError(`sslrootcert=system needs sslmode=verify-full (or no sslmode); got sslmode=${mode}`);
   }
+  const client = readClientCertificate(params.get('sslcert'), params.get('sslkey'), mode);
   if (mode === 'disable') return { driverUrl, tls: undefined };
-  let ca: string | undefined;
-  if (rootCert !== null && rootCert !== '' && !system) {
-    try {
-      ca = readFileSync(rootCert, 'utf8');
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new TypeError(`sslrootcert ${JSON.stringify(rootCert)} cannot be read: ${reason}`);
-    }
-  }
+  const ca = rootCert !== null && rootCert !== '' && !system ? readNamedFile('sslrootcert', rootCert) : undefined;
   // libpq: with a root certificate given, `require` checks the chain as verify-ca does.
   const verify =
     mode === 'verify-full' ? 'full' : mode === 'verify-ca' || (mode === 'require' && ca !== undefined) ? 'ca' : 'none';
-  return { driverUrl, tls: { mode, verify, ca } };
+  return { driverUrl, tls: { mode, verify, ca, client } };
 };
 
 /** SSLRequest: length 8, the code 1234 5679. */
@@ -167,6 +194,8 @@ export const connectWithTls = (
           // SNI takes names only; an address is checked against the certificate's IP entries.
           ...(net.isIP(host) === 0 ? { servername: host } : {}),
           ...(policy.ca === undefined ? {} : { ca: policy.ca }),
+          // Sent when the server asks for one (pg_hba.conf `cert`, or `clientcert=verify-ca/full`).
+          ...(policy.client === undefined ? {} : { cert: policy.client.cert, key: policy.client.key }),
           rejectUnauthorized: policy.verify !== 'none',
           ...(policy.verify === 'ca' ? { checkServerIdentity: () => undefined } : {}),
         });
