@@ -1,4 +1,4 @@
-import { formatErrors, idTaken, Plant, PlantId, PlantName, PlantTag } from '@plant-store/domain';
+import { formatErrors, idTaken, Plant, PlantId, plantOfRow } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
@@ -10,7 +10,7 @@ import {
   type VersionedPlant,
 } from '../ports/plant-store.js';
 import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
-import type { Change, ChangesAbove, ChangeType } from '../ports/change-log.js';
+import type { Change, ChangesAbove } from '../ports/change-log.js';
 
 /**
  * Row decoding that the SQLite and PostgreSQL adapters share. Each adapter keeps the codecs for
@@ -22,18 +22,6 @@ import type { Change, ChangesAbove, ChangeType } from '../ports/change-log.js';
 /** StoreUnavailable for a row of `table` that does not decode, naming the failing fields. */
 export const rowProblem = (table: string, errors: t.Errors): StoreUnavailable =>
   storeUnavailable(new TypeError(`a row of ${table} does not decode: ${formatErrors(errors).join('; ')}`));
-
-/**
- * The fields of a `plants` row as a Plant when each passes its own type guard (a NULL tag becomes
- * an absent member), else undefined: the adapters' fast path, with no validation context or
- * error arrays per row (a list page decodes up to 1,000 rows). A row it refuses goes through the
- * adapter's codecs, which name what is wrong.
- */
-export const plantOfFields = (id: unknown, name: unknown, tag: unknown): Plant | undefined => {
-  if (!PlantId.is(id) || !PlantName.is(name)) return undefined;
-  if (tag === null) return { id, name };
-  return PlantTag.is(tag) ? { id, name, tag } : undefined;
-};
 
 /** Decodes every row of a page with `decode`; the first bad row fails the page. */
 export const decodeEach =
@@ -218,24 +206,18 @@ const ChangeRow = new t.Type<Change, unknown, unknown>(
   (u): u is Change => typeof u === 'object' && u !== null,
   (u, c) => {
     if (typeof u !== 'object' || u === null) return t.failure(u, c, 'expected a row object');
-    const { seq, type, plant_id: id, name, tag, version, at } = u as Record<string, unknown>;
+    const row = u as Record<string, unknown>;
+    const { seq, type, plant_id: id, version, at } = row;
     if (!isCount(seq) || seq < 1) return t.failure(seq, c, 'expected seq to be a positive integer');
     if (typeof type !== 'string' || !CHANGE_TYPES.has(type)) return t.failure(type, c, 'expected a change type');
     if (!PlantId.is(id)) return t.failure(id, c, 'expected plant_id to be a plant id');
     if (!isCount(at)) return t.failure(at, c, 'expected at to be milliseconds since the epoch');
     if (type === 'plant.deleted') return t.success({ seq, type, at, id });
-    const plant = plantOfFields(id, name, tag);
-    if (plant === undefined) return t.failure(u, c, 'expected the plant after the change (name, tag)');
+    // The plant after the change: the row's plant columns, with its plant_id as the id.
+    const plant = plantOfRow({ ...row, id });
+    if (plant === undefined) return t.failure(u, c, 'expected the plant after the change');
     if (!isVersion(version)) return t.failure(version, c, 'expected a version from 0 to 2^53-1');
-    return t.success({
-      seq,
-      type: type as ChangeType,
-      at,
-      id,
-      name: plant.name,
-      ...(plant.tag === undefined ? {} : { tag: plant.tag }),
-      version,
-    });
+    return t.success({ ...plant, seq, type: type as 'plant.created' | 'plant.updated', at, version });
   },
   (change) => change,
 );
