@@ -2,6 +2,7 @@ import { formatErrors, idTaken, Plant, PlantId, plantOfRow } from '@plant-store/
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
+import { canonicalRequest, SavedRequest } from '../idempotency/canonical-request.js';
 import type { SavedCreate } from '../idempotency/replay.js';
 import {
   storeUnavailable,
@@ -153,22 +154,12 @@ const SavedColumns = t.type(
   'IdempotencyKeyRow',
 );
 
-/** The name and tag of a canonical request (`[id, name, tag]`, see idempotency/canonical-request.ts). */
-const RequestFields = t.tuple([t.unknown, t.string, t.union([t.string, t.null])], 'CanonicalRequest');
-
-const parseJson = (text: string, c: t.Context): t.Validation<unknown> => {
-  try {
-    return t.success(JSON.parse(text));
-  } catch {
-    return t.failure(text, c, 'expected the canonical JSON of a create');
-  }
-};
-
 /**
  * The decoder of `idempotency_keys` rows for an adapter whose `plant_id` and `version` columns
  * `plantId` and `version` decode (SQLite: numbers; PostgreSQL: int8 as text). A 201 row becomes
- * the plant it created, its name and tag those of the saved request, checked by the domain's
- * Plant codec, with the version it was created with; a 409 row the IdTaken of its id.
+ * the plant it created, its members those of the saved request (see SavedRequest) with the row's
+ * id, checked by the domain's Plant codec, with the version it was created with; a 409 row the
+ * IdTaken of its id. Either carries its request in today's canonical form.
  */
 export const savedCreateDecoder =
   (plantId: t.Decoder<unknown, PlantId>, version: t.Decoder<unknown, PlantVersion>) =>
@@ -178,20 +169,25 @@ export const savedCreateDecoder =
       E.chain(({ request, status }) =>
         pipe(
           plantId.decode((row as { readonly plant_id?: unknown }).plant_id),
-          E.chain((id): t.Validation<SavedCreate> => {
-            if (status === 409) return E.right({ request, result: E.left(idTaken(id)) });
-            return pipe(
-              parseJson(request, []),
-              E.chain((fields) => RequestFields.decode(fields)),
-              E.chain(([, name, tag]) => Plant.decode(tag === null ? { id, name } : { id, name, tag })),
-              E.chain((plant) =>
-                pipe(
-                  version.decode((row as { readonly version?: unknown }).version),
-                  E.map((v) => ({ request, result: E.right({ plant, version: v }) })),
-                ),
-              ),
-            );
-          }),
+          E.chain((id): t.Validation<SavedCreate> =>
+            pipe(
+              SavedRequest.decode(request),
+              E.chain((saved) => {
+                // Compared in today's form, so that a key saved in the earlier one still replays.
+                const canonical = canonicalRequest(saved);
+                if (status === 409) return E.right({ request: canonical, result: E.left(idTaken(id)) });
+                return pipe(
+                  Plant.decode({ ...saved, id }),
+                  E.chain((plant) =>
+                    pipe(
+                      version.decode((row as { readonly version?: unknown }).version),
+                      E.map((v) => ({ request: canonical, result: E.right({ plant, version: v }) })),
+                    ),
+                  ),
+                );
+              }),
+            ),
+          ),
         ),
       ),
       E.mapLeft((errors) => rowProblem('idempotency_keys', errors)),
