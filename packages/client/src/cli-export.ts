@@ -1,5 +1,5 @@
 /** `plant-store export`: every plant that matches, one JSON line each, page after page. */
-import type { Plant, PlantSort } from '@plant-store/domain';
+import { Plant, type PlantSort } from '@plant-store/domain';
 import { AbortError, UnexpectedResponseError } from './client-error.js';
 import type { PlantStoreClient } from './create-plant-store-client.js';
 import { advanceProblem } from './list-page.js';
@@ -13,9 +13,8 @@ export interface LineSink {
   removeListener?(event: 'drain', listener: () => void): unknown;
 }
 
-/** A plant as the API returns it, members in that order: `{"id","name","tag"?}`. */
-export const plantJsonLine = (plant: Plant): string =>
-  `${JSON.stringify(plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag })}\n`;
+/** A plant as the API returns it: its encoding through Plant, members in the wire order. */
+export const plantJsonLine = (plant: Plant): string => `${JSON.stringify(Plant.encode(plant))}\n`;
 
 /** Writes `text`; when the sink's buffer is full, waits until it drains, so memory stays flat. */
 export const writeLine = async (sink: LineSink, text: string, signal: AbortSignal | undefined): Promise<void> => {

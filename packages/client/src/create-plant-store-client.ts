@@ -204,8 +204,8 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     expectStatus(exchange, 201);
     const id = idFromLocation(exchange);
     const created = decodeOrThrow(CreatePlantResponse, exchange);
-    const plant: Plant =
-      created.tag === undefined ? { id, name: created.name } : { id, name: created.name, tag: created.tag };
+    // The 201's members as the codec decoded them, the id from Location first: the order of Plant.
+    const plant: Plant = { id, ...created };
     return withMetadata(plant, { replayed: exchange.replayed, etag: exchange.etag });
   };
 

@@ -39,6 +39,7 @@ export {
   PlantPage,
   PlantTag,
   PlantTagOrNull,
+  plantOfRow,
   UpdatePlantRequest,
   type PlantNameBrand,
   type PlantTagBrand,
@@ -107,3 +108,4 @@ export {
   type WebhookIdBrand,
   type WebhookTimestampBrand,
 } from './webhook-event.js';
+export { withoutNulls, type WithoutNulls } from './without-nulls.js';

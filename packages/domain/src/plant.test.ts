@@ -7,10 +7,12 @@ import {
   Plant,
   PlantName,
   PlantPage,
+  plantOfRow,
   PlantTag,
   UpdatePlantRequest,
 } from './plant.js';
 import { decodeWith } from './report.js';
+import { withoutNulls } from './without-nulls.js';
 
 const invalid = (...problems: string[]) => E.left({ _tag: 'InvalidPlant', problems });
 const decodeName = decodeWith(PlantName, 'name');
@@ -282,6 +284,47 @@ describe('UpdatePlantRequest', () => {
       fc.property(fc.oneof(fc.string(), fc.constant(null), fc.integer()), (tag) => {
         expect(E.isRight(decodeUpdate({ tag }))).toBe(tag === null || PlantTag.is(tag));
       }),
+    );
+  });
+});
+
+describe('plantOfRow', () => {
+  const column = fc.oneof(
+    fc.constant(null),
+    fc.string({ maxLength: 8 }),
+    fc.string({ unit: 'grapheme', maxLength: 3 }),
+    fc.integer(),
+    fc.constant(0),
+    fc.constant(' '),
+  );
+  const rows = fc.record({ id: column, name: column, tag: column, version: column }, { requiredKeys: [] });
+
+  it('agrees with Plant after withoutNulls on every row: the plant, or undefined where the codec refuses', () => {
+    fc.assert(
+      fc.property(rows, (row) => {
+        const decoded = Plant.decode(withoutNulls(row));
+        expect(plantOfRow(row)).toEqual(E.isRight(decoded) ? decoded.right : undefined);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('takes a NULL optional member for an absent one and ignores other columns', () => {
+    expect(plantOfRow({ id: 3, name: 'Fern', tag: null, version: 7 })).toEqual({ id: 3, name: 'Fern' });
+    expect(plantOfRow({ id: 3, name: 'Fern', tag: 'green', version: 7 })).toEqual({
+      id: 3,
+      name: 'Fern',
+      tag: 'green',
+    });
+    expect(plantOfRow({ id: 3, name: null, tag: 'green' })).toBeUndefined();
+    expect(plantOfRow({ id: '3', name: 'Fern', tag: null })).toBeUndefined();
+  });
+
+  it('gives a plant that encodes to the bytes of the decoded row', () => {
+    const row = { version: 1, tag: 'green', name: 'Fern', id: 3 };
+    const plant = plantOfRow(row);
+    expect(plant === undefined ? undefined : JSON.stringify(Plant.encode(plant))).toBe(
+      '{"id":3,"name":"Fern","tag":"green"}',
     );
   });
 });

@@ -69,9 +69,39 @@ export type UpdatePlantRequest = Omit<t.TypeOf<typeof UpdatePlantRequest>, 'id'>
 export const CreatePlantResponse = struct('CreatePlantResponse', { name: PlantName }, { tag: PlantTag }, 'strip');
 export type CreatePlantResponse = t.TypeOf<typeof CreatePlantResponse>;
 
+const plantRequired = { id: PlantId, name: PlantName };
+const plantOptional = { tag: PlantTag };
+
 /** A stored plant, as `GET /plants/{id}` and `GET /plants` return it. An absent tag is omitted. */
-export const Plant = struct('Plant', { id: PlantId, name: PlantName }, { tag: PlantTag }, 'strip');
+export const Plant = struct('Plant', plantRequired, plantOptional, 'strip');
 export type Plant = t.TypeOf<typeof Plant>;
+
+const requiredMembers: ReadonlyArray<readonly [string, t.Mixed]> = Object.entries(plantRequired);
+const optionalMembers: ReadonlyArray<readonly [string, t.Mixed]> = Object.entries(plantOptional);
+
+/**
+ * A storage row (an absent optional member is NULL; other columns are ignored) as a Plant when
+ * each of Plant's members passes its own type guard, else undefined: no validation context or
+ * error arrays per row, for stores that read many (docs/explanation/performance.md, "Plant rows
+ * checked by type guards first"). A row it refuses goes through `Plant` after `withoutNulls`,
+ * which names what is wrong; both take their members from Plant's one declaration.
+ */
+export const plantOfRow = (row: Readonly<Record<string, unknown>>): Plant | undefined => {
+  const plant: Record<string, unknown> = {};
+  for (const [key, codec] of requiredMembers) {
+    const value = row[key];
+    if (!codec.is(value)) return undefined;
+    plant[key] = value;
+  }
+  for (const [key, codec] of optionalMembers) {
+    const value = row[key];
+    if (value === null || value === undefined) continue;
+    if (!codec.is(value)) return undefined;
+    plant[key] = value;
+  }
+  // Every member of Plant passed its codec's guard just above.
+  return plant as Plant;
+};
 
 /** A page of `GET /plants`: plants in ascending id order. */
 export const PlantPage = t.readonlyArray(Plant, 'PlantPage');

@@ -1,7 +1,17 @@
 import { formatErrors } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { DATA_TABLES, type DataReader, type DataRows, type DataTable, type IdState } from '../ports/store-data.js';
+import {
+  DATA_TABLES,
+  type DataReader,
+  type DataRows,
+  type DataTable,
+  type IdState,
+  type ImportOutcome,
+  type ImportPlant,
+  samePlant,
+  storedPlant,
+} from '../ports/store-data.js';
 
 /**
  * Reading the data commands' store-neutral rows (ports/store-data.ts), which the SQLite and
@@ -229,4 +239,16 @@ export const holdsAnything = async (read: DataReader): Promise<string | undefine
   if (ids.highWater > 0 || ids.revision > 0 || ids.changeSeq > 0)
     return 'ids, versions or change numbers already handed out';
   return undefined;
+};
+
+/** What importing `plant` found under its id: nothing, or `found` (that row's plant columns, with its version). */
+export const importOutcomeOf = (
+  plant: ImportPlant,
+  found: (Row & { readonly version: number | null }) | undefined,
+): ImportOutcome => {
+  if (found === undefined) return 'created';
+  const stored = storedPlant({ ...found, id: plant.id });
+  if (samePlant(stored, plant)) return 'present';
+  if (found.version === null) throw new TypeError(`plant ${plant.id} is stored without a version`);
+  return { conflict: { plant: stored, version: found.version } };
 };

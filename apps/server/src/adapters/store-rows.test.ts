@@ -1,7 +1,16 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { describe, expect, it } from 'vitest';
-import { countFromRow, countFromTextRow, decodeEach, rowProblem, tokenRowDecoders } from './store-rows.js';
+import { PlantId } from '@plant-store/domain';
+import {
+  countFromRow,
+  countFromTextRow,
+  decodeEach,
+  rowProblem,
+  savedCreateDecoder,
+  tokenRowDecoders,
+  VersionFromNumber,
+} from './store-rows.js';
 
 const causeMessage = (result: E.Either<unknown, unknown>): string =>
   E.isLeft(result) ? String((result.left as { cause: Error }).cause.message) : 'Right';
@@ -97,5 +106,40 @@ describe('tokenRowDecoders', () => {
     const result = tokenFromRow({ ...row, name: 7 });
     expect(result).toMatchObject({ _tag: 'Left', left: { _tag: 'StoreUnavailable' } });
     expect(causeMessage(result)).toMatch(/^a row of tokens does not decode: .*name/);
+  });
+});
+
+describe('savedCreateDecoder', () => {
+  const decodeSaved = savedCreateDecoder(PlantId, VersionFromNumber);
+  const today = '{"id":3,"name":"Fern","tag":"green"}';
+
+  it.each([
+    ["in today's form", today],
+    ['in the earlier form', '[3,"Fern","green"]'],
+  ])("replays a 201 saved %s as its plant, its request in today's form", (_form, request) => {
+    expect(decodeSaved({ request, status: 201, plant_id: 3, version: 4 })).toEqual(
+      E.right({ request: today, result: E.right({ plant: { id: 3, name: 'Fern', tag: 'green' }, version: 4 }) }),
+    );
+  });
+
+  it('takes the plant id from the row, not from the request', () => {
+    const saved = decodeSaved({ request: '{"name":"Ivy"}', status: 201, plant_id: 8, version: 1 });
+    expect(saved).toEqual(
+      E.right({ request: '{"name":"Ivy"}', result: E.right({ plant: { id: 8, name: 'Ivy' }, version: 1 }) }),
+    );
+  });
+
+  it('keeps a 409 as the IdTaken of its id', () => {
+    const saved = decodeSaved({ request: '[5,"Moss",null]', status: 409, plant_id: 5, version: null });
+    expect(saved).toMatchObject(
+      E.right({ request: '{"id":5,"name":"Moss"}', result: { _tag: 'Left', left: { _tag: 'IdTaken' } } }),
+    );
+  });
+
+  it('refuses a request that is not a create', () => {
+    expect(decodeSaved({ request: '{"name":""}', status: 201, plant_id: 3, version: 4 })).toMatchObject({
+      _tag: 'Left',
+      left: { _tag: 'StoreUnavailable' },
+    });
   });
 });

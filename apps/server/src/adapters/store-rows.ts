@@ -1,7 +1,8 @@
-import { formatErrors, idTaken, Plant, PlantId, PlantName, PlantTag } from '@plant-store/domain';
+import { formatErrors, idTaken, Plant, PlantId, plantOfRow } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
+import { canonicalRequest, SavedRequest } from '../idempotency/canonical-request.js';
 import type { SavedCreate } from '../idempotency/replay.js';
 import {
   storeUnavailable,
@@ -10,7 +11,7 @@ import {
   type VersionedPlant,
 } from '../ports/plant-store.js';
 import { SCOPES, type Scope, type TokenRecord } from '../ports/token-store.js';
-import type { Change, ChangesAbove, ChangeType } from '../ports/change-log.js';
+import type { Change, ChangesAbove } from '../ports/change-log.js';
 
 /**
  * Row decoding that the SQLite and PostgreSQL adapters share. Each adapter keeps the codecs for
@@ -22,18 +23,6 @@ import type { Change, ChangesAbove, ChangeType } from '../ports/change-log.js';
 /** StoreUnavailable for a row of `table` that does not decode, naming the failing fields. */
 export const rowProblem = (table: string, errors: t.Errors): StoreUnavailable =>
   storeUnavailable(new TypeError(`a row of ${table} does not decode: ${formatErrors(errors).join('; ')}`));
-
-/**
- * The fields of a `plants` row as a Plant when each passes its own type guard (a NULL tag becomes
- * an absent member), else undefined: the adapters' fast path, with no validation context or
- * error arrays per row (a list page decodes up to 1,000 rows). A row it refuses goes through the
- * adapter's codecs, which name what is wrong.
- */
-export const plantOfFields = (id: unknown, name: unknown, tag: unknown): Plant | undefined => {
-  if (!PlantId.is(id) || !PlantName.is(name)) return undefined;
-  if (tag === null) return { id, name };
-  return PlantTag.is(tag) ? { id, name, tag } : undefined;
-};
 
 /** Decodes every row of a page with `decode`; the first bad row fails the page. */
 export const decodeEach =
@@ -165,22 +154,12 @@ const SavedColumns = t.type(
   'IdempotencyKeyRow',
 );
 
-/** The name and tag of a canonical request (`[id, name, tag]`, see idempotency/canonical-request.ts). */
-const RequestFields = t.tuple([t.unknown, t.string, t.union([t.string, t.null])], 'CanonicalRequest');
-
-const parseJson = (text: string, c: t.Context): t.Validation<unknown> => {
-  try {
-    return t.success(JSON.parse(text));
-  } catch {
-    return t.failure(text, c, 'expected the canonical JSON of a create');
-  }
-};
-
 /**
  * The decoder of `idempotency_keys` rows for an adapter whose `plant_id` and `version` columns
  * `plantId` and `version` decode (SQLite: numbers; PostgreSQL: int8 as text). A 201 row becomes
- * the plant it created, its name and tag those of the saved request, checked by the domain's
- * Plant codec, with the version it was created with; a 409 row the IdTaken of its id.
+ * the plant it created, its members those of the saved request (see SavedRequest) with the row's
+ * id, checked by the domain's Plant codec, with the version it was created with; a 409 row the
+ * IdTaken of its id. Either carries its request in today's canonical form.
  */
 export const savedCreateDecoder =
   (plantId: t.Decoder<unknown, PlantId>, version: t.Decoder<unknown, PlantVersion>) =>
@@ -190,20 +169,25 @@ export const savedCreateDecoder =
       E.chain(({ request, status }) =>
         pipe(
           plantId.decode((row as { readonly plant_id?: unknown }).plant_id),
-          E.chain((id): t.Validation<SavedCreate> => {
-            if (status === 409) return E.right({ request, result: E.left(idTaken(id)) });
-            return pipe(
-              parseJson(request, []),
-              E.chain((fields) => RequestFields.decode(fields)),
-              E.chain(([, name, tag]) => Plant.decode(tag === null ? { id, name } : { id, name, tag })),
-              E.chain((plant) =>
-                pipe(
-                  version.decode((row as { readonly version?: unknown }).version),
-                  E.map((v) => ({ request, result: E.right({ plant, version: v }) })),
-                ),
-              ),
-            );
-          }),
+          E.chain((id): t.Validation<SavedCreate> =>
+            pipe(
+              SavedRequest.decode(request),
+              E.chain((saved) => {
+                // Compared in today's form, so that a key saved in the earlier one still replays.
+                const canonical = canonicalRequest(saved);
+                if (status === 409) return E.right({ request: canonical, result: E.left(idTaken(id)) });
+                return pipe(
+                  Plant.decode({ ...saved, id }),
+                  E.chain((plant) =>
+                    pipe(
+                      version.decode((row as { readonly version?: unknown }).version),
+                      E.map((v) => ({ request: canonical, result: E.right({ plant, version: v }) })),
+                    ),
+                  ),
+                );
+              }),
+            ),
+          ),
         ),
       ),
       E.mapLeft((errors) => rowProblem('idempotency_keys', errors)),
@@ -218,24 +202,18 @@ const ChangeRow = new t.Type<Change, unknown, unknown>(
   (u): u is Change => typeof u === 'object' && u !== null,
   (u, c) => {
     if (typeof u !== 'object' || u === null) return t.failure(u, c, 'expected a row object');
-    const { seq, type, plant_id: id, name, tag, version, at } = u as Record<string, unknown>;
+    const row = u as Record<string, unknown>;
+    const { seq, type, plant_id: id, version, at } = row;
     if (!isCount(seq) || seq < 1) return t.failure(seq, c, 'expected seq to be a positive integer');
     if (typeof type !== 'string' || !CHANGE_TYPES.has(type)) return t.failure(type, c, 'expected a change type');
     if (!PlantId.is(id)) return t.failure(id, c, 'expected plant_id to be a plant id');
     if (!isCount(at)) return t.failure(at, c, 'expected at to be milliseconds since the epoch');
     if (type === 'plant.deleted') return t.success({ seq, type, at, id });
-    const plant = plantOfFields(id, name, tag);
-    if (plant === undefined) return t.failure(u, c, 'expected the plant after the change (name, tag)');
+    // The plant after the change: the row's plant columns, with its plant_id as the id.
+    const plant = plantOfRow({ ...row, id });
+    if (plant === undefined) return t.failure(u, c, 'expected the plant after the change');
     if (!isVersion(version)) return t.failure(version, c, 'expected a version from 0 to 2^53-1');
-    return t.success({
-      seq,
-      type: type as ChangeType,
-      at,
-      id,
-      name: plant.name,
-      ...(plant.tag === undefined ? {} : { tag: plant.tag }),
-      version,
-    });
+    return t.success({ ...plant, seq, type: type as 'plant.created' | 'plant.updated', at, version });
   },
   (change) => change,
 );

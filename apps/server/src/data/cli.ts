@@ -3,13 +3,12 @@ import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { PlantId, PlantName, PlantTag } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { openDataStore } from '../adapters/open-data-store.js';
 import { openStore } from '../adapters/open-store.js';
 import { Refused, runToolCli, UsageError, type ToolContext } from '../cli/run-cli.js';
 import { parseStoreLocation, type StoreLocation } from '../config/store-location.js';
-import { TargetNotEmpty, type ImportOutcome, type ImportPlant } from '../ports/store-data.js';
+import { samePlant, TargetNotEmpty, type ImportOutcome, type ImportPlant } from '../ports/store-data.js';
 import { exportPlants, plantLine } from './export.js';
 import { importFile, type ImportReport } from './import.js';
 import { migrate } from './migrate.js';
@@ -193,20 +192,13 @@ const createWithEvent = async (
   store: Awaited<ReturnType<typeof openStore>>,
   plant: ImportPlant,
 ): Promise<ImportOutcome> => {
-  const created = await store.plants.create({
-    id: plant.id as PlantId,
-    name: plant.name as PlantName,
-    ...(plant.tag === null ? {} : { tag: plant.tag as PlantTag }),
-  })();
+  const created = await store.plants.create(plant)();
   if (E.isRight(created)) return 'created';
   if (created.left._tag !== 'IdTaken') throw new Error(`could not create plant ${plant.id}`, { cause: created.left });
-  const found = await store.plants.get(plant.id as PlantId)();
+  const found = await store.plants.get(plant.id)();
   if (E.isLeft(found)) throw new Error(`could not read plant ${plant.id}`, { cause: found.left });
   const { plant: stored, version } = found.right;
-  const tag = stored.tag ?? null;
-  return stored.name === plant.name && tag === plant.tag
-    ? 'present'
-    : { conflict: { id: plant.id, name: stored.name, tag, version } };
+  return samePlant(stored, plant) ? 'present' : { conflict: { plant: stored, version } };
 };
 
 const location = (option: string, url: string): StoreLocation => {

@@ -1,10 +1,13 @@
 import type { Writable } from 'node:stream';
-import type { DataStore, PlantRow } from '../ports/store-data.js';
+import { Plant } from '@plant-store/domain';
+import { storedPlant, type DataStore, type PlantRow } from '../ports/store-data.js';
 import type { Progress } from './progress.js';
 
-/** A plant as one line of JSON, as the API shows it: `{"id","name","tag"?}`. */
-export const plantLine = (p: PlantRow): string =>
-  JSON.stringify(p.tag === null ? { id: p.id, name: p.name } : { id: p.id, name: p.name, tag: p.tag }) + '\n';
+/** A plant as one line of JSON, as the API shows it: its encoding through Plant. */
+export const plantLine = (plant: Plant): string => JSON.stringify(Plant.encode(plant)) + '\n';
+
+/** A `plants` row as its line; a row that is not a plant stops the export, naming it. */
+const rowLine = (row: PlantRow): string => plantLine(storedPlant(row));
 
 /** `text` written to `out`, waiting for it to drain when its buffer is full (constant memory). */
 const write = async (out: Writable, text: string): Promise<void> => {
@@ -29,7 +32,7 @@ export const exportPlants = (store: DataStore, out: Writable, progress: Progress
     progress.start('exporting', await read.count('plants', 0));
     let n = 0;
     for await (const rows of read.rows('plants', 0)) {
-      await write(out, rows.map(plantLine).join(''));
+      await write(out, rows.map(rowLine).join(''));
       n += rows.length;
       progress.update(n);
     }

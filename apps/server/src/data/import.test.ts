@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ImportPlant, PlantRow } from '../ports/store-data.js';
+import type { ImportPlant } from '../ports/store-data.js';
 import { decodeLine, IMPORT_CHUNK, importFile } from './import.js';
 import { progressOn } from './progress.js';
 
 const silent = progressOn({ isTTY: false } as NodeJS.WriteStream);
 
 describe('decodeLine', () => {
-  it('keeps a plant with its id, and an absent tag as null', () => {
-    expect(decodeLine(1, '{"id":3,"name":"Fern"}')).toEqual({ line: 1, plant: { id: 3, name: 'Fern', tag: null } });
+  it('keeps a plant with its id, and an absent tag absent', () => {
+    expect(decodeLine(1, '{"id":3,"name":"Fern"}')).toEqual({ line: 1, plant: { id: 3, name: 'Fern' } });
     expect(decodeLine(2, '{"id":4,"name":"Ivy","tag":"green"}')).toEqual({
       line: 2,
       plant: { id: 4, name: 'Ivy', tag: 'green' },
@@ -59,7 +59,7 @@ describe('importFile', () => {
           }
           return found.name === p.name && found.tag === p.tag
             ? ('present' as const)
-            : { conflict: { ...found, version: 1 } satisfies PlantRow };
+            : { conflict: { plant: found, version: 1 } };
         }),
       );
     };
@@ -87,7 +87,8 @@ describe('importFile', () => {
   });
 
   it('with skipInvalid writes the valid lines; a repeated id meets the first as stored', async () => {
-    const store = memoryStore(new Map([[9, { id: 9, name: 'Old', tag: null }]]));
+    const old = decodeLine(0, '{"id":9,"name":"Old"}');
+    const store = memoryStore(new Map('plant' in old ? [[9, old.plant]] : []));
     const { lines, report } = recorder();
     const path = file([
       '{"id":1,"name":"Fern"}',

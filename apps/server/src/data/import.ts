@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { CreatePlantRequest, formatErrors } from '@plant-store/domain';
+import { CreatePlantRequest, formatErrors, type Plant } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { idLiteralProblem } from '../wire/json-number.js';
-import type { ImportPlant, PlantRow } from '../ports/store-data.js';
+import type { ImportOutcome, ImportPlant } from '../ports/store-data.js';
 import type { Progress } from './progress.js';
 
 /** Lines written per transaction. */
@@ -30,9 +30,9 @@ export const decodeLine = (line: number, text: string): ImportLine => {
   if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !Object.hasOwn(parsed, 'id'))
     problems.push('id: required: an imported plant keeps its id');
   if (E.isLeft(decoded) || problems.length > 0) return { line, problems };
-  const { id, name, tag } = decoded.right;
+  const { id } = decoded.right;
   if (id === undefined) return { line, problems: ['id: required: an imported plant keeps its id'] };
-  return { line, plant: { id, name, tag: tag ?? null } };
+  return { line, plant: { ...decoded.right, id } };
 };
 
 /** The file's non-blank lines, decoded, one at a time (constant memory). */
@@ -56,7 +56,7 @@ export interface ImportSummary {
 /** Where each outcome that is not a plain success goes (one line per failure, on stderr). */
 export interface ImportReport {
   invalid(line: number, problems: readonly string[]): void;
-  conflict(line: number, plant: ImportPlant, stored: PlantRow): void;
+  conflict(line: number, plant: ImportPlant, stored: Plant): void;
 }
 
 /**
@@ -68,7 +68,7 @@ export interface ImportReport {
 export const importFile = async (
   file: string,
   options: { readonly skipInvalid: boolean },
-  write: (plants: readonly ImportPlant[]) => Promise<readonly ('created' | 'present' | { conflict: PlantRow })[]>,
+  write: (plants: readonly ImportPlant[]) => Promise<readonly ImportOutcome[]>,
   report: ImportReport,
   progress: Progress,
 ): Promise<ImportSummary & { readonly written: boolean }> => {
@@ -96,7 +96,7 @@ export const importFile = async (
       else if (outcome === 'present') summary.present += 1;
       else {
         summary.conflicts += 1;
-        report.conflict(line, plant, outcome.conflict);
+        report.conflict(line, plant, outcome.conflict.plant);
       }
     });
     done += chunk.length;

@@ -1,14 +1,16 @@
 import type Router from '@koa/router';
 import {
   CreatePlantRequest,
+  CreatePlantResponse,
   decodeWith,
   hasPreference,
   invalidPlant,
   ListQuery,
   preconditionFailed,
+  Plant,
   PlantIdFromPath,
+  PlantPage,
   UpdatePlantRequest,
-  type CreatePlantResponse,
   type InvalidPlant,
 } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
@@ -56,18 +58,17 @@ const decodeCreateBody = (
 };
 
 /** The 201 of a create: `Location` carries the id, the body name and tag only; the plant's ETag. */
-const answerCreated = (ctx: AppContext, { plant: { id, name, tag }, version }: VersionedPlant): void => {
-  const body: CreatePlantResponse = tag === undefined ? { name } : { name, tag };
+const answerCreated = (ctx: AppContext, { plant, version }: VersionedPlant): void => {
   ctx.status = 201;
-  setHeader(ctx, 'Location', `/plants/${id}`);
+  setHeader(ctx, 'Location', `/plants/${plant.id}`);
   setHeader(ctx, 'ETag', etagOf(version));
-  sendJson(ctx, body);
+  sendJson(ctx, CreatePlantResponse.encode(plant));
 };
 
 /** A 200 with the whole plant and its ETag. */
 const answerPlant = (ctx: AppContext, { plant, version }: VersionedPlant): void => {
   setHeader(ctx, 'ETag', etagOf(version));
-  sendJson(ctx, plant);
+  sendJson(ctx, Plant.encode(plant));
 };
 
 /**
@@ -152,7 +153,7 @@ export const addPlantRoutes = (
       setHeader(ctx, 'X-Total-Count', String(total));
       setHeader(ctx, 'Preference-Applied', 'count=exact');
     }
-    sendJson(ctx, plants);
+    sendJson(ctx, PlantPage.encode(plants));
   });
 
   // RFC 9110 §13.2.2: If-Match first (412), then If-None-Match, which on a GET is a 304.

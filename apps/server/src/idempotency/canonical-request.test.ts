@@ -2,7 +2,7 @@ import { CreatePlantRequest } from '@plant-store/domain';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { canonicalRequest } from './canonical-request.js';
+import { canonicalRequest, SavedRequest } from './canonical-request.js';
 
 /** What a client may send: an object the create codec accepts. */
 const text = (maxLength: number) =>
@@ -85,4 +85,68 @@ describe('canonicalRequest', () => {
     expect(of({ name: 'x', tag: 'y' })).not.toBe(of({ name: 'x' }));
     expect(of({ id: 1, name: 'x' })).not.toBe(of({ id: 10, name: 'x' }));
   });
+});
+
+describe('canonicalRequest, from the codec', () => {
+  it('is the request as CreatePlantRequest encodes it, members sorted by name', () => {
+    fc.assert(
+      fc.property(body, (value) => {
+        const request = decode(JSON.stringify(value));
+        const canonical = canonicalRequest(request);
+        const members = Object.keys(JSON.parse(canonical) as object);
+        expect(JSON.parse(canonical)).toEqual(CreatePlantRequest.encode(request));
+        expect(members).toEqual([...members].sort());
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('changes when any member the codec writes changes or goes, whichever member it is', () => {
+    const other = (v: unknown): unknown =>
+      typeof v === 'string' ? `${v}x` : typeof v === 'number' ? (v > 1 ? v - 1 : v + 1) : v;
+    fc.assert(
+      fc.property(body, (value) => {
+        const request = decode(JSON.stringify(value));
+        const encoded = CreatePlantRequest.encode(request);
+        for (const [key, v] of Object.entries(encoded)) {
+          const changed = CreatePlantRequest.decode({ ...encoded, [key]: other(v) });
+          expect(E.isRight(changed) && canonicalRequest(changed.right)).not.toBe(canonicalRequest(request));
+          const fewer = CreatePlantRequest.decode(
+            Object.fromEntries(Object.entries(encoded).filter(([k]) => k !== key)),
+          );
+          if (E.isRight(fewer)) expect(canonicalRequest(fewer.right)).not.toBe(canonicalRequest(request));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('SavedRequest', () => {
+  it('reads back the request canonicalRequest wrote', () => {
+    fc.assert(
+      fc.property(body, (value) => {
+        const request = decode(JSON.stringify(value));
+        expect(SavedRequest.decode(canonicalRequest(request))).toEqual(E.right(request));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it.each([
+    ['[3,"Fern","green"]', { id: 3, name: 'Fern', tag: 'green' }],
+    ['[null,"Fern",null]', { name: 'Fern' }],
+    ['[7,"Ivy",null]', { id: 7, name: 'Ivy' }],
+  ])("reads the earlier form %s as the same request, written again in today's", (text, request) => {
+    const saved = SavedRequest.decode(text);
+    expect(saved).toEqual(E.right(request));
+    expect(E.isRight(saved) && canonicalRequest(saved.right)).toBe(canonicalRequest(decode(JSON.stringify(request))));
+  });
+
+  it.each(['', 'nope', '[1,"x"]', '{"name":""}', '{"name":"x","colour":"red"}', '[0,"x",null]'])(
+    'refuses %j',
+    (text) => {
+      expect(E.isLeft(SavedRequest.decode(text))).toBe(true);
+    },
+  );
 });

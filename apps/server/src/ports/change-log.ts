@@ -1,25 +1,30 @@
-import type { PlantId } from '@plant-store/domain';
+import type { Plant, PlantId } from '@plant-store/domain';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { PlantVersion, StoreError } from './plant-store.js';
 
 /** What a change did to its plant. */
 export type ChangeType = 'plant.created' | 'plant.updated' | 'plant.deleted';
 
-/**
- * One committed change of a plant as the change log keeps it (docs/guides/changes.md, "What a change is").
- * Numbered in commit order over the whole store; the plant as the change left it (absent name,
- * tag and version: a delete). `changes/change-text.ts` writes it as the same bytes on every read.
- */
-export interface Change {
+interface ChangeHead {
   readonly seq: number;
-  readonly type: ChangeType;
   /** Commit time, milliseconds since the epoch. */
   readonly at: number;
   readonly id: PlantId;
-  readonly name?: string;
-  readonly tag?: string;
-  readonly version?: PlantVersion;
 }
+
+/** A create or an update: the plant as the change left it (every member of Plant) and its version. */
+export type PlantWriteChange = ChangeHead &
+  Plant & { readonly type: 'plant.created' | 'plant.updated'; readonly version: PlantVersion };
+
+/** A delete: the id alone. */
+export type PlantDeleteChange = ChangeHead & { readonly type: 'plant.deleted'; readonly version?: undefined };
+
+/**
+ * One committed change of a plant as the change log keeps it (docs/guides/changes.md, "What a change is").
+ * Numbered in commit order over the whole store; the plant as the change left it (a delete: its
+ * id). `changes/change-text.ts` writes it as the same bytes on every read.
+ */
+export type Change = PlantWriteChange | PlantDeleteChange;
 
 /** What the log holds above a number. */
 export type ChangesAbove =

@@ -1,3 +1,6 @@
+import { formatErrors, Plant, plantOfRow, withoutNulls } from '@plant-store/domain';
+import * as E from 'fp-ts/lib/Either.js';
+
 /**
  * A store's content as plain rows, the same for SQLite and PostgreSQL: what export, import,
  * migrate and their checksums read and write (the data commands, data/). Times are milliseconds
@@ -138,15 +141,12 @@ export interface DataWriter extends DataReader {
   setIds(state: IdState): Promise<void>;
 }
 
-/** What importing one plant found. */
-export type ImportOutcome = 'created' | 'present' | { readonly conflict: PlantRow };
+/** What importing one plant found: a conflict is the plant stored under its id, with its version. */
+export type ImportOutcome =
+  'created' | 'present' | { readonly conflict: { readonly plant: Plant; readonly version: number } };
 
 /** A plant to import: kept with its id; its version is the store's next. */
-export interface ImportPlant {
-  readonly id: number;
-  readonly name: string;
-  readonly tag: string | null;
-}
+export type ImportPlant = Plant;
 
 /** Why a store cannot be filled: it holds something already. */
 export class TargetNotEmpty extends Error {}
@@ -166,9 +166,26 @@ export interface DataStore {
   fill<A>(write: (writer: DataWriter) => Promise<A>): Promise<A>;
   /**
    * Adds plants in one transaction, kept ids, next versions, no webhook events: a plant whose id
-   * is stored with the same name and tag is left as it is ('present'), a different one is left
+   * is stored as the same plant is left as it is ('present'), a different one is left
    * too and reported; the outcomes are in the order of `plants`.
    */
   importPlants(plants: readonly ImportPlant[]): Promise<readonly ImportOutcome[]>;
   close(): Promise<void>;
 }
+
+/** Whether two plants are the same: their encodings through Plant, which hold every member, are equal. */
+export const samePlant = (a: Plant, b: Plant): boolean =>
+  JSON.stringify(Plant.encode(a)) === JSON.stringify(Plant.encode(b));
+
+/**
+ * A stored `plants` row (its plant columns, NULL for an absent member) as a Plant; a row that is
+ * not one stops the command with an error naming its id and what is wrong.
+ */
+export const storedPlant = (row: object): Plant => {
+  const columns: Readonly<Record<string, unknown>> = { ...row };
+  const plant = plantOfRow(columns);
+  if (plant !== undefined) return plant;
+  const decoded = Plant.decode(withoutNulls(columns));
+  const problems = E.isLeft(decoded) ? formatErrors(decoded.left).join('; ') : 'not a plant';
+  throw new TypeError(`plant ${String(columns['id'])} is stored as something that is not a plant: ${problems}`);
+};

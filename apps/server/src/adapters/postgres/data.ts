@@ -16,7 +16,16 @@ import {
   type PlantRow,
 } from '../../ports/store-data.js';
 import * as t from 'io-ts';
-import { countOf, holdsAnything, idStateFromRow, orNull, rowDecoder, rowReaders, type Row } from '../data-rows.js';
+import {
+  countOf,
+  holdsAnything,
+  idStateFromRow,
+  importOutcomeOf,
+  orNull,
+  rowDecoder,
+  rowReaders,
+  type Row,
+} from '../data-rows.js';
 import { migratePostgres } from './migrations.js';
 
 /** Rows per read and per INSERT of the small tables. */
@@ -295,7 +304,7 @@ export const openPostgresData = async (options: PostgresDataOptions): Promise<Da
   const importChunk = async (tx: postgres.TransactionSql, plants: readonly ImportPlant[]) => {
     // The writers' lock every write of a server takes first: no plant or counter moves meanwhile.
     await tx`SELECT 1 FROM plant_id_counter FOR UPDATE`;
-    const input = plants.map((p, i) => ({ i, id: p.id, name: p.name, tag: p.tag, folded: fold(p.name) }));
+    const input = plants.map((p, i) => ({ i, id: p.id, name: p.name, tag: p.tag ?? null, folded: fold(p.name) }));
     // `p` is the table as the statement started: a plant found there was stored before.
     const rows = (await tx.unsafe(
       `WITH x AS (SELECT * FROM json_to_recordset($1::text::json) AS x(i int4, id int8, name text, tag text, folded text)),
@@ -314,11 +323,8 @@ export const openPostgresData = async (options: PostgresDataOptions): Promise<Da
     )) as unknown as Row[];
     return rows.map((row, i): ImportOutcome => {
       const plant = plants[i] as ImportPlant;
-      const { name, tag, version } = foundFromRow(row);
-      if (name === null) return 'created';
-      if (name === plant.name && tag === plant.tag) return 'present';
-      if (version === null) throw new TypeError(`plant ${plant.id} is stored without a version`);
-      return { conflict: { id: plant.id, name, tag, version } };
+      const found = foundFromRow(row);
+      return importOutcomeOf(plant, found.name === null ? undefined : found);
     });
   };
 

@@ -1,4 +1,4 @@
-import { Plant, PlantIdFromPath } from '@plant-store/domain';
+import { Plant, PlantIdFromPath, plantOfRow, withoutNulls } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
@@ -8,7 +8,6 @@ import type { Scope } from '../../ports/token-store.js';
 import type { SavedCreate } from '../../idempotency/replay.js';
 import {
   decodeEach,
-  plantOfFields,
   rowProblem,
   savedCreateDecoder,
   ScopeCodec,
@@ -28,7 +27,8 @@ import {
  * always leaves as a JSON number. What both adapters do alike lives in store-rows.ts.
  */
 
-const PlantRow = t.type({ id: PlantIdFromPath, name: t.string, tag: t.union([t.string, t.null]) }, 'PlantRow');
+/** The id column of a `plants` row; the other plant columns go to Plant, NULLs left out. */
+const PlantRow = t.type({ id: PlantIdFromPath }, 'PlantRow');
 
 /** An id as int8 text in canonical form: no sign, no leading zero, at most 16 digits. */
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
@@ -37,17 +37,18 @@ const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
 export const plantFromRowByCodecs = (row: unknown): E.Either<StoreUnavailable, Plant> =>
   pipe(
     PlantRow.decode(row),
-    E.chain((r) => Plant.decode(r.tag === null ? { id: r.id, name: r.name } : r)),
+    E.chain((r) => Plant.decode(withoutNulls(r))),
     E.mapLeft((errors) => rowProblem('plants', errors)),
   );
 
-/** A `plants` row to a Plant; a NULL tag becomes an absent member (never `null`). */
+/** A `plants` row to a Plant; a NULL column becomes an absent member (never `null`). */
 export const plantFromRow = (row: unknown): E.Either<StoreUnavailable, Plant> => {
-  // Fast path: the same checks as the codecs, through the fields' own type guards.
+  // Fast path: the same checks as the codecs, through the members' own type guards.
   if (typeof row === 'object' && row !== null) {
-    const { id: text, name, tag } = row as { readonly id?: unknown; readonly name?: unknown; readonly tag?: unknown };
+    const columns = row as Readonly<Record<string, unknown>>;
+    const text = columns['id'];
     const plant =
-      typeof text === 'string' && CANONICAL_ID.test(text) ? plantOfFields(Number(text), name, tag) : undefined;
+      typeof text === 'string' && CANONICAL_ID.test(text) ? plantOfRow({ ...columns, id: Number(text) }) : undefined;
     if (plant !== undefined) return E.right(plant);
   }
   return plantFromRowByCodecs(row);

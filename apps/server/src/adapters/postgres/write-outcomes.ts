@@ -4,6 +4,7 @@ import {
   Plant,
   PlantIdFromPath,
   plantNotFound,
+  withoutNulls,
   preconditionFailed,
   type PlantId,
   type PlantNotFound,
@@ -27,9 +28,8 @@ import type { CreateWrite, UpdateOutcome, Write } from './write.js';
 export const unavailable = (message: string, code: string): StoreError =>
   storeUnavailable(new PostgresStoreError(message, code));
 
-/** The plant a create stored under `id`: the caller's decoded name and tag, not read back. */
-export const stored = (id: PlantId, plant: NewPlant): Plant =>
-  plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
+/** The plant a create stored under `id`: the caller's decoded members, not read back. */
+export const stored = (id: PlantId, plant: NewPlant): Plant => ({ ...plant, id });
 
 /**
  * Hands each write of a committed segment its outcome, except server-assigned creates that found
@@ -102,7 +102,7 @@ const notDone = (
 
 /** The plant an update left (changed or not), decoded like every row. */
 const updatedPlant = (id: PlantId, row: SegmentRow): UpdateOutcome => {
-  const plant = Plant.decode(row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag });
+  const plant = Plant.decode(withoutNulls({ ...row, id }));
   if (E.isLeft(plant) || row.version === null)
     return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
   return E.right({ plant: plant.right, version: row.version });

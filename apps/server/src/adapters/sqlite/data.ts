@@ -15,7 +15,7 @@ import {
 } from '../../ports/store-data.js';
 import { CHANGE_TRIGGERS, changeTriggers, migrateSqlite } from './migrations.js';
 import * as t from 'io-ts';
-import { countOf, holdsAnything, idStateFromRow, rowReaders, type Row } from '../data-rows.js';
+import { countOf, holdsAnything, idStateFromRow, importOutcomeOf, rowReaders, type Row } from '../data-rows.js';
 import { backupSqlite, type BackupOptions, type BackupReport } from './backup.js';
 
 /** Rows per read: large enough to amortise the statement, small enough to keep memory flat. */
@@ -305,14 +305,10 @@ export const openSqliteData = (
         let revision = ids.revision;
         let highWater = ids.high_water;
         const outcomes = plants.map((plant): ImportOutcome => {
-          const found = existing.get(plant.id);
-          if (found !== undefined) {
-            return found.name === plant.name && found.tag === plant.tag
-              ? 'present'
-              : { conflict: { id: plant.id, name: found.name, tag: found.tag, version: found.version } };
-          }
+          const found = importOutcomeOf(plant, existing.get(plant.id));
+          if (found !== 'created') return found;
           revision += 1;
-          insertPlant.run(plant.id, plant.name, plant.tag, revision, fold(plant.name));
+          insertPlant.run(plant.id, plant.name, plant.tag ?? null, revision, fold(plant.name));
           highWater = Math.max(highWater, plant.id);
           return 'created';
         });

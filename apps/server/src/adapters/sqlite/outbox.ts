@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Plant, PlantId } from '@plant-store/domain';
+import { Plant, type PlantId } from '@plant-store/domain';
 import type BetterSqlite3 from 'better-sqlite3';
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventType } from '../../ports/webhook-store.js';
@@ -68,9 +68,8 @@ export class SqliteOutbox {
   }
 }
 
-/** A plant as an event's `data`: members in the order id, name, tag (the wire order, see webhookEventBody). */
-const eventData = (plant: Plant): object =>
-  plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+/** A plant as an event's `data`: its encoding through Plant, members in the wire order (see webhookEventBody). */
+export const eventData = (plant: Plant): object => Plant.encode(plant);
 
 type OutboxRow = [string, string, string, string, number, number, string | null, string | null];
 

@@ -113,8 +113,8 @@ export const createSqlitePlantStore = (
     plant.id ?? (ids.next() as PlantId | undefined);
   const idsExhausted = (): StoreError => storeUnavailable(new Error('every plant id from 1 to 2^53-1 is in use'));
 
-  // What was just stored, built from the already-decoded request rather than read back: the
-  // name and tag are the caller's branded values and the id is in range (checked or assigned).
+  // What was just stored, built from the already-decoded request rather than read back: its
+  // members are the caller's branded values and the id is in range (checked or assigned).
   // The plant.created event commits with it (the outbox writes nothing without subscribers).
   const insertAt = (
     id: PlantId,
@@ -129,7 +129,7 @@ export const createSqlitePlantStore = (
       );
     }
     batch.ids.stored(id);
-    const stored: Plant = plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
+    const stored: Plant = { ...plant, id };
     batch.outbox.created(stored);
     return E.right({ plant: stored, version });
   };

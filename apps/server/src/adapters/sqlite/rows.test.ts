@@ -30,7 +30,7 @@ describe('plantFromRow', () => {
     [undefined, /expected a row object/],
     [{ id: 0, name: 'Fern', tag: null }, /^a row of plants does not decode: id: /],
     [{ id: 1, name: '', tag: null }, /name: expected 1–200 characters/],
-    [{ id: 1, name: 'Fern', tag: 5 }, /tag to be TEXT or NULL/],
+    [{ id: 1, name: 'Fern', tag: 5 }, /tag: expected a string, got 5/],
     [{ id: 1, name: 'Fern', tag: 'bad\u0000tag' }, /tag: expected no control characters/],
     [{ id: '1', name: 'Fern', tag: null }, /id: expected an integer/],
   ])('refuses %j as StoreUnavailable naming the field', (row, message) => {

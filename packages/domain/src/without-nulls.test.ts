@@ -1,0 +1,21 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { withoutNulls } from './without-nulls.js';
+
+describe('withoutNulls', () => {
+  it('leaves out exactly the null members, whatever their names, and keeps the others as they are', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.constant(null), fc.string(), fc.integer())), (row) => {
+        expect(withoutNulls(row)).toEqual(Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null)));
+      }),
+    );
+  });
+
+  it('makes a fresh object and leaves the row alone', () => {
+    const row = { id: 1, name: 'Fern', tag: null };
+    const present = withoutNulls(row);
+    expect(present).toEqual({ id: 1, name: 'Fern' });
+    expect(Object.keys(present)).toEqual(['id', 'name']);
+    expect(row).toEqual({ id: 1, name: 'Fern', tag: null });
+  });
+});
