@@ -111,28 +111,28 @@ describe('tokenRowDecoders', () => {
 
 describe('savedCreateDecoder', () => {
   const decodeSaved = savedCreateDecoder(PlantId, VersionFromNumber);
-  const today = '{"id":3,"name":"Fern","tag":"green"}';
+  const canonical = '[3,"Fern","green"]';
 
   it.each([
-    ["in today's form", today],
-    ['in the earlier form', '[3,"Fern","green"]'],
-  ])("replays a 201 saved %s as its plant, its request in today's form", (_form, request) => {
+    ['as an encoded object', '{"id":3,"name":"Fern","tag":"green"}'],
+    ['in the earlier form', canonical],
+  ])('replays a 201 saved %s as its plant, its request in the canonical form', (_form, request) => {
     expect(decodeSaved({ request, status: 201, plant_id: 3, version: 4 })).toEqual(
-      E.right({ request: today, result: E.right({ plant: { id: 3, name: 'Fern', tag: 'green' }, version: 4 }) }),
+      E.right({ request: canonical, result: E.right({ plant: { id: 3, name: 'Fern', tag: 'green' }, version: 4 }) }),
     );
   });
 
   it('takes the plant id from the row, not from the request', () => {
     const saved = decodeSaved({ request: '{"name":"Ivy"}', status: 201, plant_id: 8, version: 1 });
     expect(saved).toEqual(
-      E.right({ request: '{"name":"Ivy"}', result: E.right({ plant: { id: 8, name: 'Ivy' }, version: 1 }) }),
+      E.right({ request: '[null,"Ivy",null]', result: E.right({ plant: { id: 8, name: 'Ivy' }, version: 1 }) }),
     );
   });
 
   it('keeps a 409 as the IdTaken of its id', () => {
-    const saved = decodeSaved({ request: '[5,"Moss",null]', status: 409, plant_id: 5, version: null });
+    const saved = decodeSaved({ request: '{"id":5,"name":"Moss"}', status: 409, plant_id: 5, version: null });
     expect(saved).toMatchObject(
-      E.right({ request: '{"id":5,"name":"Moss"}', result: { _tag: 'Left', left: { _tag: 'IdTaken' } } }),
+      E.right({ request: '[5,"Moss",null]', result: { _tag: 'Left', left: { _tag: 'IdTaken' } } }),
     );
   });
 
