@@ -5,7 +5,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * § CI on each line): what depends on the runtime runs there, what does not runs on the image's line
  * only. The mirror's model test runs the first sequences of the same fixed seed, which meet the
  * change stream, the client and the CLI on the line, and leaves the depth of the search to the
- * image's line. A MODEL_RUNS set in the environment wins.
+ * image's line; the plant's travel runs its first 2 batches of the same fixed seed, which meet
+ * every path on the line. A MODEL_RUNS or PLANT_STORE_TRAVEL_RUNS set in the environment wins.
  */
 const linesScope = process.env['PLANT_STORE_TEST_SCOPE'] === 'lines';
 
@@ -23,7 +24,12 @@ export default defineConfig({
           ]
         : []),
     ],
-    env: linesScope ? { MODEL_RUNS: process.env['MODEL_RUNS'] ?? '5' } : {},
+    env: linesScope
+      ? {
+          MODEL_RUNS: process.env['MODEL_RUNS'] ?? '5',
+          PLANT_STORE_TRAVEL_RUNS: process.env['PLANT_STORE_TRAVEL_RUNS'] ?? '2',
+        }
+      : {},
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: false,

@@ -82,6 +82,7 @@ export {
   type PageCursorBrand,
   type SearchTextBrand,
 } from './search.js';
+export { StructType } from './struct.js';
 export { textProblem } from './text.js';
 export {
   DEFAULT_PAGE_LIMIT,

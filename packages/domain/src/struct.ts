@@ -16,6 +16,31 @@ export const isObject = (u: unknown): u is Record<string, unknown> =>
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 /**
+ * The codec `struct` returns: an io-ts type that also exposes its member codecs, as io-ts's
+ * `InterfaceType` exposes `props`, so that code can walk the declaration (a test's arbitrary is
+ * derived from it, docs/CONTRIBUTING.md). Reading them changes nothing of what the codec does.
+ */
+export class StructType<R extends t.Props, O extends t.Props> extends t.Type<
+  Struct<R, O>,
+  StructOutput<R, O>,
+  unknown
+> {
+  readonly _tag = 'StructType' as const;
+  constructor(
+    name: string,
+    is: StructType<R, O>['is'],
+    validate: StructType<R, O>['validate'],
+    encode: StructType<R, O>['encode'],
+    /** The members every value has, by name. */
+    readonly required: R,
+    /** The members a value may leave out, by name. */
+    readonly optional: O,
+  ) {
+    super(name, is, validate, encode);
+  }
+}
+
+/**
  * A JSON object codec with required and optional members. Unknown members are rejected by name
  * (`unknown: 'reject'`, for what clients send us) or dropped (`'strip'`, for what we read back, so
  * that a newer server may add members). The decoded value is a fresh object holding only the known
@@ -26,13 +51,13 @@ export const struct = <R extends t.Props, O extends t.Props>(
   required: R,
   optional: O,
   unknown: 'reject' | 'strip',
-): t.Type<Struct<R, O>, StructOutput<R, O>, unknown> => {
+): StructType<R, O> => {
   const known = [...Object.keys(required), ...Object.keys(optional)];
   const allowed = `allowed: ${known.join(', ')}`;
   const members = (o: Record<string, unknown>, props: t.Props, isRequired: boolean) =>
     Object.keys(props).filter((key) => isRequired || (hasOwn(o, key) && o[key] !== undefined));
 
-  const type: t.Type<Struct<R, O>, StructOutput<R, O>, unknown> = new t.Type<Struct<R, O>, StructOutput<R, O>, unknown>(
+  const type: StructType<R, O> = new StructType<R, O>(
     name,
     (u): u is Struct<R, O> => E.isRight(type.validate(u, t.getDefaultContext(type))),
     (u, c) => {
@@ -81,6 +106,8 @@ export const struct = <R extends t.Props, O extends t.Props>(
       }
       return output as StructOutput<R, O>;
     },
+    required,
+    optional,
   );
   return type;
 };

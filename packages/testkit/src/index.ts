@@ -15,6 +15,7 @@ export {
   type ReceivedRequest,
   type WaitForSpansOptions,
 } from './otlp-receiver.js';
+export { arbitraryOf, plantIdArbitrary, textArbitrary } from './plant-arbitrary.js';
 export { pgbouncerMissing, startPooler, type Pooler } from './pgbouncer.js';
 export {
   describePostgres,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ImportPlant } from '../ports/store-data.js';
-import { decodeLine, IMPORT_CHUNK, importFile } from './import.js';
+import { decodeLine, IMPORT_CHUNK, importFile, readLines } from './import.js';
 import { progressOn } from './progress.js';
 
 const silent = progressOn({ isTTY: false } as NodeJS.WriteStream);
@@ -33,6 +33,21 @@ describe('decodeLine', () => {
     const decoded = decodeLine(7, text);
     expect(decoded).toMatchObject({ line: 7 });
     expect('problems' in decoded && decoded.problems.join('; ')).toContain(message);
+  });
+});
+
+describe('readLines', () => {
+  let dir = '';
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('splits at LF (CRLF too) only: U+2028, U+2029 and U+0085 stay inside the name', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'plant-import-'));
+    const path = join(dir, 'plants.jsonl');
+    const names = ['a\u2028b', 'c\u2029d', 'e\u0085f'];
+    writeFileSync(path, names.map((name, i) => JSON.stringify({ id: i + 1, name })).join('\r\n'));
+    const lines: unknown[] = [];
+    for await (const line of readLines(path)) lines.push(line);
+    expect(lines).toEqual(names.map((name, i) => ({ line: i + 1, plant: { id: i + 1, name } })));
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { MAX_PLANT_ID } from '@plant-store/domain';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { canonicalRequest } from '../../src/idempotency/canonical-request.js';
@@ -381,6 +382,22 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
       expect(forgotten).toBeGreaterThanOrEqual(1);
       const left = rightOf(await store.webhooks.listDeliveries({ limit: 10 })());
       expect(left.map((d) => d.id)).toEqual([waiting?.id]);
+    });
+
+    // Last: once the last id is taken, every later server-assigned create of this database is one.
+    it('commits plant.created for a server-assigned create in an id gap, after the last id was taken', async () => {
+      await add();
+      rightOf(await store.plants.create({ id: plantId(MAX_PLANT_ID), name: plantName('the last id') })());
+      const inGap = rightOf(
+        await store.plants
+          .create({ name: plantName('in a gap'), tag: plantTag('g') })()
+          .then(plainPlant),
+      );
+      const created = (await claimAll()).map((d) => JSON.parse(d.body) as { type: string; data: unknown });
+      expect(created.map((e) => [e.type, e.data])).toEqual([
+        ['plant.created', { id: MAX_PLANT_ID, name: 'the last id' }],
+        ['plant.created', { id: inGap.id, name: 'in a gap', tag: 'g' }],
+      ]);
     });
   });
 }

@@ -2,7 +2,7 @@ import { MAX_PLANT_ID, type PlantId, type UpdatePlantRequest } from '@plant-stor
 import * as E from 'fp-ts/lib/Either.js';
 import type postgres from 'postgres';
 import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
-import type { SpanHandle, StoreTracing } from '../../tracing/tracing.js';
+import type { SpanHandle, StoreTracing, WriteTrace } from '../../tracing/tracing.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
 import { GapRow, SegmentRows, type SegmentRow } from './rows.js';
 import type { CreateOutcome, CreateWrite, DeleteOutcome, UpdateOutcome, Write } from './write.js';
@@ -181,7 +181,7 @@ export class PostgresWriteQueue {
       }
       // The statement has returned, so it has committed: hand out the outcomes.
       const exhausted = settle(part, outcome.right);
-      for (const write of exhausted) write.resolve(await this.createInGap(write.plant, write.claim));
+      for (const write of exhausted) write.resolve(await this.createInGap(write.plant, write.claim, write.trace));
     }
     span?.end();
   }
@@ -194,11 +194,15 @@ export class PostgresWriteQueue {
    * id at most once per wrap. The statement locks the counter row before reading the cursor, so
    * concurrent instances take turns; should one still take the same id first, try again.
    */
-  private async createInGap(plant: NewPlant, claim: IdempotencyClaim | undefined): Promise<CreateOutcome> {
+  private async createInGap(
+    plant: NewPlant,
+    claim: IdempotencyClaim | undefined,
+    trace: WriteTrace | undefined,
+  ): Promise<CreateOutcome> {
     const { sql, gate } = this.options;
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const outcome = await gate.run('create in an id gap', async () => {
-        const [row] = await gapStatement(sql, plant, claim, this.options.idempotencyTtlSeconds);
+        const [row] = await gapStatement(sql, plant, claim, trace, this.options.idempotencyTtlSeconds);
         return GapRow.decode(row);
       });
       if (E.isLeft(outcome)) return outcome;

@@ -198,16 +198,19 @@ const conditionColumns = (
 /**
  * The statement for a server-assigned create once the high-water mark has passed 2^53−1 (see
  * PostgresWriteQueue.createInGap): locks the counter row, finds the smallest free id above the
- * gap cursor (wrapping to 1 once), moves the cursor there, and stores the plant and, for a keyed
- * create, its key. One row (GapRow): the id found (NULL: none free), and the id and version stored
+ * gap cursor (wrapping to 1 once), moves the cursor there, and stores the plant, its event and
+ * deliveries (the outbox, like every create) and, for a keyed create, its key. One row (GapRow): the id found (NULL: none free), and the id and version stored
  * (NULL: another writer took the id first).
  */
 export const gapStatement = (
   sql: postgres.Sql,
   plant: NewPlant,
   claim: IdempotencyClaim | undefined,
+  trace: WriteTrace | undefined,
   idempotencyTtlSeconds: number,
-): postgres.PendingQuery<postgres.Row[]> => sql`
+): postgres.PendingQuery<postgres.Row[]> => {
+  const saved = trace?.saved();
+  return sql`
   WITH cursor AS (
     -- FOR UPDATE: wait for other writers first, then read their committed cursor.
     SELECT gap_cursor AS at FROM plant_id_counter FOR UPDATE
@@ -240,6 +243,11 @@ export const gapStatement = (
     ON CONFLICT (owner, key) DO UPDATE SET
       request = EXCLUDED.request, status = EXCLUDED.status, plant_id = EXCLUDED.plant_id,
       version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
-  )
+  ), counter AS (
+    SELECT clock_timestamp() AS at
+  ), stored AS (
+    SELECT id, ${plant.name}::text AS name, ${plant.tag ?? null}::text AS tag, version FROM inserted
+  ), ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
   SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id,
          (SELECT version::text FROM inserted) AS version`;
+};
