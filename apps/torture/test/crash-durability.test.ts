@@ -154,8 +154,10 @@ const crashRounds = async (
       expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
       const ledgerPlants = withoutRegisters(snapshot.plants);
       const problems = ledger.reconcile(ledgerPlants);
-      // the writes without an answer could land only until the store settled; then it was read
+      // the writes without an answer (the ledger's and the registers') could land only until the
+      // store settled; then it was read
       ledger.recorder.closeUnknown(settledAt);
+      registers.closeUnknown(settledAt);
       ledger.recorder.observe(ledgerPlants, settledAt, performance.now());
       expect(
         problems,
