@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { join } from 'node:path';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, until, type FreshPostgres } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knobs } from './support/knobs.js';
 import { Ledger, seeded } from './support/ledger.js';
@@ -9,7 +9,7 @@ import { checkHistory, describeHistory, formatVerdict, type Verdict } from './su
 import { startServer, tempDir, type ServerProcess } from './support/processes.js';
 import { backendsGone, listAll, readPostgres, readSqlite, type StoredPlant } from './support/store.js';
 import { createToken } from './support/token.js';
-import { ChangeWatch, logProblems, readLog } from './support/change-watch.js';
+import { ChangeWatch, deliveryProblems, logProblems, readLog } from './support/change-watch.js';
 
 /**
  * Crash durability: rounds of mixed load from many concurrent requests, SIGKILL at a random moment,
@@ -20,13 +20,24 @@ import { ChangeWatch, logProblems, readLog } from './support/change-watch.js';
  * integrity_check` says ok. A watcher holds a stream of GET /plants/changes open on each round's
  * server and resumes on the next from the last number it read; at the end the whole change log is
  * numbered 1, 2, 3… with no number reused or skipped, replaying it gives the store's plants, and
- * every change a watcher read before a kill is still in it with the same bytes.
+ * every change a watcher read before a kill is still in it with the same bytes. The watchers, one
+ * after another (the last on the server after the last restart, until it reaches the end of the
+ * log), read every change of the log exactly once and in order; a stream is refused (connection
+ * refused, 503) only after its server was killed, or at most MAX_REFUSALS_WHILE_UP times while it
+ * was up, and never answered with another status.
  */
 
 const CONCURRENCY = 48;
 /** Upper bounds of one round's load, so that no loop runs unbounded even if the kill misfires. */
 const MAX_REQUESTS_PER_ROUND = 20_000;
 const MAX_ROUND_MS = 10_000;
+/**
+ * Streams a watcher may find refused (connection refused, 503) while its server is up; the watcher
+ * tries again every 200 ms, so a stream refused for good is refused dozens of times in a round.
+ */
+const MAX_REFUSALS_WHILE_UP = 2;
+/** How long the last watcher may take to reach the end of the log once the load is over. */
+const CATCH_UP_MS = 10_000;
 
 interface Target {
   readonly label: string;
@@ -41,6 +52,27 @@ interface Target {
    */
   settled(): Promise<void>;
 }
+
+/**
+ * What is wrong with the streams a watcher found refused: an answer other than 503 (a 401 or a 500
+ * is never right, up or down), or more than MAX_REFUSALS_WHILE_UP refusals while its server was up.
+ */
+const refusalProblems = (watch: ChangeWatch): string[] => {
+  const tally = (failures: readonly { readonly answer: number | string }[]): string => {
+    const counts = new Map<number | string, number>();
+    for (const { answer } of failures) counts.set(answer, (counts.get(answer) ?? 0) + 1);
+    return [...counts].map(([answer, n]) => `${answer} × ${n}`).join(', ');
+  };
+  const problems: string[] = [];
+  const wrong = watch.failures.filter((f) => f.answer !== 503 && f.answer !== 'no connection');
+  if (wrong.length > 0) problems.push(`streams answered ${tally(wrong)}`);
+  const whileUp = watch.failures.filter((f) => !f.down);
+  if (whileUp.length > MAX_REFUSALS_WHILE_UP)
+    problems.push(
+      `${whileUp.length} streams refused while the server was up (${tally(whileUp)}), at most ${MAX_REFUSALS_WHILE_UP} allowed`,
+    );
+  return problems;
+};
 
 /** The register load's ids: above the ledger's chosen ids, below its fence and the ids the server assigns. */
 
@@ -89,6 +121,7 @@ const crashRounds = async (
       watches.push(watch);
       const registerRun = registers.run({ signal: stopRegisters.signal, durationMs: MAX_ROUND_MS });
       const killer = setTimeout(() => {
+        watch.serverDown();
         victim.child.kill('SIGKILL');
         stop = true;
         stopRegisters.abort();
@@ -100,6 +133,7 @@ const crashRounds = async (
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       clearTimeout(killer);
+      watch.serverDown();
       victim.child.kill('SIGKILL'); // in case the load ended first (bounded loop)
       stopRegisters.abort();
       await registerRun;
@@ -120,8 +154,10 @@ const crashRounds = async (
       expect(snapshot.integrity, `round ${round}: integrity_check`).toBe('ok');
       const ledgerPlants = withoutRegisters(snapshot.plants);
       const problems = ledger.reconcile(ledgerPlants);
-      // the writes without an answer could land only until the store settled; then it was read
+      // the writes without an answer (the ledger's and the registers') could land only until the
+      // store settled; then it was read
       ledger.recorder.closeUnknown(settledAt);
+      registers.closeUnknown(settledAt);
       ledger.recorder.observe(ledgerPlants, settledAt, performance.now());
       expect(
         problems,
@@ -141,6 +177,19 @@ const crashRounds = async (
     // store, and every change a watcher read before a kill is still there with the same bytes.
     const log = await readLog(server.url, token);
     const { plants } = await target.read();
+    // The last watcher follows the last server from where the last killed one stopped, to the end.
+    const last = new ChangeWatch(watches.at(-1)?.position ?? 0);
+    await last.follow(server.port, token);
+    watches.push(last);
+    await until(
+      'the last watcher at the end of the log',
+      () => Promise.resolve(last.position >= log.length),
+      CATCH_UP_MS,
+      {
+        everyMs: 20,
+      },
+    ).catch(() => undefined); // a watcher short of the end fails the delivery check below, with the changes it lacks
+    last.stop();
     for (const watch of watches) watched += watch.seen.size;
     expect(
       logProblems(
@@ -150,7 +199,21 @@ const crashRounds = async (
       ),
       `the change log (seed ${seed})`,
     ).toEqual([]);
-    changes = `change log: ${log.length} changes numbered 1…${log.length}, its replay is the store; ${watches.length} watchers read ${watched} of them live across the kills, each as the log holds it`;
+    // Refusals first: a stream that never opened explains the changes its watcher lacks.
+    expect(
+      watches.flatMap((w, i) => refusalProblems(w).map((p) => `watcher ${i + 1}: ${p}`)),
+      `streams refused other than while the server was down (seed ${seed})`,
+    ).toEqual([]);
+    // Delivery: the watchers, one after another, read every change of the log once and in order.
+    expect(
+      deliveryProblems(
+        log,
+        watches.flatMap((w) => w.order),
+      ),
+      `the changes the watchers read, against the log (seed ${seed})`,
+    ).toEqual([]);
+    const refused = watches.reduce((n, w) => n + w.failures.length, 0);
+    changes = `change log: ${log.length} changes numbered 1…${log.length}, its replay is the store; ${watches.length} watchers read ${watched} of them live across the kills and the last restart, each once, in order and as the log holds it (${watches.reduce((n, w) => n + w.resumes, 0)} streams resumed, ${refused} refused, all while the server was down or within ${MAX_REFUSALS_WHILE_UP} per watcher)`;
   } finally {
     registers.close();
     await server.stop('SIGKILL');

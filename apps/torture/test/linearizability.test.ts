@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Call, History, Operation, PlantPatch, Result } from './support/history.js';
 import { checkHistory, describeHistory, formatVerdict, type Verdict } from './support/linearizability.js';
 import { runReference, stepArbitrary } from './support/reference-register.js';
+import { RegisterLoad } from './support/register-load.js';
 
 /**
  * The checker on histories whose answer is known: classic register histories (Herlihy & Wing
@@ -195,6 +196,28 @@ describe('unknown outcomes', () => {
     ok([...base(), closed, op(10, 11, get(1), missing)]);
     ok([...base(), closed, op(10, 11, get(1), read('a', '"1"'))]);
     notOk([...base(), closed, op(10, 11, get(1), read('a', '"1"')), op(12, 13, get(1), missing)]);
+  });
+
+  it('a write left unanswered at a kill is closed when its store settled: it cannot reappear a round later', () => {
+    // Round k: plant 1 is "a"; a patch to "b" gets no answer, the server is killed at 8, its store
+    // settled at 9. Round k + 1 (a new server from 10): reads see "a", then "b". Recorded as the
+    // register load records it, the patch's window is open and it "lands" at 25; closed at the
+    // settle (what crash-durability does after every kill), the history is a violation.
+    const load = new RegisterLoad({ targets: [], token: '', seed: 1 });
+    load.history.push(
+      ...base(),
+      op(5, undefined, patch(1, { name: 'b' }), lost),
+      op(20, 21, get(1), read('a', '"1"')),
+      op(30, 31, get(1), read('b', '"2"')),
+    );
+    ok([...load.history]);
+    load.closeUnknown(9);
+    expect(load.history[1]).toMatchObject({ result: lost, returnedAt: 9 });
+    expect(notOk(load.history).explanation).toMatch(/plant 1/);
+    // the same write, seen in round k + 1 and never undone, landed before the settle: still fine
+    ok([...base(), op(5, 9, patch(1, { name: 'b' }), lost), op(30, 31, get(1), read('b', '"2"'))]);
+    // a create lost at a kill, of a plant never seen in the round after, may not appear later either
+    notOk([op(0, 9, create(1, 'a'), lost), op(20, 21, get(1), missing), op(30, 31, get(1), read('a', '"1"'))]);
   });
 
   it('a re-created plant cannot carry an ETag its id had before', () => {

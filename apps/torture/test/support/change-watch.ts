@@ -24,8 +24,17 @@ export class ChangeWatch {
   resumes = 0;
   /** Numbers that came again, or out of order (none may). */
   readonly repeats: number[] = [];
+  /** Every number read, in the order read (a change read twice is here twice). */
+  readonly order: number[] = [];
+  /**
+   * Every stream that was not opened: its answer's status when it was not 200, `'no connection'`
+   * when the connection failed, and whether `serverDown` had been called by then. The watcher opens
+   * another stream 200 ms later, so an answer that keeps failing is here again and again.
+   */
+  readonly failures: { readonly answer: number | 'no connection'; readonly down: boolean }[] = [];
   private request: http.ClientRequest | undefined;
   private stopped = false;
+  private down = false;
 
   constructor(since: number) {
     this.position = since;
@@ -36,6 +45,11 @@ export class ChangeWatch {
     return new Promise((resolve) => this.open(port, token, resolve));
   }
 
+  /** From now on the server is known to be down (killed, restarting): its refusals are expected. */
+  serverDown(): void {
+    this.down = true;
+  }
+
   stop(): void {
     this.stopped = true;
     this.request?.destroy();
@@ -44,6 +58,7 @@ export class ChangeWatch {
   private open(port: number, token: string, opened: () => void): void {
     if (this.stopped) return opened();
     let again = true;
+    let answered = false;
     const resume = (): void => {
       if (!again || this.stopped) return;
       again = false;
@@ -63,10 +78,14 @@ export class ChangeWatch {
         },
       },
       (response) => {
+        answered = true;
         opened();
         response.on('close', resume);
         response.on('error', () => undefined);
-        if (response.statusCode !== 200) return void response.resume();
+        if (response.statusCode !== 200) {
+          this.failures.push({ answer: response.statusCode ?? 0, down: this.down });
+          return void response.resume();
+        }
         let buffered = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => {
@@ -79,6 +98,7 @@ export class ChangeWatch {
             if (data === undefined) continue;
             const change = parse(data.slice(6));
             if (change.seq <= this.position) this.repeats.push(change.seq);
+            this.order.push(change.seq);
             this.seen.set(change.seq, change.text);
             this.position = change.seq;
           }
@@ -86,6 +106,8 @@ export class ChangeWatch {
       },
     );
     request.on('error', () => {
+      // an error after the answer came (the server died mid-stream) is the stream's end, not a refusal
+      if (!answered) this.failures.push({ answer: 'no connection', down: this.down });
       opened();
       resume();
     });
@@ -126,6 +148,31 @@ export const logNumbering = (
     for (const [seq, text] of seen)
       if (bySeq.get(seq) !== text)
         problems.push(`a watcher read change ${seq} as ${text}; the log now holds ${bySeq.get(seq)}`);
+  return problems.slice(0, 20);
+};
+
+/**
+ * What is wrong with the delivery of a change log read whole to watchers that followed it one
+ * after another, each resuming where the one before stopped (`order`: every number they read, in
+ * the order read): a change of the log no watcher read (a gap), one read twice, one read after a
+ * later one, one the log does not hold.
+ */
+export const deliveryProblems = (log: readonly LoggedChange[], order: readonly number[]): string[] => {
+  const problems: string[] = [];
+  const times = new Map<number, number>();
+  for (const seq of order) times.set(seq, (times.get(seq) ?? 0) + 1);
+  const logged = new Set(log.map((c) => c.seq));
+  for (const { seq } of log) {
+    const n = times.get(seq) ?? 0;
+    if (n === 0) problems.push(`change ${seq} of the log never reached a watcher`);
+    else if (n > 1) problems.push(`change ${seq} reached the watchers ${n} times`);
+  }
+  for (const seq of times.keys())
+    if (!logged.has(seq)) problems.push(`the watchers read change ${seq}, which the log does not hold`);
+  order.forEach((seq, i) => {
+    const before = order[i - 1];
+    if (before !== undefined && seq <= before) problems.push(`change ${seq} was read after change ${before}`);
+  });
   return problems.slice(0, 20);
 };
 

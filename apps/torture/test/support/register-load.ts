@@ -12,7 +12,8 @@ import { seeded } from './ledger.js';
  * id, sometimes an older one on purpose), and list pages (each plant on the page a read without
  * an ETag, within the list request's interval).
  *
- * A write answered 503, or not at all, is 'unknown'; a read so answered is left out, and so is a
+ * A write answered 503, or not at all, is 'unknown' (it may land any time from when it was sent,
+ * until `closeUnknown` says it no longer can, or never); a read so answered is left out, and so is a
  * write whose connection was refused (it was never sent). A replayed keyed create is an echo of
  * an earlier request, not an operation: left out too. Every answer is also kept as a sample, and
  * every 5xx other than 503, error body outside the contract, or status the contract does not
@@ -157,6 +158,18 @@ export class RegisterLoad {
         await sleep(100);
       }
     }
+  }
+
+  /**
+   * The writes still without an answer could not land after `at`: the server that took them was
+   * killed and its store settled (before it restarts). Without this their window stays open, and a
+   * write lost at one kill that shows up rounds later — a store that held it back, a restart that
+   * replayed it — would still be explained.
+   */
+  closeUnknown(at: number): void {
+    this.history.forEach((op, i) => {
+      if (op.result.status === 'unknown' && op.returnedAt === Infinity) this.history[i] = { ...op, returnedAt: at };
+    });
   }
 
   /** Closes the keep-alive connections. */
