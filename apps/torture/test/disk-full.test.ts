@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { skipOrFail, until } from '@plant-store/testkit';
@@ -71,6 +72,16 @@ describe('disk full on SQLite', () => {
     const file = join(disk.path, 'plant-store.db');
     const databaseUrl = `sqlite:${file}`;
     const token = await createToken(databaseUrl, 'torture-disk-full');
+    /** The disk's free space and the WAL's size, for a failure to say how full it was. */
+    const room = (): string => {
+      let wal = 0;
+      try {
+        wal = statSync(`${file}-wal`).size;
+      } catch {
+        // no WAL file (yet)
+      }
+      return `${(disk.freeBytes() / 1024).toFixed(0)} KiB free, WAL ${(wal / 1024).toFixed(0)} KiB`;
+    };
     receiver = await WebhookReceiver.start();
     const secret = await addEndpoint(databaseUrl, receiver.url);
     server = await startServer({
@@ -196,12 +207,15 @@ describe('disk full on SQLite', () => {
     const resumedMs = Date.now() - freedAt;
     expect(
       acked(),
-      `${where}: writes did not resume within 10 s of the space coming back:\n${server.output().slice(-2000)}`,
+      `${where}: writes did not resume within 10 s of the space coming back (${room()}):\n${server.output().slice(-2000)}`,
     ).toBeGreaterThan(ackedAtFree);
     const refusedAtResume = ledger.tally.refused;
     const ackedAtResume = acked();
     await load('after', () => false, 15_000, WRITES_AFTER, 8);
-    expect(ledger.tally.refused - refusedAtResume, `${where}: writes refused after they had resumed`).toBe(0);
+    expect(
+      ledger.tally.refused - refusedAtResume,
+      `${where}: writes refused after they had resumed (${room()}):\n${server.output().slice(-2000)}`,
+    ).toBe(0);
     expect(ledger.violations.slice(0, 10), `${where}: answers after the disk was freed`).toEqual([]);
     agent.destroy();
 
