@@ -59,10 +59,13 @@ export const createSqliteChangeLog = (
         ),
       ),
     forget: (before, limit) => () =>
-      commits.submit(() => {
-        const gone = forgetOldest.all(before, limit) as { seq: number }[];
-        if (gone.length > 0) recordForgotten.run(gone.reduce((max, r) => Math.max(max, r.seq), 0));
-        return E.right(gone.length);
-      }),
+      commits.submit(
+        () => {
+          const gone = forgetOldest.all(before, limit) as { seq: number }[];
+          if (gone.length > 0) recordForgotten.run(gone.reduce((max, r) => Math.max(max, r.seq), 0));
+          return E.right(gone.length);
+        },
+        { background: true },
+      ),
   };
 };

@@ -1,8 +1,10 @@
 import type { PlantId, PlantName } from '@plant-store/domain';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import type { PageQuery } from '../../ports/plant-store.js';
+import { GroupCommit } from './group-commit.js';
 import { openSqliteStore } from './open.js';
 import { plainPlant } from '../../../test/contract/values.js';
 
@@ -64,5 +66,64 @@ describe('group commit', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('group commit: background work', () => {
+  /** A group commit over a table of its own, on a throwaway in-memory database. */
+  const setup = () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE t (x TEXT NOT NULL)');
+    const insert = db.prepare<[string]>('INSERT INTO t (x) VALUES (?)');
+    const batches: number[] = [];
+    const commits = new GroupCommit({
+      db,
+      openBatch: () => ({ finish: () => undefined }),
+      maxBatchSize: 1000,
+      logger: undefined,
+      onBatch: (size) => batches.push(size),
+    });
+    const write = (x: string, background = false) =>
+      commits.submit(() => E.right(insert.run(x).changes), { background });
+    const rows = () => db.prepare('SELECT x FROM t ORDER BY rowid').pluck().all();
+    return { db, commits, write, rows, batches };
+  };
+
+  it("refuses no request's write when a background transaction is rolled back whole", async () => {
+    const { db, commits, write, rows } = setup();
+    // As SQLITE_FULL does: SQLite itself rolls the whole transaction back under the statement.
+    const failing = commits.submit(
+      () => {
+        db.prepare('ROLLBACK').run();
+        return E.right(0);
+      },
+      { background: true },
+    );
+    const requests = [write('a'), write('b')];
+    expect(await Promise.all(requests)).toEqual([E.right(1), E.right(1)]);
+    expect(await failing).toMatchObject({ _tag: 'Left', left: { _tag: 'StoreUnavailable' } });
+    expect(rows()).toEqual(['a', 'b']);
+  });
+
+  it('takes turns with the requests: a steady stream of writes never holds background work back', async () => {
+    const { write, rows, batches } = setup();
+    const requests: Promise<unknown>[] = [];
+    let done = false;
+    const stream = async () => {
+      for (let i = 0; i < 50 && !done; i += 1) {
+        requests.push(write(`r${i}`));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const streaming = stream();
+    await new Promise((resolve) => setImmediate(resolve));
+    const background = await write('background', true);
+    done = true;
+    await streaming;
+    await Promise.all(requests);
+    expect(background).toEqual(E.right(1));
+    // It ran after at most one more batch of requests, not after the whole stream.
+    expect(rows().indexOf('background')).toBeLessThan(5);
+    expect(batches.length).toBeGreaterThan(2);
   });
 });

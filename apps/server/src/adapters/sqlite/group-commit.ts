@@ -36,6 +36,13 @@ export interface SubmitOptions {
    * waiting for its own sync; one durable write in the batch makes the whole batch wait.
    */
   readonly durable?: boolean;
+  /**
+   * true: the store's own work (the search index's catch-up, the webhook dispatcher's claims and
+   * records, the purges), run in batches of its own, never in a request's: one statement that
+   * fails the whole transaction (SQLITE_FULL, SQLITE_IOERR roll it all back) then refuses no
+   * request's write. Such batches take turns with the requests' batches, so neither starves.
+   */
+  readonly background?: boolean;
 }
 
 /** Makes commits durable after COMMIT returned (see WalSync); absent: COMMIT itself is durable. */
@@ -84,6 +91,10 @@ export interface GroupCommitOptions<C extends BatchContext> {
  */
 export class GroupCommit<C extends BatchContext> {
   private queue: Job<C>[] = [];
+  /** The writes submitted as `background`: batched among themselves only. */
+  private backgroundQueue: Job<C>[] = [];
+  /** Whether the next batch is a background one when both kinds wait (they take turns). */
+  private backgroundTurn = false;
   private scheduled = false;
   private closedBecause: Error | undefined;
   private readonly begin: BetterSqlite3.Statement<[]>;
@@ -109,7 +120,7 @@ export class GroupCommit<C extends BatchContext> {
   ): Promise<E.Either<Err | StoreUnavailable, A>> {
     if (this.closedBecause !== undefined) return Promise.resolve(E.left(storeUnavailable(this.closedBecause)));
     return new Promise((resolve) => {
-      this.queue.push({
+      (options.background === true ? this.backgroundQueue : this.queue).push({
         apply,
         resolve: resolve as (outcome: E.Either<unknown, unknown>) => void,
         durable: options.durable !== false,
@@ -121,7 +132,7 @@ export class GroupCommit<C extends BatchContext> {
 
   /** Runs every queued write now, then refuses new ones with StoreUnavailable(`reason`). */
   close(reason: Error): void {
-    while (this.queue.length > 0) this.flushOne();
+    while (this.pending()) this.flushOne();
     this.closedBecause = reason;
   }
 
@@ -141,11 +152,17 @@ export class GroupCommit<C extends BatchContext> {
   private flushScheduled(): void {
     this.scheduled = false;
     this.flushOne();
-    if (this.queue.length > 0) this.schedule();
+    if (this.pending()) this.schedule();
+  }
+
+  private pending(): boolean {
+    return this.queue.length > 0 || this.backgroundQueue.length > 0;
   }
 
   private flushOne(): void {
-    const batch = this.queue.splice(0, this.options.maxBatchSize);
+    const background = this.backgroundQueue.length > 0 && (this.queue.length === 0 || this.backgroundTurn);
+    this.backgroundTurn = !background;
+    const batch = (background ? this.backgroundQueue : this.queue).splice(0, this.options.maxBatchSize);
     if (batch.length === 0) return;
     this.options.onBatch?.(batch.length);
     const { sync, logger, tracing } = this.options;

@@ -244,20 +244,23 @@ export const createSqlitePlantStore = (
         commits.submit((batch) => create(plant, batch)),
     createOnce: (plant, claim) => () => commits.submit((batch) => createOnce(plant, claim, batch)),
     purgeExpiredKeys: (limit) => () =>
-      commits.submit(() => {
-        const now = Date.now();
-        const rows = keysAfter.all(sweptTo[0], sweptTo[1], limit) as {
-          owner: string;
-          key: string;
-          expires_at: number;
-        }[];
-        let forgotten = 0;
-        for (const row of rows) if (row.expires_at <= now) forgotten += forgetKey.run(row.owner, row.key).changes;
-        const last = rows[rows.length - 1];
-        const more = rows.length === limit && last !== undefined;
-        sweptTo = more ? [last.owner, last.key] : ['', ''];
-        return E.right({ forgotten, more });
-      }),
+      commits.submit(
+        () => {
+          const now = Date.now();
+          const rows = keysAfter.all(sweptTo[0], sweptTo[1], limit) as {
+            owner: string;
+            key: string;
+            expires_at: number;
+          }[];
+          let forgotten = 0;
+          for (const row of rows) if (row.expires_at <= now) forgotten += forgetKey.run(row.owner, row.key).changes;
+          const last = rows[rows.length - 1];
+          const more = rows.length === limit && last !== undefined;
+          sweptTo = more ? [last.owner, last.key] : ['', ''];
+          return E.right({ forgotten, more });
+        },
+        { background: true },
+      ),
     update: (id, patch, condition) => () => commits.submit((batch) => update(id, patch, condition, batch)),
     delete:
       (id, condition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void> =>

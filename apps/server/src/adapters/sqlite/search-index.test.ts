@@ -105,5 +105,7 @@ describe('the search index behind the writes (SQLite)', () => {
       }),
       { numRuns: 25 },
     );
-  });
+    // 25 fresh stores: about 10 s alone, near vitest's 30 s beside other suites on 2 cores. The
+    // bound only guards against a hang.
+  }, 180_000);
 });

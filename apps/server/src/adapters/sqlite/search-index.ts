@@ -60,7 +60,7 @@ export class SearchIndexer<C extends BatchContext> {
         while (this.anyPending.get() !== undefined);
         return E.right(undefined);
       },
-      { durable: false },
+      { durable: false, background: true },
     );
   }
 
@@ -89,7 +89,7 @@ export class SearchIndexer<C extends BatchContext> {
           this.indexChunk();
           return E.right(undefined);
         },
-        { durable: false },
+        { durable: false, background: true },
       )
       .then((outcome) => {
         if (E.isLeft(outcome))

@@ -21,6 +21,9 @@ import type { SqliteOutbox } from './outbox.js';
  * before them, so no event leaves before its plant change is durable.
  */
 const QUIET = { durable: false } as const;
+/** The dispatcher's and the purge's writes, never batched with a request's (see SubmitOptions). */
+const BACKGROUND = { background: true } as const;
+const QUIET_BACKGROUND = { ...QUIET, ...BACKGROUND } as const;
 
 const ENDPOINT_COLUMNS = 'id, url, events, enabled, disabled_reason, created_at, rotated_at';
 const DELIVERY_COLUMNS =
@@ -187,19 +190,19 @@ export const createSqliteWebhookStore = (
         return E.map((list: readonly ClaimedDelivery[]) => [...list].sort((a, b) => a.id - b.id))(
           decodeClaims(now)(rows),
         );
-      }, QUIET),
+      }, QUIET_BACKGROUND),
     recordAttempts: (holder, attempts) => () =>
       commits.submit(() => {
         const now = Date.now();
         for (const attempt of attempts) recordOne(holder, attempt, now);
         return E.right(undefined);
-      }, QUIET),
+      }, QUIET_BACKGROUND),
     release: (holder, ids) => () =>
       commits.submit(() => {
         const now = Date.now();
         for (const id of ids) release.run(now, id, holder);
         return E.right(undefined);
-      }, QUIET),
+      }, QUIET_BACKGROUND),
     backlog: () => async () => attempt(isClosed, () => backlogFromRow(Date.now())(backlog.get())),
     purgeEnded: (retentionMs, limit) => () =>
       commits.submit(() => {
@@ -215,7 +218,7 @@ export const createSqliteWebhookStore = (
         const more = rows.length === limit && last !== undefined;
         sweptTo = more ? last.id : 0;
         return E.right({ forgotten, more });
-      }),
+      }, BACKGROUND),
   };
 
   function recordOne(holder: string, attempt: AttemptRecord, now: number): void {
