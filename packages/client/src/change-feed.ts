@@ -2,9 +2,7 @@
  * `client.plants.changes()`: the change feed (docs/guides/changes.md) as an async iterable that
  * reconnects by itself and resumes where it left off.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Change, ChangePosition, ChangePositionFromString, formatErrors } from '@plant-store/domain';
 // eventsource-parser is the npm parser of the WHATWG event-stream format (the one `EventSource`
 // follows): CR, LF and CRLF line ends, a line or an event split across chunks, `retry:`, comments
@@ -12,7 +10,7 @@ import { Change, ChangePosition, ChangePositionFromString, formatErrors } from '
 // mirror that silently differs from the store.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as E from 'fp-ts/lib/Either.js';
-import got, { type Request as GotRequest } from 'got';
+import type { Request as GotRequest } from 'got';
 import {
   ConnectionError,
   PlantStoreError,
@@ -24,19 +22,9 @@ import {
 import type { RequestInfo } from './hooks.js';
 import { findLink } from './link-header.js';
 import { parseRetryAfter } from './retry-after.js';
+import { createPipeline, networkFailure, type Call, type Pipeline, type TransportConfig } from './request-pipeline.js';
 import { RETRYABLE_STATUSES } from './retry.js';
-import { traceHeaders } from './trace-context.js';
-import {
-  agentFor,
-  baseHeaders,
-  combineSignals,
-  failureOf,
-  header,
-  networkFailure,
-  REQUEST_ID,
-  type Exchange,
-  type TransportConfig,
-} from './transport.js';
+import { failureOf, header, type Exchange } from './transport.js';
 
 /** What `plants.changes` takes. */
 export interface ChangesOptions {
@@ -83,10 +71,9 @@ type Ending =
 
 /** What one iteration knows across its connections. */
 interface Feed {
-  readonly signal: AbortSignal | undefined;
-  readonly requestId: string;
+  /** Its signal, request id, timeout and trace context, the same for every connection. */
+  readonly call: Call;
   readonly idleTimeout: number;
-  readonly trace: Readonly<Record<string, string>> | undefined;
   /** The `since` of the stream's URL: the caller's, or the newest number when the iteration began. */
   start: ChangePosition | undefined;
   /** The number of the last change handed to the caller (`start` before the first). */
@@ -124,7 +111,7 @@ export const reconnectDelay = (
 };
 
 /** Whether the iteration was asked to end (a function, so that no check is narrowed across an await). */
-const aborted = (feed: Feed): boolean => feed.signal?.aborted === true;
+const aborted = (feed: Feed): boolean => feed.call.signal?.aborted === true;
 
 const checkSince = (since: number): ChangePosition => {
   if (ChangePosition.is(since)) return since;
@@ -191,49 +178,25 @@ const changeOf = (message: EventSourceMessage, position: number | undefined, det
 };
 
 /** The `changes` operation over a resolved transport configuration. */
-export const createChangeFeed = (config: TransportConfig) => {
-  const random = config.random ?? Math.random;
-
+export const createChangeFeed = (config: TransportConfig, pipeline: Pipeline = createPipeline(config)) => {
   /** Sends one GET of the feed and waits for the answer's head; an `Ending` when none came. */
   const open = async (feed: Feed, url: URL, accept: string): Promise<Opened | Ending> => {
     feed.attempts += 1;
+    const { call } = feed;
     const details: PlantStoreErrorDetails = {
       method: 'GET',
       url: url.href,
-      requestId: feed.requestId,
+      requestId: call.requestId,
       attempts: feed.attempts,
     };
-    const headers: Record<string, string> = { ...baseHeaders(config, feed.requestId, feed.trace), accept };
+    const own: Record<string, string> = { accept };
     // A reconnection names where to resume, as EventSource does: the header wins over `since`.
     if (accept === 'text/event-stream' && feed.connections > 1 && feed.position !== undefined) {
-      headers['last-event-id'] = String(feed.position);
+      own['last-event-id'] = String(feed.position);
     }
-    const info: RequestInfo = {
-      method: 'GET',
-      url: url.href,
-      headers,
-      attempt: feed.attempts,
-      requestId: feed.requestId,
-    };
-    for (const hook of config.hooks.beforeRequest ?? []) await hook(info);
-    if (aborted(feed)) return { kind: 'aborted' };
-    const agent = agentFor(config, url);
-    const request = got.stream(url, {
-      headers: info.headers,
-      throwHttpErrors: false,
-      followRedirect: false,
-      decompress: false,
-      retry: { limit: 0 },
-      // Only until the answer's head: the body of a stream lasts as long as the iteration.
-      timeout: {
-        connect: config.timeout,
-        secureConnect: config.timeout,
-        send: config.timeout,
-        response: config.timeout,
-      },
-      ...(feed.signal === undefined ? {} : { signal: feed.signal }),
-      ...(agent === undefined ? {} : { agent }),
-    });
+    const info = await pipeline.prepare(call, { method: 'GET', url, attempt: feed.attempts, headers: own });
+    if (info === undefined) return { kind: 'aborted' };
+    const request = pipeline.stream(call, info);
     // got reports errors on the stream as 'error' events; one listener stays for the request's
     // life, so a late error (after a destroy, say) is never an unhandled one.
     request.on('error', () => undefined);
@@ -249,19 +212,17 @@ export const createChangeFeed = (config: TransportConfig) => {
       return {
         kind: 'lost',
         connected: false,
-        error: networkFailure(error, feed.signal, config.timeout, details),
+        error: networkFailure(error, call.signal, call.timeout, details),
         request: info,
       };
     }
-    for (const hook of config.hooks.afterResponse ?? []) {
-      await hook({ request: info, status: response.statusCode, headers: response.headers });
-    }
+    await pipeline.responded(info, response);
     return {
       request,
       status: response.statusCode,
       headers: response.headers,
       info,
-      details: { ...details, requestId: header(response.headers, 'x-request-id') ?? feed.requestId },
+      details: { ...details, requestId: header(response.headers, 'x-request-id') ?? call.requestId },
       url,
     };
   };
@@ -416,15 +377,11 @@ export const createChangeFeed = (config: TransportConfig) => {
    */
   async function* changes(options: ChangesOptions = {}): AsyncGenerator<Change, void, undefined> {
     const since = options.since === undefined ? undefined : checkSince(options.since);
-    const requestId = options.requestId ?? randomUUID();
-    if (!REQUEST_ID.test(requestId))
-      throw new TypeError(`requestId must match ${REQUEST_ID.source}, got ${JSON.stringify(requestId)}`);
+    // Every connection belongs to the caller's span and carries one request id, as every retry of a call does.
+    const call = pipeline.startCall({ signal: options.signal, requestId: options.requestId });
     const feed: Feed = {
-      signal: combineSignals(config.signal, options.signal),
-      requestId,
+      call,
       idleTimeout: checkPositiveMs('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS),
-      // Read once: every connection belongs to the caller's span, as every retry of a call does.
-      trace: traceHeaders(),
       start: since,
       position: since,
       reconnectMs: config.retry.baseDelayMs,
@@ -443,14 +400,8 @@ export const createChangeFeed = (config: TransportConfig) => {
       failures = ending.connected ? 1 : failures + 1;
       const { retryAfterMs } = ending;
       if (retryAfterMs !== undefined && retryAfterMs > config.retry.maxRetryAfterMs) throw ending.error;
-      const delayMs = reconnectDelay(failures, feed.reconnectMs, retryAfterMs, random);
-      for (const hook of config.hooks.beforeRetry ?? [])
-        await hook({ request: ending.request, error: ending.error, delayMs });
-      try {
-        await sleep(delayMs, undefined, feed.signal === undefined ? {} : { signal: feed.signal });
-      } catch {
-        return;
-      }
+      const delayMs = reconnectDelay(failures, feed.reconnectMs, retryAfterMs, pipeline.random);
+      if (!(await pipeline.waitToRetry(call, { request: ending.request, error: ending.error, delayMs }))) return;
     }
   }
 

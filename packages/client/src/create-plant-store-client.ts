@@ -43,6 +43,7 @@ import type {
   UpdatePlantInput,
 } from './plants-api.js';
 import { startMirror } from './plant-mirror.js';
+import { createPipeline } from './request-pipeline.js';
 import { uuidV7 } from './uuid-v7.js';
 import { DEFAULT_RETRY, resolveRetry, type RetryOptions } from './retry.js';
 import {
@@ -174,7 +175,9 @@ export const createPlantStoreClient = (options: PlantStoreClientOptions): PlantS
 
 /** The client over a resolved transport configuration. */
 function createClientWith(config: TransportConfig, validate: boolean): PlantStoreClient {
-  const { send } = createTransport(config);
+  // One pipeline for the plant calls and the change feed: the same headers, hooks, aborts and got instance.
+  const pipeline = createPipeline(config);
+  const { send } = createTransport(config, pipeline);
   const idempotent: OutgoingRequest['retryable'] = () => true;
   const pathId = (id: number): string =>
     validate ? String(checkInput(PlantId, id, 'id')) : encodeURIComponent(String(id));
@@ -315,7 +318,7 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     }
   }
 
-  const changes = createChangeFeed(config);
+  const changes = createChangeFeed(config, pipeline);
   const plants: PlantsApi = {
     create,
     delete: remove,

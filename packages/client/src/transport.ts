@@ -1,21 +1,18 @@
-import { randomUUID } from 'node:crypto';
-import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
-import type { Agent as HttpsAgent } from 'node:https';
-import { setTimeout as sleep } from 'node:timers/promises';
-import got, { RequestError, TimeoutError as GotTimeoutError } from 'got';
-import {
-  AbortError,
-  ConnectionError,
-  errorForStatus,
-  PlantStoreError,
-  TimeoutError,
-  type PlantStoreErrorDetails,
-} from './client-error.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { errorForStatus, PlantStoreError, type PlantStoreErrorDetails } from './client-error.js';
 import { decodeErrorBody } from './decode-body.js';
-import type { PlantStoreHooks, RequestInfo } from './hooks.js';
+import {
+  abortFailure,
+  createPipeline,
+  isRetryableFailure,
+  networkFailure,
+  type Pipeline,
+  type TransportConfig,
+} from './request-pipeline.js';
 import { backoffDelay, isRetryableResponse, resolveRetry, type RetryOptions, type RetryPolicy } from './retry.js';
 import { parseRetryAfter } from './retry-after.js';
-import { traceHeaders } from './trace-context.js';
+
+export type { TransportConfig } from './request-pipeline.js';
 
 /** Options every operation takes as its last argument; they override the client's. */
 export interface CallOptions {
@@ -27,19 +24,6 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** The `X-Request-Id` to send (`[A-Za-z0-9._:-]{1,128}`); a random UUID by default. */
   readonly requestId?: string;
-}
-
-export interface TransportConfig {
-  readonly baseUrl: URL;
-  readonly token: string;
-  readonly timeout: number;
-  readonly retry: RetryPolicy;
-  readonly hooks: PlantStoreHooks;
-  readonly agent: HttpAgent | HttpsAgent | undefined;
-  readonly signal: AbortSignal | undefined;
-  readonly userAgent: string;
-  /** For tests of the backoff only; Math.random by default. */
-  readonly random?: () => number;
 }
 
 export interface OutgoingRequest {
@@ -75,8 +59,6 @@ export interface Exchange {
   readonly etag: string | undefined;
 }
 
-export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 export const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -94,88 +76,24 @@ export const failureOf = (exchange: Exchange): PlantStoreError =>
     exchange.details,
   );
 
-export const combineSignals = (a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined =>
-  a === undefined ? b : b === undefined ? a : AbortSignal.any([a, b]);
-
-const abortFailure = (signal: AbortSignal, details: PlantStoreErrorDetails): PlantStoreError => {
-  const reason: unknown = signal.reason;
-  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
-  return timedOut
-    ? new TimeoutError('the request was aborted by a timeout signal', { ...details, cause: reason })
-    : new AbortError('the request was aborted', { ...details, cause: reason });
-};
-
-export const networkFailure = (
-  error: unknown,
-  signal: AbortSignal | undefined,
-  timeout: number,
-  details: PlantStoreErrorDetails,
-): PlantStoreError => {
-  if (signal?.aborted === true) return abortFailure(signal, details);
-  if (error instanceof GotTimeoutError) {
-    return new TimeoutError(`no response within ${timeout} ms`, { ...details, cause: error });
-  }
-  if (error instanceof RequestError) {
-    return new ConnectionError(`cannot reach the Plant Store: ${error.message}`, {
-      ...details,
-      code: error.code,
-      cause: error,
-    });
-  }
-  throw error;
-};
-
-const checkTimeout = (timeout: number): number => {
-  if (!Number.isFinite(timeout) || timeout <= 0)
-    throw new TypeError(`timeout must be a positive number of ms, got ${timeout}`);
-  return timeout;
-};
-
 /**
- * The headers every request of this client starts with. The trace headers come first so the
- * client's own headers win over a propagator's, and before the hooks so a caller's beforeRequest
- * hook can replace or remove them.
+ * Sends plant requests through the client's pipeline (`request-pipeline.ts`: headers, hooks,
+ * aborts, the wait between attempts) and decides which answers to retry; never decodes bodies.
  */
-export const baseHeaders = (
-  config: TransportConfig,
-  requestId: string,
-  trace: Readonly<Record<string, string>> | undefined,
-): Record<string, string> => ({
-  ...trace,
-  accept: 'application/json',
-  authorization: `Bearer ${config.token}`,
-  'user-agent': config.userAgent,
-  'x-request-id': requestId,
-});
-
-/** got's `agent` option for `url`: the configured agent under the URL's protocol. */
-export const agentFor = (config: TransportConfig, url: URL): { http?: HttpAgent; https?: HttpsAgent } | undefined =>
-  config.agent === undefined
-    ? undefined
-    : url.protocol === 'https:'
-      ? { https: config.agent as HttpsAgent }
-      : { http: config.agent };
-
-/**
- * Sends requests with auth, idempotency keys, timeouts, abort signals, hooks and retries; never
- * decodes bodies.
- */
-export const createTransport = (config: TransportConfig) => {
-  const random = config.random ?? Math.random;
-
+export const createTransport = (config: TransportConfig, pipeline: Pipeline = createPipeline(config)) => {
   const send = async (request: OutgoingRequest, call: CallOptions = {}): Promise<Exchange> => {
     const policy = resolveRetry(config.retry, call.retry);
-    const timeout = checkTimeout(call.timeout ?? config.timeout);
-    const signal = combineSignals(config.signal, call.signal);
-    const requestId = call.requestId ?? randomUUID();
-    if (!REQUEST_ID.test(requestId))
-      throw new TypeError(`requestId must match ${REQUEST_ID.source}, got ${JSON.stringify(requestId)}`);
+    const started = pipeline.startCall(call);
+    const { requestId, signal, timeout } = started;
     const url = new URL(request.path, config.baseUrl);
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value);
     const maxRetries = request.retryable(policy) ? policy.limit : 0;
-    const agent = agentFor(config, url);
-    // Read once per call: every attempt, retries included, belongs to the same caller's span.
-    const trace = traceHeaders();
+    const own: Record<string, string> = {};
+    if (request.body !== undefined) own['content-type'] = request.contentType ?? 'application/json; charset=utf-8';
+    if (request.idempotencyKey !== undefined) own['idempotency-key'] = request.idempotencyKey;
+    if (request.prefer !== undefined) own['prefer'] = request.prefer;
+    if (request.conditions?.ifMatch !== undefined) own['if-match'] = request.conditions.ifMatch;
+    if (request.conditions?.ifNoneMatch !== undefined) own['if-none-match'] = request.conditions.ifNoneMatch;
 
     for (let attempt = 1; ; attempt++) {
       const details: PlantStoreErrorDetails = {
@@ -185,35 +103,15 @@ export const createTransport = (config: TransportConfig) => {
         attempts: attempt,
         ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       };
-      if (signal?.aborted === true) throw abortFailure(signal, { ...details, attempts: attempt - 1 });
-      const headers = baseHeaders(config, requestId, trace);
-      if (request.body !== undefined)
-        headers['content-type'] = request.contentType ?? 'application/json; charset=utf-8';
-      if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-      if (request.prefer !== undefined) headers['prefer'] = request.prefer;
-      if (request.conditions?.ifMatch !== undefined) headers['if-match'] = request.conditions.ifMatch;
-      if (request.conditions?.ifNoneMatch !== undefined) headers['if-none-match'] = request.conditions.ifNoneMatch;
-      const info: RequestInfo = { method: request.method, url: url.href, headers, attempt, requestId };
-      for (const hook of config.hooks.beforeRequest ?? []) await hook(info);
+      if (pipeline.aborted(started)) throw abortFailure(signal as AbortSignal, { ...details, attempts: attempt - 1 });
+      const info = await pipeline.prepare(started, { method: request.method, url, attempt, headers: own });
+      if (info === undefined) throw abortFailure(signal as AbortSignal, details);
 
       let failure: PlantStoreError;
       let delayMs: number;
       try {
-        const response = await got(url, {
-          method: request.method,
-          headers: info.headers,
-          ...(request.body === undefined ? {} : { body: request.body }),
-          throwHttpErrors: false,
-          followRedirect: false,
-          responseType: 'buffer',
-          retry: { limit: 0 },
-          timeout: { request: timeout },
-          ...(signal === undefined ? {} : { signal }),
-          ...(agent === undefined ? {} : { agent }),
-        });
-        for (const hook of config.hooks.afterResponse ?? []) {
-          await hook({ request: info, status: response.statusCode, headers: response.headers });
-        }
+        const response = await pipeline.send(started, info, request.body);
+        await pipeline.responded(info, response);
         const exchange: Exchange = {
           status: response.statusCode,
           headers: response.headers,
@@ -228,21 +126,16 @@ export const createTransport = (config: TransportConfig) => {
         const retryAfter = parseRetryAfter(rawRetryAfter);
         if (retryAfter !== undefined && retryAfter > policy.maxRetryAfterMs) return exchange;
         failure = failureOf(exchange);
-        delayMs = retryAfter ?? backoffDelay(attempt, policy, random);
+        delayMs = retryAfter ?? backoffDelay(attempt, policy, pipeline.random);
       } catch (error) {
         if (error instanceof PlantStoreError) throw error;
         failure = networkFailure(error, signal, timeout, details);
-        const retriable = failure instanceof ConnectionError || failure instanceof TimeoutError;
-        if (!retriable || attempt > maxRetries) throw failure;
-        delayMs = backoffDelay(attempt, policy, random);
+        if (!isRetryableFailure(failure) || attempt > maxRetries) throw failure;
+        delayMs = backoffDelay(attempt, policy, pipeline.random);
       }
 
-      for (const hook of config.hooks.beforeRetry ?? []) await hook({ request: info, error: failure, delayMs });
-      try {
-        await sleep(delayMs, undefined, signal === undefined ? {} : { signal });
-      } catch {
+      if (!(await pipeline.waitToRetry(started, { request: info, error: failure, delayMs })))
         throw abortFailure(signal as AbortSignal, details);
-      }
     }
   };
 

@@ -152,6 +152,25 @@ describe('trace context without a registered propagator', () => {
     expect(retries).toHaveLength(2);
   });
 
+  it("sends the caller's span on the change feed's requests as on a plant call", async () => {
+    const client = fastRetryingClient(server, retries);
+    await client.plants.create({ name: 'Moss' });
+    const span = await inSpan(async (span) => {
+      await client.plants.get(1);
+      for await (const change of client.plants.changes({ since: 0 })) {
+        expect(change.seq).toBe(1);
+        break;
+      }
+      return span;
+    });
+    const [, get, stream] = server.requests;
+    expect(stream?.url).toBe('/plants/changes?since=0');
+    for (const request of [get, stream]) {
+      expect(request?.headers['traceparent']).toBe(traceparentOf(span));
+      expect(request?.headers['tracestate']).toBe('vendor=opaque,other=1');
+    }
+  });
+
   it("keeps the traceparent a caller's beforeRequest hook sets", async () => {
     const own = '00-11111111111111111111111111111111-2222222222222222-01';
     const client = fastRetryingClient(server, retries, {

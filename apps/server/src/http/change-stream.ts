@@ -43,7 +43,9 @@ export class ChangeStream implements Follower {
     res.flushHeaders();
     // From here on the body goes to the socket as ready-made chunks: a batch's chunk is built once
     // and the same buffer written to every stream that takes it whole, one write each (Node's own
-    // res.write frames every write again, in three pieces). `res.end()` still ends the body.
+    // res.write frames every write again, in three pieces). `res.end()` still ends the body. A speed
+    // trick with its figures and guard in docs/explanation/performance.md ("Change stream written
+    // on the socket"); test/changes/change-stream.test.ts fails if the framing or the bound breaks.
     this.chunked = res.chunkedEncoding;
     this.writeText(`retry: 2000\n\n${first.map((e) => e.event).join('')}`, first);
   }
