@@ -16,7 +16,7 @@ export {
   type WaitForSpansOptions,
 } from './otlp-receiver.js';
 export { arbitraryOf, plantIdArbitrary, textArbitrary } from './plant-arbitrary.js';
-export { pgbouncerMissing, startPooler, type Pooler } from './pgbouncer.js';
+export { pgbouncerMissing, startPooler, type Pooler, type PoolerRestart, type PoolerSettings } from './pgbouncer.js';
 export {
   describePostgres,
   freshPostgresDatabase,

@@ -11,16 +11,41 @@ const exec = promisify(execFile);
 
 /**
  * Debian's PgBouncer in transaction pooling mode, started by a test in front of a PostgreSQL
- * (its stock settings but the mode, the port and trust for `postgres`). PgBouncer refuses to run
+ * (its stock settings but the mode, the port, trust for `postgres` and what the test chooses of
+ * PoolerSettings). PgBouncer refuses to run
  * as root, so under root it runs as the `postgres` OS user.
  */
 export interface Pooler {
   readonly port: number;
   /** `postgres://postgres@127.0.0.1:<port>/<database>`. */
   readonly url: string;
-  /** SIGTERM (PgBouncer's immediate shutdown: every client connection is cut), then a new start. */
-  restart(downMs: number): Promise<void>;
+  /**
+   * A signal to PgBouncer itself, `downMs` with the port refusing, then a new start: SIGTERM (the
+   * default) is its immediate shutdown, every client connection cut at once; SIGINT its safe
+   * shutdown (PAUSE, then exit once no server connection is in use), what Debian's systemd unit
+   * sends to stop it (`KillSignal=SIGINT`). Resolves with when (`Date.now()`) the signal went, the
+   * port stopped accepting connections and it accepted them again.
+   */
+  restart(downMs: number, signal?: 'SIGTERM' | 'SIGINT'): Promise<PoolerRestart>;
   close(): Promise<void>;
+}
+
+/** The moments of a restart, by `Date.now()`. */
+export interface PoolerRestart {
+  /** The signal was sent. */
+  readonly signalledAt: number;
+  /** The port refused a connection (PgBouncer gone). */
+  readonly downAt: number;
+  /** PgBouncer said it listens and the port accepted a connection again. */
+  readonly backAt: number;
+}
+
+/** What the test chooses of PgBouncer's settings; the rest are its stock ones. */
+export interface PoolerSettings {
+  /** `default_pool_size`: server connections per database and user; default 20 (PgBouncer's). */
+  readonly poolSize?: number;
+  /** `query_wait_timeout` in seconds: how long a client may wait for a server connection; default 120 (PgBouncer's). */
+  readonly queryWaitTimeoutSeconds?: number;
 }
 
 const findPgbouncer = (): string | undefined =>
@@ -41,11 +66,14 @@ const accepts = (port: number): Promise<boolean> =>
   });
 
 /** PgBouncer in front of `target` (host, port, database), or one line saying why there is none here. */
-export const startPooler = async (target: {
-  readonly host: string;
-  readonly port: number;
-  readonly database: string;
-}): Promise<Pooler | string> => {
+export const startPooler = async (
+  target: {
+    readonly host: string;
+    readonly port: number;
+    readonly database: string;
+  },
+  { poolSize = 20, queryWaitTimeoutSeconds = 120 }: PoolerSettings = {},
+): Promise<Pooler | string> => {
   const bin = findPgbouncer();
   if (bin === undefined) return 'no pgbouncer (Debian: apt-get install pgbouncer)';
   const root = process.getuid?.() === 0;
@@ -62,6 +90,7 @@ export const startPooler = async (target: {
   const config = join(dir, 'pgbouncer.ini');
   const users = join(dir, 'users.txt');
   const log = join(dir, 'pgbouncer.log');
+  const pidfile = join(dir, 'pgbouncer.pid');
   await writeFile(users, '"postgres" ""\n');
   const configure = async (port: number): Promise<void> => {
     await writeFile(
@@ -77,8 +106,10 @@ export const startPooler = async (target: {
         `auth_file = ${users}`,
         'pool_mode = transaction',
         'max_client_conn = 500',
-        'default_pool_size = 20',
+        `default_pool_size = ${poolSize}`,
+        `query_wait_timeout = ${queryWaitTimeoutSeconds}`,
         `logfile = ${log}`,
+        `pidfile = ${pidfile}`,
         '',
       ].join('\n'),
     );
@@ -99,21 +130,33 @@ export const startPooler = async (target: {
     const running = spawn(argv[0] as string, argv.slice(1), { stdio: 'ignore' });
     child = running;
     const deadline = Date.now() + 10_000;
-    while (!((await logSince(from)).includes(`listening on 127.0.0.1:${port}`) && (await accepts(port)))) {
+    while (!((await accepts(port)) && (await logSince(from)).includes(`listening on 127.0.0.1:${port}`))) {
       if (running.exitCode !== null || running.signalCode !== null)
         throw new Error(`pgbouncer exited before it listened on ${port}:\n${await logSince(from)}`);
       if (Date.now() > deadline) throw new Error(`pgbouncer did not listen on ${port} within 10 s (log: ${dir})`);
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 5));
     }
   };
-  const stop = async (port: number): Promise<void> => {
+  /**
+   * The signal to PgBouncer itself (its pid file), not to `runuser`: runuser passes a SIGTERM on,
+   * but then waits 2 s and sends SIGKILL before it exits, which would hide when PgBouncer went.
+   * Resolves with the moment the port refused a connection, once runuser too has exited.
+   */
+  const stop = async (port: number, signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): Promise<number> => {
     const running = child;
-    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
+    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return Date.now();
     const exited = new Promise((resolve) => running.once('exit', resolve));
-    // runuser passes SIGTERM on to PgBouncer: its immediate shutdown.
-    running.kill('SIGTERM');
+    const pid = Number((await readFile(pidfile, 'utf8').catch(() => '')).trim());
+    if (Number.isSafeInteger(pid) && pid > 0) process.kill(pid, signal);
+    else running.kill(signal);
+    const deadline = Date.now() + 30_000;
+    while (await accepts(port)) {
+      if (Date.now() > deadline) throw new Error(`pgbouncer still accepts connections 30 s after ${signal}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const downAt = Date.now();
     await exited;
-    while (await accepts(port)) await new Promise((r) => setTimeout(r, 20));
+    return downAt;
   };
   let port: number;
   try {
@@ -136,10 +179,12 @@ export const startPooler = async (target: {
     url: `postgres://postgres@127.0.0.1:${port}/${target.database}`,
     // Back on the port its clients hold (a new one would test something else): should another
     // process take it while PgBouncer is down, the restart fails with PgBouncer's log saying so.
-    restart: async (downMs) => {
-      await stop(port);
-      await new Promise((r) => setTimeout(r, downMs));
+    restart: async (downMs, signal = 'SIGTERM') => {
+      const signalledAt = Date.now();
+      const downAt = await stop(port, signal);
+      await new Promise((r) => setTimeout(r, Math.max(0, downAt + downMs - Date.now())));
       await start(port);
+      return { signalledAt, downAt, backAt: Date.now() };
     },
     close: async () => {
       await stop(port).catch(() => undefined);

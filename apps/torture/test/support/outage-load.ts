@@ -65,6 +65,16 @@ export class OutageLoad {
   /** Answers later than `boundMs`, with the server's request id (to find its log line). */
   readonly late: { readonly what: string; readonly status: number; readonly ms: number; readonly requestId: string }[] =
     [];
+  /**
+   * Every 503, with when it was sent and answered (`Date.now()`) and the server's request id: a
+   * round may bound when the last one may come.
+   */
+  readonly refusals: {
+    readonly what: string;
+    readonly sentAt: number;
+    readonly answeredAt: number;
+    readonly requestId: string;
+  }[] = [];
   /** The keyed creates to retry; emptied by `retryKeyed`. */
   keyedUnknown: KeyedUnknown[] = [];
   /** The current round's figures; `nextRound` starts new ones. */
@@ -178,6 +188,12 @@ export class OutageLoad {
       }
       if (res.status === 503) {
         this.tally.unavailable++;
+        this.refusals.push({
+          what,
+          sentAt: started,
+          answeredAt: started + ms,
+          requestId: String(res.headers['x-request-id']),
+        });
         if (res.headers['retry-after'] !== '1')
           this.violations.push(`${what} → 503 with Retry-After ${JSON.stringify(res.headers['retry-after'])}, not "1"`);
       }

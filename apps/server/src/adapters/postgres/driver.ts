@@ -11,15 +11,17 @@
  * | a FATAL of a killed backend is kept and handed to the next connection's first query, unsent | porsager/postgres#1223 | gate.ts retries 57P01–57P03 once |
  * | `begin()`/`reserve()` pin a connection that, dying mid-transaction, can throw from a timer or never return | porsager/postgres#1208, #1215, #1216 | write-queue.ts: one statement per batch, no driver transaction |
  * | a closed connection keeps its cancelled write timer and unsent bytes (ends in CONNECT_TIMEOUT) | porsager/postgres#1133, open PR #1209 | patches/postgres@3.4.9.patch |
- * | `target_session_attrs=read-write` takes a standby for a primary | hapostgres/pg_auto_failover#970 | the patch (rejects in_hot_standby=on, as libpq does) |
+ * | with `prepare: false` a statement with parameters goes as Parse, Describe, Flush, then Bind, Execute, Sync; PgBouncer 1.18 in transaction mode takes the Flush for a transaction's end and drops the Describe's answer: the connection waits for ever | none filed (PgBouncer's side: asyncpg's MagicStack/asyncpg#1065 describes it) | the patch (no describe first without `prepare`: one run ending in Sync); driver-pooled.test.ts |
+| `target_session_attrs=read-write` takes a standby for a primary | hapostgres/pg_auto_failover#970 | the patch (rejects in_hot_standby=on, as libpq does) |
  * | the pool's queues grow by a slot per query and are scanned whole | none filed | the patch (compacts and searches from the head); driver-queue.test.ts |
  * | `sslrootcert` is sent to the server as a setting; TLS inside the driver hides the wire from the watch | none filed | tls.ts and sockets.ts make the TLS socket; `ssl: false` below |
  * | no way to drop a connection that stopped answering; a query waits for a connection for ever | none filed (by design) | sockets.ts, silence.ts (the watch), gate.ts (bounded admission) |
  *
  * Upgrading the driver: (1) read its changelog for each issue above and drop what it fixed, with
  * its row; (2) re-make the patch against the new version (`pnpm patch postgres@<v>`), or drop it
- * once #1209 and the read-write check are released; (3) run the server's suite (driver-queue.test.ts
- * holds the queue fix to the installed driver; outage.test.ts the FATAL and the crashes), then
+ * once #1209, the read-write check and the single run are released; (3) run the server's suite
+ * (driver-queue.test.ts holds the queue fix to the installed driver, driver-pooled.test.ts the
+ * single run behind a pooler, outage.test.ts the FATAL and the crashes), then
  * apps/torture's postgres-outage, network-partitions (TCP and TLS), failover and pooler rounds,
  * and `pnpm bench` beside the build before.
  */
