@@ -10,10 +10,12 @@ import postgres from 'postgres';
 import { withServerLog } from './throwaway-postgres.js';
 
 /**
- * A primary and a synchronous streaming standby made for one test: `initdb` (trust), the primary
- * with `synchronous_standby_names = '*'`, the standby from `pg_basebackup -R` (so every commit the
- * primary acknowledges is on the standby's disk too). Both on 127.0.0.1, each on a free port and
- * with its Unix socket in its own folder. Under root every command runs as `postgres`.
+ * A primary and a streaming standby made for one test: `initdb` (trust), the standby from
+ * `pg_basebackup -R`. Synchronous by default (the primary with `synchronous_standby_names = '*'`:
+ * every commit the primary acknowledges is on the standby's disk too); asynchronous on request
+ * (PostgreSQL's default: a commit is acknowledged before the standby has it). Both on 127.0.0.1,
+ * each on a free port and with its Unix socket in its own folder. Under root every command runs
+ * as `postgres`.
  */
 export interface ReplicatedPostgres {
   readonly label: string;
@@ -27,6 +29,13 @@ export interface ReplicatedPostgres {
   stopPrimary(): Promise<void>;
   /** `pg_ctl promote -w` of the standby: resolves once it takes writes. */
   promoteStandby(): Promise<void>;
+  /**
+   * Starts the killed (or stopped) primary again on its port, as a primary and without waiting
+   * for a standby: a former primary back after a failover, the dangerous case (split brain).
+   */
+  restartOldPrimary(): Promise<void>;
+  /** `pg_ctl stop -m immediate` of the standby (by then the new primary). */
+  stopStandby(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,8 +60,19 @@ const osUser = async (name: string): Promise<{ uid: number; gid: number } | unde
   }
 };
 
-/** A primary and a synchronous standby, or one line saying why there cannot be one here. */
-export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string> => {
+/** A primary and a standby (synchronous unless told), or one line saying why there cannot be one here. */
+export const replicatedPostgres = async ({
+  synchronous = true,
+  lagMs = 0,
+}: {
+  readonly synchronous?: boolean;
+  /**
+   * How late the WAL reaches the standby: the replication stream then passes a proxy in the test
+   * process that holds each chunk from the primary this long (and drops what it holds when the
+   * primary's side ends, as a network would). An asynchronous standby trails by about as much.
+   */
+  readonly lagMs?: number;
+} = {}): Promise<ReplicatedPostgres | string> => {
   const bin = findBinaries();
   if (bin === undefined)
     return 'no PostgreSQL binaries (initdb, pg_ctl, postgres, pg_basebackup) in TORTURE_PG_BIN or /usr/lib/postgresql/*/bin';
@@ -104,9 +124,11 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
     });
   const stop = (which: 'primary' | 'standby', mode: 'fast' | 'immediate') =>
     run(pgCtl, ['-D', node[which].data, '-m', mode, '-w', '-t', '60', 'stop']);
+  let lag: { readonly port: number; close(): Promise<void> } | undefined;
   const cleanUp = async () => {
     await stop('standby', 'immediate').catch(() => undefined);
     await stop('primary', 'immediate').catch(() => undefined);
+    await lag?.close();
     await rm(dir, { recursive: true, force: true });
   };
   try {
@@ -121,13 +143,16 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
       'UTF8',
       '--locale=C',
     ]);
-    // Every commit waits for the standby's flush: what the primary acknowledged survives it.
-    await startFirst('primary', "-c synchronous_standby_names='*' -c wal_level=replica");
+    // Synchronous: every commit waits for the standby's flush, so what the primary acknowledged
+    // survives it. Asynchronous: a commit is acknowledged before the standby has it.
+    await startFirst('primary', `${synchronous ? "-c synchronous_standby_names='*' " : ''}-c wal_level=replica`);
+    if (lagMs > 0) lag = await laggingProxy(node.primary.port, lagMs);
+    // -R writes the address the backup came from into the standby's primary_conninfo.
     await run(join(bin, 'pg_basebackup'), [
       '-h',
       '127.0.0.1',
       '-p',
-      String(node.primary.port),
+      String(lag?.port ?? node.primary.port),
       '-U',
       'postgres',
       '-D',
@@ -139,7 +164,7 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
       'fast',
     ]);
     await startFirst('standby');
-    await waitForSync(`postgres://postgres@127.0.0.1:${node.primary.port}/postgres`);
+    await waitForStandby(`postgres://postgres@127.0.0.1:${node.primary.port}/postgres`, synchronous ? 'sync' : 'async');
   } catch (error) {
     await cleanUp();
     throw error;
@@ -147,7 +172,7 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
   const [primaryPort, standbyPort] = [node.primary.port, node.standby.port];
   const version = bin.split('/').at(-2) ?? '?';
   return {
-    label: `throwaway PostgreSQL ${version}, primary on 127.0.0.1:${primaryPort}, synchronous standby on 127.0.0.1:${standbyPort}${root ? ' (as postgres)' : ''}`,
+    label: `throwaway PostgreSQL ${version}, primary on 127.0.0.1:${primaryPort}, ${synchronous ? 'synchronous' : 'asynchronous'} standby on 127.0.0.1:${standbyPort}${lagMs > 0 ? ` trailing ${lagMs} ms` : ''}${root ? ' (as postgres)' : ''}`,
     primaryPort,
     standbyPort,
     urlOf: (which) => `postgres://postgres@127.0.0.1:${node[which].port}/postgres`,
@@ -160,7 +185,51 @@ export const replicatedPostgres = async (): Promise<ReplicatedPostgres | string>
     },
     stopPrimary: async () => void (await stop('primary', 'fast')),
     promoteStandby: async () => void (await run(pgCtl, ['-D', node.standby.data, '-w', '-t', '60', 'promote'])),
+    // No synchronous_standby_names: its commits would otherwise wait for ever (no standby follows it).
+    restartOldPrimary: async () => void (await start('primary', '-c wal_level=replica')),
+    stopStandby: async () => void (await stop('standby', 'immediate')),
     close: cleanUp,
+  };
+};
+
+/**
+ * A TCP proxy on 127.0.0.1 that holds every chunk from `targetPort` for `lagMs` before passing it
+ * on (chunks the other way pass at once). When the target's side ends, what it still holds is
+ * dropped and the client's side reset: the bytes were "on the wire" when the target died.
+ */
+const laggingProxy = async (targetPort: number, lagMs: number): Promise<{ port: number; close(): Promise<void> }> => {
+  const open = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect({ host: '127.0.0.1', port: targetPort });
+    open.add(client);
+    const timers = new Set<NodeJS.Timeout>();
+    const end = () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      open.delete(client);
+      if (!client.destroyed) client.resetAndDestroy();
+      upstream.destroy();
+    };
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!client.destroyed) client.write(chunk);
+      }, lagMs);
+      timers.add(timer);
+    });
+    client.once('error', end);
+    upstream.once('error', end);
+    client.once('close', end);
+    upstream.once('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: async () => {
+      for (const client of open) client.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 };
 
@@ -175,15 +244,16 @@ const accepts = (port: number): Promise<boolean> =>
     socket.once('error', () => resolve(false));
   });
 
-/** Waits until the primary streams to a synchronous standby. */
-const waitForSync = async (url: string): Promise<void> => {
+/** Waits until the primary streams to a standby, in the given `sync_state`. */
+const waitForStandby = async (url: string, state: 'sync' | 'async'): Promise<void> => {
   const sql = postgres(url, { max: 1, onnotice: () => undefined });
   try {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const rows = await sql`select sync_state from pg_stat_replication where sync_state = 'sync'`;
+      const rows =
+        await sql`select sync_state from pg_stat_replication where sync_state = ${state} and state = 'streaming'`;
       if (rows.length > 0) return;
-      if (Date.now() > deadline) throw new Error('the standby did not become synchronous within 30 s');
+      if (Date.now() > deadline) throw new Error(`the standby did not stream (${state}) within 30 s`);
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {

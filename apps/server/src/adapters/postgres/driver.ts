@@ -16,6 +16,7 @@
  * | the pool's queues grow by a slot per query and are scanned whole | none filed | the patch (compacts and searches from the head); driver-queue.test.ts |
  * | `sslrootcert` is sent to the server as a setting; TLS inside the driver hides the wire from the watch | none filed | tls.ts and sockets.ts make the TLS socket; `ssl: false` below |
  * | no way to drop a connection that stopped answering; a query waits for a connection for ever | none filed (by design) | sockets.ts, silence.ts (the watch), gate.ts (bounded admission) |
+ * | with several hosts in the URL a failed connect never reaches the queries waiting for it (`error()` returns while `host[retries + 1]` exists, and `retries` stays 0), so no outage is seen | none filed | fence.ts tells the gate of each connect it refuses (`gate.connectFailed`); check: stop every host of a two-host URL for 10 s, a request must get its 503 within the acquire timeout |
  *
  * Upgrading the driver: (1) read its changelog for each issue above and drop what it fixed, with
  * its row; (2) re-make the patch against the new version (`pnpm patch postgres@<v>`), or drop it

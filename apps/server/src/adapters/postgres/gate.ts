@@ -25,6 +25,12 @@ export class PostgresStoreError extends Error {
   }
 }
 
+/**
+ * A connection the store refused to make: its host is a former primary (fence.ts). Handled like a
+ * host that is down: the pool tries the next one, and an operation that met it gets a 503.
+ */
+export const FENCED = 'FENCED';
+
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -38,6 +44,7 @@ const CONNECTION_CODES = new Set([
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
   'CONNECT_TIMEOUT',
+  FENCED,
 ]);
 
 /**
@@ -270,6 +277,15 @@ export class PostgresGate {
   close(error: Error): Promise<void> {
     this.closedError ??= error;
     return this.idle();
+  }
+
+  /**
+   * A connection could not be made (its host refused by the fence, or not answering it): the
+   * driver keeps such failures to itself while the URL names another host to try, so the store
+   * says so here, and the gate's outage mode bounds every operation as for any other outage.
+   */
+  connectFailed(): void {
+    this.enterOutage();
   }
 
   /** Operations waiting for a slot (for tests and metrics). */

@@ -4,6 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import postgres from 'postgres';
 import type { Store } from '../../ports/store.js';
 import { driverOptions } from './driver.js';
+import { Fence, identifyOver } from './fence.js';
 import { isAnswer, PostgresGate, PostgresStoreError, type PostgresStoreLogger } from './gate.js';
 import { backfillFoldedNames, REFOLD_INTERVAL_MS } from './plant-pages.js';
 import { migratePostgres } from './migrations.js';
@@ -106,8 +107,22 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   } catch (cause) {
     throw new TypeError(`openPostgresStore: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
-  const sockets = new StoreSockets(connection.tls, connectTimeoutSeconds * 1000);
-  const probeSockets = new StoreSockets(connection.tls, connectTimeoutSeconds * 1000);
+  // Every connection of the pool and the probe is made only to a host that is not a former
+  // primary (fence.ts); a newer timeline seen moves every connection made before.
+  const fence = new Fence({
+    identify: identifyOver(connection.driverUrl, connection.tls, connectTimeoutSeconds),
+    timeoutMs: connectTimeoutSeconds * 1000,
+    logger,
+    onNewer: () => {
+      sockets.cut();
+      probeSockets.cut();
+    },
+    // With several hosts the driver keeps a failed connect to itself: tell the gate.
+    onRefused: () => gate.connectFailed(),
+  });
+  const admit = (host: string, port: number) => fence.admit(host, port);
+  const sockets = new StoreSockets(connection.tls, connectTimeoutSeconds * 1000, admit);
+  const probeSockets = new StoreSockets(connection.tls, connectTimeoutSeconds * 1000, admit);
   /**
    * What a direct connection asks for at start-up. Behind a pooler (driver.ts, `pooled`) none of
    * it holds, and the statement bound is then the gate's alone (docs/guides/operations.md,
@@ -191,6 +206,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // ours when something between drops start-up parameters (a pooler told to ignore them).
   const heldTimeout = () =>
     sql`SELECT (extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::int8::text AS ms`;
+  // Every host of the URL first, so that the first connection already knows the newest timeline.
+  const path: unknown = sql.options.path; // false, not undefined, without a Unix socket
+  if (typeof path !== 'string' || path === '')
+    await fence.survey(sql.options.host.map((host, i) => ({ host, port: sql.options.port[i] ?? 5432 })));
   let reachable = await gate.run('connect', heldTimeout);
   const refusedParameters =
     E.isLeft(reachable) &&

@@ -172,10 +172,13 @@ export class StoreSockets {
   /**
    * @param tls how to make each TCP connection's TLS (tls.ts), or undefined for none
    * @param connectTimeoutMs how long a TLS connection may take to be made
+   * @param admit asked before each TCP connection is made (fence.ts): an error refuses the host,
+   *   and the driver gets a connection failing with it, as from a host that is down
    */
   constructor(
     private readonly tls: TlsPolicy | undefined = undefined,
     private readonly connectTimeoutMs = 5000,
+    private readonly admit?: (host: string, port: number) => Promise<Error | undefined>,
   ) {}
 
   /**
@@ -189,6 +192,13 @@ export class StoreSockets {
     const i = this.next++ % Math.max(1, target.host.length);
     const host = target.host[i] ?? 'localhost';
     const port = target.port[i] ?? target.port[0] ?? 5432;
+    if (this.admit === undefined) return this.connect(host, port);
+    return this.admit(host, port).then((refusal) =>
+      refusal === undefined ? this.connect(host, port) : failingSocket(refusal),
+    );
+  };
+
+  private connect(host: string, port: number): net.Socket | Promise<net.Socket> {
     const raw = net.connect({ host, port });
     if (this.tls === undefined) return this.watch(raw);
     // Until its handshake is done, a cut (a partition found) ends it too: the next try then sends
@@ -204,12 +214,10 @@ export class StoreSockets {
       },
       (error: unknown) => {
         this.connecting.delete(raw);
-        const failed = new net.Socket();
-        setImmediate(() => failed.destroy(error instanceof Error ? error : new Error(String(error))));
-        return failed;
+        return failingSocket(error);
       },
     );
-  };
+  }
 
   private watch(socket: net.Socket, raw: net.Socket = socket): net.Socket {
     const watched = new WatchedSocket(socket, raw);
@@ -231,6 +239,13 @@ export class StoreSockets {
     return count;
   };
 }
+
+/** A socket that fails with `error` a moment after the driver has it, as a connect that failed. */
+const failingSocket = (error: unknown): net.Socket => {
+  const failed = new net.Socket();
+  setImmediate(() => failed.destroy(error instanceof Error ? error : new Error(String(error))));
+  return failed;
+};
 
 /**
  * Destroys one socket. One still connecting has sent nothing but its SYN (Node holds what was
