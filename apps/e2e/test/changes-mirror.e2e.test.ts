@@ -9,7 +9,7 @@ import {
   type PlantStoreClient,
 } from '@plant-store/client';
 import { ChangePage } from '@plant-store/domain';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres, until } from '@plant-store/testkit';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -307,12 +307,10 @@ const modelSuite = (storeName: string, store: () => Store) => {
           for (const op of after) await apply(op);
 
           const last = (await client.plants.list({ limit: 1 })).changeSeq ?? 0;
-          const deadline = Date.now() + 10_000;
-          while (mirror.position < last) {
-            if (Date.now() > deadline)
-              throw new Error(`the mirror stayed at ${mirror.position}, the store is at ${last}`);
-            await new Promise((resolve) => setTimeout(resolve, 10));
-          }
+          await until('the mirror to reach the store', () => mirror.position >= last, 10_000, {
+            everyMs: 10,
+            detail: () => `the mirror stayed at ${mirror.position}, the store is at ${last}`,
+          });
 
           // The log of this run is what the model expects.
           const log = await changeLog(store());

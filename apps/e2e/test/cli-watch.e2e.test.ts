@@ -147,6 +147,7 @@ describe('plant-store watch when the changes have expired', () => {
 
   it('exits 1 saying so, and what to do', async () => {
     await createPlantStoreClient({ baseUrl: expiring.url, token: expiringToken }).plants.create({ name: 'Old' });
+    // Ages the change past CHANGES_RETENTION (1 s, judged by its timestamp): the subject of the test.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const result = await runNode(paths.clientCli, ['watch', '--since', '0'], {
       PLANT_STORE_URL: expiring.url,

@@ -180,7 +180,7 @@ describe('plant-store-data backup of a SQLite store a server is writing to', () 
       started = performance.now();
       backup = await dataCli(['backup', copy], env);
       finished = performance.now();
-      await sleep(200);
+      await sleep(200); // the load runs on a little past the command's end: it ran under load throughout
     } finally {
       await load.stop();
     }
@@ -267,7 +267,7 @@ describe('plant-store-data backup of a SQLite store a server is writing to', () 
       } catch {
         // not there yet
       }
-      await sleep(1);
+      await sleep(1); // polls as fast as it can: the kill must land while the copy is still being written
     }
     command.kill('SIGKILL');
     expect((await command.done).signal).toBe('SIGKILL');

@@ -281,7 +281,6 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
     accepting = true;
     const server = await startServer({ DATABASE_URL: back, ...WEBHOOKS });
     try {
-      const end = Date.now() + 20_000;
       // 15 creates, 2 updates and 2 deletes before the move; the servers on the copies added 2 and 2.
       // Until the store has nothing left to send, not until the last event arrives: an event more would
       // then be seen.
@@ -293,8 +292,12 @@ describe('plant-store-data migrate, SQLite → PostgreSQL → SQLite, of a store
         expect(listed.code, listed.stderr).toBe(0);
         return (JSON.parse(listed.stdout) as unknown[]).length;
       };
-      while ((delivered.size < EVENTS || (await pending()) > 0) && Date.now() < end)
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      await until(
+        'every event delivered and nothing pending',
+        async () => delivered.size >= EVENTS && (await pending()) === 0,
+        20_000,
+        { everyMs: 100, detail: () => `${delivered.size} of ${EVENTS} delivered` },
+      );
       expect(await pending()).toBe(0);
       expect(delivered.size).toBe(EVENTS);
       const wh = new Webhook(secret);

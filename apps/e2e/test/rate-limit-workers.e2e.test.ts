@@ -78,6 +78,7 @@ const workersSuite = (store: 'postgres' | 'cluster') =>
       // Both workers listening and answering with the fields (a worker still starting would refuse the connection).
       for (let i = 0; i < 4; i++)
         expect((await get(server.url, token)).headers['ratelimit-policy']).toBe('"default";q=20;w=2');
+      // Waits out the 2 s window the probes above used, so the run starts on a fresh quota.
       await new Promise((resolve) => setTimeout(resolve, 2_100));
       const tally = await hammer(server.url, token);
       const expected = BURST * Math.ceil(RUN_MS / WINDOW_MS);

@@ -1,5 +1,5 @@
 import { createPlantStoreClient, NotFoundError } from '@plant-store/client';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres, until } from '@plant-store/testkit';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from './support/paths.js';
@@ -27,15 +27,16 @@ const waitForLog = async (
   server: ServerProcess,
   predicate: (lines: LogLine[]) => boolean,
   what: string,
-): Promise<LogLine[]> => {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const lines = logLines(server);
-    if (predicate(lines)) return lines;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+): Promise<LogLine[]> =>
+  until(
+    what,
+    () => {
+      const lines = logLines(server);
+      return predicate(lines) && lines;
+    },
+    30_000,
+    { everyMs: 50, detail: () => `\n${server.output()}` },
+  );
 
 const isPrimaryStopped = (line: LogLine): boolean => line['role'] === 'primary' && line['msg'] === 'stopped';
 

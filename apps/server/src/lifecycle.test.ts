@@ -13,7 +13,7 @@ describe('createLifecycle', () => {
     const order: string[] = [];
     lifecycle.add('store', () => void order.push('store'));
     lifecycle.add('dispatcher', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 5)); // a close that takes time: the next must wait for it
       order.push('dispatcher');
     });
     lifecycle.add('listener', () => void order.push('listener'));

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChangeWatch, logProblems, readLog } from './support/change-watch.js';
 import { send } from './support/http.js';
@@ -89,10 +89,16 @@ describePostgres('the change feed on two instances over one PostgreSQL', () => {
     for (const agent of agents) agent.destroy();
 
     const log = await readLog((servers[0] as ServerProcess).url, token);
-    const deadline = Date.now() + 5000;
-    while (watches.some((watch) => watch.position < log.length) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    for (const watch of watches) watch.stop();
+    await until(
+      'both watchers at the newest change',
+      () => watches.every((watch) => watch.position >= log.length),
+      5000,
+      {
+        detail: () => `at ${watches.map((watch) => watch.position).join(', ')} of ${log.length}`,
+      },
+    ).finally(() => {
+      for (const watch of watches) watch.stop();
+    });
 
     expect(
       watches.map((watch) => watch.position),

@@ -71,7 +71,8 @@ describe('descriptor exhaustion', () => {
     const refused = await limitDescriptors(pid, LIMIT);
     if (refused !== undefined)
       return skipOrFail(ctx, 'descriptors', `cannot lower the server's descriptor limit (${refused})`);
-    // The server reads its limit again once a second.
+    // The server reads its limit again once a second: this waits out that period (the read
+    // leaves no trace to wait for; the flood below would show a limit not taken up).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const atRest = openDescriptors(pid);
 
@@ -167,7 +168,7 @@ describe('descriptor exhaustion', () => {
       } catch (err) {
         lastErrors.push((err as Error).message);
       }
-      await sleep(50);
+      await sleep(50); // paces the recovery probes (recoveredMs is measured, not waited for)
     }
     // Then 50 more requests on fresh connections, all answered.
     const after = await Promise.all(

@@ -48,6 +48,8 @@ interface Trickler {
   closedAt?: number;
   received: Buffer;
   cutByUs: boolean;
+  /** Bytes dripped after the head (each one written on a connected socket). */
+  drips: number;
 }
 
 describe('slow clients are cut while others keep their latency', () => {
@@ -115,7 +117,7 @@ describe('slow clients are cut while others keep their latency', () => {
 
   const openTrickler = (kind: Trickler['kind']): Trickler => {
     const socket = connect({ host: '127.0.0.1', port: server.port });
-    const t: Trickler = { kind, socket, openedAt: Date.now(), received: Buffer.alloc(0), cutByUs: false };
+    const t: Trickler = { kind, socket, openedAt: Date.now(), received: Buffer.alloc(0), cutByUs: false, drips: 0 };
     const head =
       kind === 'headers'
         ? 'GET /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '
@@ -126,7 +128,10 @@ describe('slow clients are cut while others keep their latency', () => {
     socket.on('close', () => (t.closedAt = Date.now()));
     const drip = setInterval(() => {
       if (t.closedAt !== undefined || socket.destroyed) return clearInterval(drip);
-      if (socket.writable) socket.write('a');
+      if (socket.writable && !socket.connecting) {
+        socket.write('a');
+        t.drips += 1;
+      }
     }, BYTE_EVERY_MS);
     socket.on('close', () => clearInterval(drip));
     return t;
@@ -139,7 +144,9 @@ describe('slow clients are cut while others keep their latency', () => {
     const before = await unloadedWindow(agent);
 
     const tricklers = Array.from({ length: SLOW_SOCKETS }, (_, i) => openTrickler(i % 2 === 0 ? 'headers' : 'body'));
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // every trickler connected and dripping
+    await until('every trickler connected and dripping', () => tricklers.every((t) => t.drips > 0), 30_000, {
+      detail: () => `${tricklers.filter((t) => t.drips === 0).length} of ${tricklers.length} not yet`,
+    });
     expect(tricklers.filter((t) => t.closedAt !== undefined)).toHaveLength(0);
     // Sent one after another while all of them are open: no cut can come before the headers timeout.
     const loadedFrom = Date.now();

@@ -182,6 +182,8 @@ describePostgres('webhooks from two instances over one PostgreSQL', () => {
 
     // What the victim held: every delivery with the holder of the attempts it was sending (read
     // once its backends finished the statement they were running).
+    // A margin, not a condition: both instances' backends share one application_name, so the
+    // victim's cannot be told apart in pg_stat_activity to wait for them precisely.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const sql = postgres(database.url, { max: 1, connect_timeout: 5, fetch_types: false, onnotice: () => undefined });
     let held: { event_id: string; held_by: string; hold_ends: number }[];

@@ -305,6 +305,7 @@ describe('plants.changes', () => {
     const next = feed.next();
     await streamOpen();
     const data = '{"seq":1,"type":"plant.deleted","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7},"extra":true}';
+    // Paced so that the pieces reach the client as separate reads: the splits are the subject.
     server.writeToStreams(':\r\n\r\nid: 1\r\nevent: plant.');
     await new Promise((resolve) => setTimeout(resolve, 20));
     server.writeToStreams(`deleted\r\ndata: ${data.slice(0, 30)}`);
@@ -365,6 +366,7 @@ describe('plants.changes', () => {
     const next = feed.next();
     await streamOpen();
     const heartbeat = setInterval(() => server.writeToStreams(':\n\n'), 30);
+    // Over twice idleTimeout with a comment every 30 ms: proves the comments keep it from reconnecting.
     await new Promise((resolve) => setTimeout(resolve, 400));
     clearInterval(heartbeat);
     expect(retries).toEqual([]);

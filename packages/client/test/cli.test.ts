@@ -4,6 +4,7 @@ import { runCliAgainst, type CliRun as Run } from './cli-run.js';
 import {
   answerLost,
   drop,
+  eventually,
   hang,
   inProgress,
   raw,
@@ -434,7 +435,7 @@ describe('plant-store usage', () => {
     server.enqueue(hang);
     const controller = new AbortController();
     const pending = run(['get', '1'], {}, controller.signal);
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually('the request to reach the server', () => server.requests.length > 0);
     controller.abort();
     expect(await pending).toMatchObject({ code: 130, stderr: 'plant-store: interrupted\n' });
     server.enqueue(hang, hang, hang);

@@ -22,7 +22,16 @@ import {
   type PlantStoreClient,
   type PlantStoreClientOptions,
 } from '../src/index.js';
-import { raw, READ_ONLY_TOKEN, rejection, reply, startFakeServer, TOKEN, type FakeServer } from './fake-server.js';
+import {
+  eventually,
+  raw,
+  READ_ONLY_TOKEN,
+  rejection,
+  reply,
+  startFakeServer,
+  TOKEN,
+  type FakeServer,
+} from './fake-server.js';
 
 let server: FakeServer;
 
@@ -381,7 +390,7 @@ describe('createPlantStoreClient', () => {
     agent.on('free', () => freed++);
     try {
       await clientFor({ agent }).plants.list();
-      while (freed === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually('the socket to go back to the agent', () => freed > 0);
       expect(freed).toBe(1);
     } finally {
       agent.destroy();

@@ -17,6 +17,7 @@ import {
 import {
   answerLost,
   drop,
+  eventually,
   hang,
   rejection,
   reply,
@@ -255,7 +256,7 @@ describe('timeouts and abort', () => {
     const controller = new AbortController();
     const reason = new Error('user cancelled');
     const pending = clientFor().plants.get(1, { signal: controller.signal });
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually('the request to reach the server', () => server.requests.length > 0);
     controller.abort(reason);
     const error = await rejection(pending);
     expect(error).toBeInstanceOf(AbortError);

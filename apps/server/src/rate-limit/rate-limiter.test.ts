@@ -71,7 +71,7 @@ describe('createRateLimiter over the memory backend', () => {
     await limiter.take('carol');
     await limiter.take('carol');
     expect((await limiter.take('carol')).kind).toBe('limited');
-    await sleep(1100);
+    await sleep(1100); // the 1 s window running out is what this test is about
     expect(await limiter.take('carol')).toMatchObject({ kind: 'allowed', remaining: 1 });
   });
 });
@@ -97,7 +97,7 @@ describe('createRateLimiter when the store fails (fail open)', () => {
       failedChecks: 1,
       msg: expect.stringContaining('fail open'),
     });
-    await sleep(250);
+    await sleep(250); // past logEveryMs (200): the interval that allows the next line is the subject
     await limiter.take('dave');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatchObject({ failedChecks: 5 });

@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as turn } from 'node:timers/promises';
 import type { PlantId } from '@plant-store/domain';
+import { until } from '@plant-store/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeBatch, entryOf, type ChangeEntry } from '../../src/changes/change-hub.js';
 import { ChangeStream } from '../../src/http/change-stream.js';
@@ -92,14 +93,6 @@ const open = async (reading: boolean): Promise<Open> => {
     ends: () => ends,
     serverSocket: () => res?.socket ?? null,
   };
-};
-
-const until = async (what: string, check: () => boolean): Promise<void> => {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 };
 
 describe('ChangeStream', () => {

@@ -207,7 +207,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
       const [held] = await claimAll('a', 300);
       expect(held).toBeDefined();
       expect(await claimAll('b')).toEqual([]);
-      await sleep(450);
+      await sleep(450); // past the 300 ms lease: its end is what this test is about
       const [taken] = await claimAll('b');
       expect(taken?.id).toBe(held?.id);
       // The first holder's late record is ignored; the new holder's counts.
@@ -246,7 +246,7 @@ export function webhookStoreContract(name: string, open: () => Promise<Store>): 
       expect(await claimAll()).toEqual([]);
       const [pending] = rightOf(await store.webhooks.listDeliveries({ limit: 1, status: 'pending' })());
       expect(pending).toMatchObject({ attempts: 1, lastStatus: 500, lastError: 'HTTP 500' });
-      await sleep(400);
+      await sleep(400); // past the 250 ms retry delay: it being kept is what this test is about
       const [second] = await claimAll();
       expect(second).toMatchObject({ id: first?.id, attempts: 1 });
       rightOf(

@@ -138,13 +138,14 @@ describe('GET /plants/changes', () => {
 
   it('holds a long poll until a change arrives', async () => {
     const start = await newest();
+    const holdEnds = Date.now() + 5000; // wait=5 runs out after this, on the server's clock too
     const polled = read(`/plants/changes?since=${start}&wait=5`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until('the long poll to be held', () => server.changeHub.size === 1);
     const created = await createPlant(server, { name: 'awaited' });
-    const started = Date.now();
     const answer = await polled;
     expect(created.status).toBe(201);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Answered by the change, not by the wait running out.
+    expect(Date.now()).toBeLessThan(holdEnds);
     expect(changesOf(answer.json).map((c) => [c.seq, c.data])).toEqual([
       [start + 1, { id: expect.any(Number), name: 'awaited' }],
     ]);

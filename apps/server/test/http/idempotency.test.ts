@@ -198,7 +198,7 @@ describe('IDEMPOTENCY_TTL_SECONDS', () => {
     expect(first.status).toBe(201);
     for (const k of ['a', 'b', 'c', 'd']) expect((await send(`other key ${k}`, `${key}-${k}`)).status).toBe(201);
     expect((await send('other')).status).toBe(422);
-    await sleep(1500);
+    await sleep(1500); // past the 1 s TTL: the key expiring is what this test is about
     const after = await send('other');
     expect(after.status).toBe(201);
     expect(after.headers['idempotent-replayed']).toBeUndefined();

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { until } from '@plant-store/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../../src/tokens/opaque-token.js';
 
@@ -83,14 +84,11 @@ const startServer = async (env: Record<string, string>): Promise<Child> => {
     });
   const listening = await waitForLog('listening');
   const port = Number(new URL(String(listening['url'])).port);
-  const waitForStderr = async (pattern: RegExp): Promise<string> => {
-    for (let waited = 0; waited < 20_000; waited += 50) {
-      const match = pattern.exec(stderr);
-      if (match !== null) return match[0];
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`stderr never matched ${pattern}: ${stderr}`);
-  };
+  const waitForStderr = (pattern: RegExp): Promise<string> =>
+    until(`stderr to match ${pattern}`, () => pattern.exec(stderr)?.[0], 20_000, {
+      everyMs: 50,
+      detail: () => stderr,
+    });
   return { process: child, port, stdout, stderr: () => stderr, exited, waitForLog, waitForStderr };
 };
 

@@ -11,7 +11,7 @@
  * two budgets, one per instance, would give about 240.
  */
 import { Writable } from 'node:stream';
-import { describePostgres, freshPostgresUrl, type FreshPostgres } from '@plant-store/testkit';
+import { describePostgres, freshPostgresUrl, type FreshPostgres, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openRateLimiter } from '../../src/adapters/open-rate-limiter.js';
 import { openStore } from '../../src/adapters/open-store.js';
@@ -88,11 +88,11 @@ const sharedBudgetSuite = (store: 'postgres' | 'redis', databaseUrl: () => strin
 
   it(`allows one principal B per window across both instances, within 10 % (${store})`, async () => {
     // A Redis client connects in the background; wait until a check is really made.
-    for (let i = 0; i < 50; i++) {
-      const probe = await request(a, '/plants?limit=1', { headers: bearer(a.tokens.read) });
-      if (probe.headers['ratelimit'] !== undefined) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(
+      'a rate limit check made through the shared store',
+      async () =>
+        (await request(a, '/plants?limit=1', { headers: bearer(a.tokens.read) })).headers['ratelimit'] !== undefined,
+    );
     storeErrors.length = 0;
     // The token the run uses has not been checked yet: its first window starts with the run.
     const tally = await hammer([a, b], a.tokens.all);

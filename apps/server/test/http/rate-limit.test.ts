@@ -109,6 +109,7 @@ describe('rate limiting (RATE_LIMIT_PER_SECOND=1, RATE_LIMIT_BURST=2)', () => {
     await list(server.tokens.all);
     const limited = await list(server.tokens.all);
     expectRateLimited(limited);
+    // Waits out Retry-After as a client would: that it is enough is what this test is about.
     await sleep(Number(limited.headers['retry-after']) * 1000 + 100);
     const again = await list(server.tokens.all);
     expect(again.status).toBe(200);

@@ -402,7 +402,19 @@ describe('webhooks', () => {
       expect(sampleSum(during, 'plant_store_webhook_outbox_pending')).toBe(1);
       expect(sampleSum(during, 'plant_store_webhook_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(0);
       await until('delivered', () => receiver.received.length >= 3);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The receiver has it; the dispatcher records the attempt after the answer.
+      await until(
+        'the delivered attempt recorded and the outbox empty',
+        async () => {
+          const families = parseScrape(await metrics.registry.metrics());
+          return (
+            sampleSum(families, 'plant_store_webhook_attempts_total', { outcome: 'delivered' }) >= 1 &&
+            sampleSum(families, 'plant_store_webhook_outbox_pending') === 0
+          );
+        },
+        10_000,
+        { everyMs: 100 },
+      );
       const text = await metrics.registry.metrics();
       const after = parseScrape(text);
       expect(sampleSum(after, 'plant_store_webhook_attempts_total', { outcome: 'retry' })).toBe(2);

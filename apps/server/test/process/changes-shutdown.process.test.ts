@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, tempDir, type ServerProcess } from '@plant-store/testkit';
+import { startServer, tempDir, type ServerProcess, until } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -23,6 +23,7 @@ describe('GET /plants/changes at SIGTERM', () => {
         DATABASE_URL: `sqlite:${join(dir.path, 'plants.db')}`,
         PLANT_STORE_STATIC_TOKEN: token,
         SHUTDOWN_TIMEOUT_MS: '10000',
+        METRICS_PORT: '0',
       },
       { main },
     );
@@ -56,7 +57,7 @@ describe('GET /plants/changes at SIGTERM', () => {
       );
     const stream = await open('text/event-stream', '');
     expect(stream.status).toBe(200);
-    // A long poll's head comes with its answer: start it, and give it time to be held.
+    // A long poll's head comes with its answer: start it, and wait until the server holds it.
     const polled = new Promise<{ status: number; text: string; at: number }>((resolve, reject) => {
       http
         .get(
@@ -71,7 +72,13 @@ describe('GET /plants/changes at SIGTERM', () => {
         )
         .on('error', reject);
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The server's own count of what it holds: the stream and the long poll. (A line of the
+    // exposition format compared whole: this only waits, the figures are tested elsewhere.)
+    await until('the stream and the long poll to be held', async () =>
+      (await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text())
+        .split('\n')
+        .includes('plant_store_change_streams_open 2'),
+    );
     const signalled = Date.now();
     const exit = server.stop('SIGTERM', 15_000);
     const [streamEnd, poll] = await Promise.all([stream.body, polled]);

@@ -112,6 +112,7 @@ describe('WebhookSender.send', () => {
     const r = await receiver(answer(status, { location: urlOf(target, '/elsewhere') }));
     const outcome = failed(await sender().send(attempt(urlOf(r))));
     expect(outcome).toMatchObject({ status, error: `HTTP ${status} (redirects are not followed)`, gone: false });
+    // A followed redirect would have connected before send resolved; this is a margin for that proof.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(target.connections()).toBe(0);
   });
@@ -290,6 +291,7 @@ describe('WebhookSender.send', () => {
         ),
       );
       expect(byName.error).toBe('URL refused: hooks.test resolves to 127.0.0.1, a private address (loopback)');
+      // A connection would have been made before send resolved; this is a margin for that proof.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(r.connections()).toBe(0);
     });

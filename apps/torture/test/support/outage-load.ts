@@ -138,7 +138,7 @@ export class OutageLoad {
       const id = this.nextChosenId++;
       await this.create(this.newPlant(label), id);
       if (this.present.has(id)) return Date.now() - since;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 20)); // paces the tries; the time to the first success is measured
     }
     return undefined;
   }

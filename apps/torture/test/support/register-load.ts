@@ -155,7 +155,7 @@ export class RegisterLoad {
       for (let attempt = 0; attempt < 50; attempt++) {
         const got = await this.get(client, id);
         if (got) break;
-        await sleep(100);
+        await sleep(100); // back-off between retries of a 503 or a lost answer
       }
     }
   }

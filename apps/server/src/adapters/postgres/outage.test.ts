@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket, connect as connectTcp } from 'n
 import * as E from 'fp-ts/lib/Either.js';
 import type { Either } from 'fp-ts/lib/Either.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { describePostgres, openAdminSql, pgTestUrl } from '@plant-store/testkit';
+import { describePostgres, openAdminSql, pgTestUrl, until } from '@plant-store/testkit';
 import {
   causeCode,
   id,
@@ -166,10 +166,9 @@ describePostgres('PostgreSQL store outages', () => {
       await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${schema}`;
       for (const outcome of await during) expect(['Right', 'StoreUnavailable']).toContain(tagOf(outcome));
       // Wait until the old backends are gone (a terminated backend exits promptly).
-      for (let i = 0; i < 100 && (await backends()).some((pid) => before.includes(pid)); i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await until('the terminated backends to exit', async () =>
+        (await backends()).every((pid) => !before.includes(pid)),
+      );
       // The pool reconnects by itself: every operation after the restart succeeds.
       const created = rightOf(
         await store.plants
@@ -202,12 +201,11 @@ describePostgres('PostgreSQL store outages', () => {
         await tx`LOCK TABLE ${tx(schema)}.plants IN ACCESS EXCLUSIVE MODE`;
         // The store's one connection is now busy with a statement waiting for the lock: kill it.
         const blocked = store.plants.get(seeded.id)().then(plainPlant);
-        for (let i = 0; i < 200; i += 1) {
+        await until("the store's statement to wait for the lock", async () => {
           const [row] =
             await tx`SELECT count(*)::int4 AS n FROM pg_stat_activity WHERE application_name = ${schema} AND wait_event_type = 'Lock'`;
-          if (row?.['n'] === 1) break;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+          return row?.['n'] === 1;
+        });
         await tx`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${schema}`;
         expect(tagOf(await blocked)).toBe('StoreUnavailable');
       });
@@ -263,11 +261,15 @@ describePostgres('PostgreSQL store outages', () => {
       await proxy.up();
       // Recovery needs no restart of the store; the first attempts may still hit the reconnect
       // back-off (at most a second), so poll ping, then require every operation to succeed.
-      let ready = await store.plants.ping()();
-      for (let i = 0; i < 100 && E.isLeft(ready); i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        ready = await store.plants.ping()();
-      }
+      const ready = await until(
+        'a ping to succeed after the outage',
+        async () => {
+          const ping = await store.plants.ping()();
+          return E.isRight(ping) && ping;
+        },
+        10_000,
+        { everyMs: 100 },
+      );
       expect(ready).toEqual({ _tag: 'Right', right: undefined });
       expect(rightOf(await store.plants.get(seeded.id)().then(plainPlant))).toEqual(seeded);
       // Nothing that was refused during the outage was applied.

@@ -1,6 +1,13 @@
 import { MAX_PLANT_ID } from '@plant-store/domain';
 import { afterAll, expect, it } from 'vitest';
-import { describePostgres, freshPostgresUrl, openAdminSql, pgTestUrl, type FreshPostgres } from '@plant-store/testkit';
+import {
+  describePostgres,
+  freshPostgresUrl,
+  openAdminSql,
+  pgTestUrl,
+  type FreshPostgres,
+  until,
+} from '@plant-store/testkit';
 import {
   id,
   name,
@@ -419,7 +426,7 @@ describePostgres('PostgreSQL token lookups (tokenCacheMs)', () => {
     expect(await revokedAt(a)).toBeNull(); // read and cached by a, in this slot at the latest
     const cachedIn = slotOf(200);
     expect(rightOf(await b.tokens.revoke('cached', new Date())())).toBe(true);
-    while (slotOf(200) <= cachedIn) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until('the 200 ms slot to end', () => slotOf(200) > cachedIn, 1000, { everyMs: 20 });
     expect(await revokedAt(a)).toBeInstanceOf(Date);
   });
 
@@ -449,8 +456,9 @@ describePostgres('PostgreSQL change log: numbers in commit order', () => {
   // the second writer's change waits for the first's commit, and nobody sees it before.
   it('holds a later change back until an earlier open transaction has committed', async () => {
     const store = await fresh.open();
-    const { url } = await fresh.db();
+    const { url, schema } = await fresh.db();
     const raw = postgres(url, { max: 1, onnotice: () => {} });
+    const admin = openAdminSql();
     try {
       const start = rightOf(await store.changes.newest()());
       let releaseFirst: () => void = () => {};
@@ -467,7 +475,13 @@ describePostgres('PostgreSQL change log: numbers in commit order', () => {
       const second = store.plants
         .create({ id: id(102), name: name('second') })()
         .finally(() => (secondDone = true));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Seen waiting for a lock (the first's, held until it commits), so the checks below cannot
+      // pass merely because the second write had not reached the database yet.
+      await until('the second write to wait for a lock', async () => {
+        const [row] =
+          await admin`SELECT count(*)::int4 AS n FROM pg_stat_activity WHERE application_name = ${schema} AND wait_event_type = 'Lock'`;
+        return row?.['n'] === 1;
+      });
       // The second write waits; a reader sees neither change.
       expect(secondDone).toBe(false);
       expect(rightOf(await store.changes.above(start, 10, 0)())).toEqual({
@@ -485,6 +499,7 @@ describePostgres('PostgreSQL change log: numbers in commit order', () => {
       ]);
     } finally {
       await raw.end();
+      await admin.end();
     }
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fold, type PlantId } from '@plant-store/domain';
+import { until } from '@plant-store/testkit';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const WORDS = ['Fern', 'moss', 'IVY', 'fernmoss', 'Ivy fern', 'Palm'];
 const QUERIES = ['fern', 'moss', 'ivy', 'n m', 'palm', 'rnm'];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Plants the store's search indexer has still to add, read from the file beside the store. */
+const pendingCount = (file: string): number => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM plants_search_pending').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+};
 
 type Step =
   | { readonly kind: 'create'; readonly word: number }
@@ -85,7 +94,11 @@ describe('the search index behind the writes (SQLite)', () => {
               rightOf(await store.plants.delete(plantId(id) as PlantId)());
               names.delete(id);
             } else if (s.kind === 'settle') {
-              await sleep(SEARCH_INDEX_DELAY_MS * 2);
+              // The indexer has run: nothing is left in the pending list (its timer fires
+              // SEARCH_INDEX_DELAY_MS after a write).
+              await until('the search index to catch up', () => pendingCount(file) === 0, 10_000, {
+                everyMs: SEARCH_INDEX_DELAY_MS / 4,
+              });
               await check();
             }
           }

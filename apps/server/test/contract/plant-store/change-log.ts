@@ -150,7 +150,7 @@ export const changeLogContract = (suite: PlantStoreSuite): void => {
         };
         const writers = Array.from({ length: 16 }, (_, w) => writer(w, w % 2 === 0 ? store : other));
         const following = follow();
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // how long the writers run (a load, not a wait)
         writing = false;
         await Promise.all(writers);
         writersDone = true;
