@@ -1,5 +1,5 @@
 import type { RateLimiterRes } from 'rate-limiter-flexible';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryBackend } from './local-backends.js';
 import {
   createRateLimiter,
@@ -77,7 +77,11 @@ describe('createRateLimiter over the memory backend', () => {
 });
 
 describe('createRateLimiter when the store fails (fail open)', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('serves unchecked, calls onStoreError for every check, and logs once per interval with the count', async () => {
+    // The clock is the test's: five checks on a loaded machine may take longer than the interval.
+    vi.useFakeTimers({ toFake: ['Date'] });
     const { lines, logger } = capturedLogger('info');
     const errors: unknown[] = [];
     const failure = new Error('connect ECONNREFUSED 127.0.0.1:1');
@@ -97,10 +101,13 @@ describe('createRateLimiter when the store fails (fail open)', () => {
       failedChecks: 1,
       msg: expect.stringContaining('fail open'),
     });
-    await sleep(250); // past logEveryMs (200): the interval that allows the next line is the subject
+    vi.setSystemTime(Date.now() + 199);
+    await limiter.take('dave');
+    expect(lines).toHaveLength(1);
+    vi.setSystemTime(Date.now() + 1); // logEveryMs (200) after the first line: the next one is allowed
     await limiter.take('dave');
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatchObject({ failedChecks: 5 });
+    expect(lines[1]).toMatchObject({ failedChecks: 6 });
   });
 
   it('serves unchecked when the store does not answer within the time-out', async () => {

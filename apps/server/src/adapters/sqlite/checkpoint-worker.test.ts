@@ -75,8 +75,9 @@ describe('WAL checkpoints', () => {
       sizes.push(walBytes(file));
     }
     // The hard bound, plus the batches that run between two looks at the WAL's size (the search
-    // index's catch-up among them): about 1 MiB at most here, where these writes make 15 MiB of WAL.
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(4 * 384 * KiB);
+    // index's catch-up among them): about 1 MiB at most on a quiet machine, 1.9 MiB seen beside
+    // other suites (the thread's answer late), where these writes make 15 MiB of WAL without it.
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4 * 1024 * KiB);
     const db = new Database(file, { readonly: true });
     try {
       expect(db.prepare('SELECT count(*) FROM plants').pluck().get()).toBe(200 * 50);

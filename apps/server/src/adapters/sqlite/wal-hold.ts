@@ -52,7 +52,10 @@ export class WalHold {
     const walBytes = sizeOf(this.walFile);
     if (walBytes <= this.holdAboveBytes) return undefined;
     return worker.restartNow().then((answer) => {
-      if (answer?.restarted === true) {
+      // No answer in time (a thread starved of CPU, or one restart still on its way): the next
+      // look may ask again; only a restart the thread could not do backs off.
+      if (answer === undefined) return;
+      if (answer.restarted) {
         this.failures = 0;
         return;
       }
@@ -61,7 +64,7 @@ export class WalHold {
       this.holdAgainAt = performance.now() + wait;
       if (this.failures === 1)
         this.logger?.warn(
-          { walBytes: answer?.walBytes ?? walBytes, holdAboveBytes: this.holdAboveBytes },
+          { walBytes: answer.walBytes, holdAboveBytes: this.holdAboveBytes },
           'the WAL is over its bound and could not be restarted (a long reader?); writes go on without waiting for it',
         );
     });
