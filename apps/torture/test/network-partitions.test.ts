@@ -52,6 +52,11 @@ interface Round {
   readonly fault: Fault;
   /** Whether the database cannot be reached at all while it lasts (so /readyz must say 503). */
   readonly unreachable: boolean;
+  /**
+   * Only the first instance loses the database: the second (on the namespace's second port) must
+   * serve as if nothing happened — no 503, /readyz 200 throughout.
+   */
+  readonly firstOnly?: true;
 }
 
 const rounds: readonly Round[] = [
@@ -60,6 +65,7 @@ const rounds: readonly Round[] = [
   { fault: { kind: 'reset' }, unreachable: true },
   { fault: { kind: 'flap', periodMs: 300 }, unreachable: false },
   { fault: { kind: 'loss', probability: 0.05 }, unreachable: false },
+  { fault: { kind: 'cut-first-port' }, unreachable: true, firstOnly: true },
 ];
 
 /** A process and its children (the workers of WORKERS=2). */
@@ -129,10 +135,12 @@ for (const transport of transports)
         PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
       };
       const ca = pg.certificates?.caFile;
+      // The second instance through the namespace's second port: the same database, which a
+      // 'cut-first-port' fault leaves reachable for it alone.
       const urls =
         ca === undefined
-          ? [pg.url, pg.url]
-          : [`${pg.url}?sslmode=require`, `${pg.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`];
+          ? [pg.url, pg.secondUrl]
+          : [`${pg.url}?sslmode=require`, `${pg.secondUrl}?sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`];
       servers.push(
         await startServer({ ...env, DATABASE_URL: urls[0] as string }),
         await startServer({ ...env, DATABASE_URL: urls[1] as string, WORKERS: '2' }),
@@ -179,13 +187,16 @@ for (const transport of transports)
 
     const round = async (
       db: NetworkPostgres,
-      { fault, unreachable }: Round,
+      { fault, unreachable, firstOnly }: Round,
       durationMs: number,
       label: string,
       { beforeMs = BEFORE_MS, afterMs = AFTER_MS } = {},
     ) => {
       const problems: string[] = [];
       const readyProblems: string[] = [];
+      // The instances the fault cuts off the database, and those it must leave serving.
+      const cutPorts = servers.map((s) => s.port).filter((_, i) => firstOnly !== true || i === 0);
+      const keptPorts = servers.map((s) => s.port).filter((port) => !cutPorts.includes(port));
       const ready = pollReady(
         { ports: servers.map((s) => s.port), boundMs: BOUND_MS, everyMs: READYZ_EVERY_MS },
         readyProblems,
@@ -209,7 +220,13 @@ for (const transport of transports)
       await sleep(durationMs);
       await db.heal();
       const backAt = Date.now();
-      const writesBackMs = await load.firstWrite(`${label} probe`, backAt, RECOVERY_MS + 10_000);
+      // Through the instance that was cut, when only one was.
+      const writesBackMs = await load.firstWrite(
+        `${label} probe`,
+        backAt,
+        RECOVERY_MS + 10_000,
+        firstOnly === true ? cutPorts[0] : undefined,
+      );
       if (writesBackMs === undefined || writesBackMs > RECOVERY_MS)
         problems.push(`first create acknowledged ${writesBackMs ?? '> 12000'} ms after the network was back`);
       const readyAgain = (port: number) =>
@@ -237,12 +254,32 @@ for (const transport of transports)
         }),
       );
       if (tally.errors500 > 0) problems.push(`${tally.errors500} answers 5xx other than 503`);
-      const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt);
+      const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt && cutPorts.includes(s.port));
       const notReady = during.filter((s) => s.status === 503);
+      // An instance that kept the database: every answer of the round as if nothing happened.
+      const kept = keptPorts.map((port) => {
+        const readyz = ready.samples.filter((s) => s.port === port);
+        const unready = readyz.filter((s) => s.status !== 200);
+        const ledger = tally.statusesByPort.get(port) ?? new Map<number, number>();
+        const registers503 = registerLoad.samples
+          .slice(samplesFrom)
+          .filter((x) => x.target === port && x.status === 503);
+        const ledger503 = ledger.get(503) ?? 0;
+        const requests = [...ledger.values()].reduce((n, c) => n + c, 0);
+        if (unready.length > 0)
+          problems.push(
+            `:${port} kept the database, yet /readyz said ${[...new Set(unready.map((s) => s.status))].join(' or ')} (${unready.length} of ${readyz.length})`,
+          );
+        if (ledger503 + registers503.length > 0)
+          problems.push(
+            `:${port} kept the database, yet answered 503 to ${ledger503} of ${requests} ledger requests and ${registers503.length} register requests`,
+          );
+        return `:${port} (kept the database): ${requests} ledger requests, ${ledger503 + registers503.length} × 503, /readyz 200 × ${readyz.length - unready.length} of ${readyz.length}`;
+      });
       if (unreachable && notReady.length === 0)
         problems.push('/readyz never answered 503 while the database was unreachable');
-      const readyBackMs = servers.map((s) => {
-        const sample = readyAgain(s.port);
+      const readyBackMs = cutPorts.map((port) => {
+        const sample = readyAgain(port);
         return sample === undefined ? Infinity : sample.sentAt + sample.ms - backAt;
       });
       if (readyBackMs.some((ms) => ms > RECOVERY_MS))
@@ -287,7 +324,8 @@ for (const transport of transports)
         `${tally.unavailable} × 503, ${tally.errors500} × 500, slowest ${tally.slowestMs} ms (bound ${BOUND_MS}); ` +
         `/readyz 503 × ${notReady.length} of ${during.length} during, 200 again ${readyBackMs.join(' / ')} ms after; ` +
         `writes back after ${writesBackMs ?? '—'} ms; acknowledged ${tally.creates} creates + ${tally.deletes} deletes, ` +
-        `${tally.unknown} unknown settled by the store, lost ${lost.length}; histories so far: ${checked.join('; registers ')} (seed ${seed})`;
+        `${tally.unknown} unknown settled by the store, lost ${lost.length}; ${kept.map((k) => `${k}; `).join('')}` +
+        `histories so far: ${checked.join('; registers ')} (seed ${seed})`;
       return { summary, problems };
     };
 
@@ -303,7 +341,7 @@ for (const transport of transports)
       });
 
     for (const r of transport.rounds) {
-      it(`${describeFault(r.fault)}: every answer within ${BOUND_MS} ms, back within ${RECOVERY_MS} ms, nothing lost`, async (ctx) => {
+      it(`${describeFault(r.fault)}: every answer within ${BOUND_MS} ms, back within ${RECOVERY_MS} ms, nothing lost${r.firstOnly === true ? ', the other instance serving throughout' : ''}`, async (ctx) => {
         if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
         const { summary, problems } = await round(pg, r, transport.faultMs, r.fault.kind);
         console.log(summary);
