@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDescriptors } from './support/descriptors.js';
+import { send } from './support/http.js';
 import { seeded } from './support/ledger.js';
 import { pollReady } from './support/ready-poller.js';
 import { describeFault, networkPostgres, type Fault, type NetworkPostgres } from './support/netns.js';
@@ -44,6 +45,15 @@ const rawFault = process.env['TORTURE_FAULT_SECONDS'];
 const faultMs = (rawFault === undefined || rawFault === '' ? 10 : Number(rawFault)) * 1000;
 if (!Number.isFinite(faultMs) || faultMs <= 0)
   throw new Error(`TORTURE_FAULT_SECONDS expects a positive number, got ${JSON.stringify(rawFault)}`);
+/**
+ * How much longer than a start that succeeds a start into a cut network may take to stop: the
+ * connect timeout (PG_ACQUIRE_TIMEOUT_MS, rounded up to seconds) and 3 s to spare. Node's own
+ * start-up (twice with WORKERS=2: the primary, then its worker) takes seconds on a loaded machine,
+ * so the bound counts from the time a start that succeeds takes to listen, measured alongside.
+ */
+const START_EXTRA_MS = Math.ceil(ACQUIRE_TIMEOUT_MS / 1000) * 1000 + 3_000;
+/** A start that has neither listened nor exited by then hangs. */
+const START_HANG_MS = 30_000;
 const CYCLES = 10;
 const CYCLE_FAULT_MS = 1_500;
 const seed = Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
@@ -393,6 +403,99 @@ for (const transport of transports)
           if (f.rssMb > was.rssMb * 1.5 + 20) problems.push(`instance ${i + 1}: RSS ${was.rssMb} → ${f.rssMb} MB`);
         });
         expect(problems.slice(0, 30)).toEqual([]);
+      });
+
+    if (transport.cycles)
+      it(`a server started while the database is cut exits 1 saying why, within ${START_EXTRA_MS} ms more than a start takes; started again once the network is back, it serves`, async (ctx) => {
+        if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
+        const db = pg;
+        const problems: string[] = [];
+        const env = {
+          LOG_LEVEL: 'info',
+          PG_POOL_SIZE: String(POOL_SIZE),
+          PG_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
+          PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+          DATABASE_URL: db.url,
+        };
+        const kinds = [{ name: 'one process' }, { name: 'WORKERS=2', WORKERS: '2' }] as const;
+        const envOf = ({ name: _, ...extra }: (typeof kinds)[number]) => ({ ...env, ...extra });
+        // Started while every packet is dropped both ways: the documented behaviour is one line
+        // saying the database is not reachable and exit 1, within a bound (an orchestrator
+        // restarts it), never a hang nor a process that listens and stays unready.
+        await db.inject({ kind: 'drop', direction: 'both' });
+        const refused = await Promise.all(
+          kinds.map(async (kind) => {
+            const startedAt = Date.now();
+            try {
+              const server = await startServer(envOf(kind), { timeoutMs: START_HANG_MS });
+              await server.stop('SIGKILL');
+              problems.push(`${kind.name}: started and listened while the database was cut`);
+              return { ms: Infinity, line: `${kind.name}: listened` };
+            } catch (error) {
+              const ms = Date.now() - startedAt;
+              const message = error instanceof Error ? error.message : String(error);
+              if (!/server exited with 1 before it was ready/.test(message)) {
+                problems.push(`${kind.name}: did not exit 1 within ${ms} ms: ${message.slice(0, 600)}`);
+                return { ms, line: `${kind.name}: no exit 1 after ${ms} ms (${message.split('\n')[0] ?? ''})` };
+              }
+              const why = /PostgreSQL at \S+ is not reachable: ([^"\\]*)/.exec(message)?.[1];
+              if (why === undefined)
+                problems.push(
+                  `${kind.name}: exited without saying the database is not reachable: ${message.slice(0, 600)}`,
+                );
+              return { ms, line: `${kind.name}: exited 1 after ${ms} ms (not reachable: ${why ?? '—'})` };
+            }
+          }),
+        );
+        await db.heal();
+        const healedAt = Date.now();
+        // Started again once the network is back (what an orchestrator does): ready and writing.
+        const restarted = await Promise.all(
+          kinds.map(async (kind) => {
+            const server = await startServer(envOf(kind));
+            const listenedMs = Date.now() - healedAt;
+            try {
+              const ready = await send({
+                agent,
+                port: server.port,
+                method: 'GET',
+                path: '/readyz',
+                timeoutMs: BOUND_MS,
+              });
+              if (ready.status !== 200) problems.push(`${kind.name}: restarted, /readyz → ${ready.status}`);
+              const writtenMs = await load.firstWrite(
+                `restart ${kind.name}`,
+                healedAt,
+                listenedMs + RECOVERY_MS + 10_000,
+                server.port,
+              );
+              if (writtenMs === undefined || writtenMs - listenedMs > RECOVERY_MS)
+                problems.push(
+                  `${kind.name}: restarted, first create acknowledged ${writtenMs ?? '—'} ms after the network, listening after ${listenedMs} ms`,
+                );
+              return {
+                ms: listenedMs,
+                line: `${kind.name}: listening after ${listenedMs} ms, /readyz ${ready.status}, a create acknowledged ${writtenMs ?? '—'} ms after the network`,
+              };
+            } finally {
+              await server.stop('SIGKILL');
+            }
+          }),
+        );
+        kinds.forEach((kind, i) => {
+          const cut = refused[i]?.ms ?? Infinity;
+          const normal = restarted[i]?.ms ?? 0;
+          if (Number.isFinite(cut) && cut > normal + START_EXTRA_MS)
+            problems.push(
+              `${kind.name}: exited ${cut} ms after its start while cut, a start that succeeds listened after ${normal} ms (bound: ${START_EXTRA_MS} ms more)`,
+            );
+        });
+        problems.push(...load.violations.splice(0));
+        load.nextRound();
+        console.log(
+          `network-partitions: started while cut: ${refused.map((r) => r.line).join('; ')}; started again once the network was back: ${restarted.map((r) => r.line).join('; ')}`,
+        );
+        expect(problems).toEqual([]);
       });
 
     it('kept a watcher of each instance’s change feed through every fault: every change once, in order', async (ctx) => {
