@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { skipOrFail } from '@plant-store/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDescriptors } from './support/descriptors.js';
+import { send } from './support/http.js';
 import { seeded } from './support/ledger.js';
 import { pollReady } from './support/ready-poller.js';
 import { describeFault, networkPostgres, type Fault, type NetworkPostgres } from './support/netns.js';
@@ -44,6 +45,15 @@ const rawFault = process.env['TORTURE_FAULT_SECONDS'];
 const faultMs = (rawFault === undefined || rawFault === '' ? 10 : Number(rawFault)) * 1000;
 if (!Number.isFinite(faultMs) || faultMs <= 0)
   throw new Error(`TORTURE_FAULT_SECONDS expects a positive number, got ${JSON.stringify(rawFault)}`);
+/**
+ * How much longer than a start that succeeds a start into a cut network may take to stop: the
+ * connect timeout (PG_ACQUIRE_TIMEOUT_MS, rounded up to seconds) and 3 s to spare. Node's own
+ * start-up (twice with WORKERS=2: the primary, then its worker) takes seconds on a loaded machine,
+ * so the bound counts from the time a start that succeeds takes to listen, measured alongside.
+ */
+const START_EXTRA_MS = Math.ceil(ACQUIRE_TIMEOUT_MS / 1000) * 1000 + 3_000;
+/** A start that has neither listened nor exited by then hangs. */
+const START_HANG_MS = 30_000;
 const CYCLES = 10;
 const CYCLE_FAULT_MS = 1_500;
 const seed = Number(process.env['TORTURE_SEED'] ?? Date.now() % 1_000_000_007);
@@ -52,6 +62,11 @@ interface Round {
   readonly fault: Fault;
   /** Whether the database cannot be reached at all while it lasts (so /readyz must say 503). */
   readonly unreachable: boolean;
+  /**
+   * Only the first instance loses the database: the second (on the namespace's second port) must
+   * serve as if nothing happened — no 503, /readyz 200 throughout.
+   */
+  readonly firstOnly?: true;
 }
 
 const rounds: readonly Round[] = [
@@ -60,6 +75,7 @@ const rounds: readonly Round[] = [
   { fault: { kind: 'reset' }, unreachable: true },
   { fault: { kind: 'flap', periodMs: 300 }, unreachable: false },
   { fault: { kind: 'loss', probability: 0.05 }, unreachable: false },
+  { fault: { kind: 'cut-first-port' }, unreachable: true, firstOnly: true },
 ];
 
 /** A process and its children (the workers of WORKERS=2). */
@@ -129,10 +145,12 @@ for (const transport of transports)
         PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
       };
       const ca = pg.certificates?.caFile;
+      // The second instance through the namespace's second port: the same database, which a
+      // 'cut-first-port' fault leaves reachable for it alone.
       const urls =
         ca === undefined
-          ? [pg.url, pg.url]
-          : [`${pg.url}?sslmode=require`, `${pg.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`];
+          ? [pg.url, pg.secondUrl]
+          : [`${pg.url}?sslmode=require`, `${pg.secondUrl}?sslmode=verify-full&sslrootcert=${encodeURIComponent(ca)}`];
       servers.push(
         await startServer({ ...env, DATABASE_URL: urls[0] as string }),
         await startServer({ ...env, DATABASE_URL: urls[1] as string, WORKERS: '2' }),
@@ -179,13 +197,16 @@ for (const transport of transports)
 
     const round = async (
       db: NetworkPostgres,
-      { fault, unreachable }: Round,
+      { fault, unreachable, firstOnly }: Round,
       durationMs: number,
       label: string,
       { beforeMs = BEFORE_MS, afterMs = AFTER_MS } = {},
     ) => {
       const problems: string[] = [];
       const readyProblems: string[] = [];
+      // The instances the fault cuts off the database, and those it must leave serving.
+      const cutPorts = servers.map((s) => s.port).filter((_, i) => firstOnly !== true || i === 0);
+      const keptPorts = servers.map((s) => s.port).filter((port) => !cutPorts.includes(port));
       const ready = pollReady(
         { ports: servers.map((s) => s.port), boundMs: BOUND_MS, everyMs: READYZ_EVERY_MS },
         readyProblems,
@@ -209,7 +230,13 @@ for (const transport of transports)
       await sleep(durationMs);
       await db.heal();
       const backAt = Date.now();
-      const writesBackMs = await load.firstWrite(`${label} probe`, backAt, RECOVERY_MS + 10_000);
+      // Through the instance that was cut, when only one was.
+      const writesBackMs = await load.firstWrite(
+        `${label} probe`,
+        backAt,
+        RECOVERY_MS + 10_000,
+        firstOnly === true ? cutPorts[0] : undefined,
+      );
       if (writesBackMs === undefined || writesBackMs > RECOVERY_MS)
         problems.push(`first create acknowledged ${writesBackMs ?? '> 12000'} ms after the network was back`);
       const readyAgain = (port: number) =>
@@ -237,12 +264,32 @@ for (const transport of transports)
         }),
       );
       if (tally.errors500 > 0) problems.push(`${tally.errors500} answers 5xx other than 503`);
-      const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt);
+      const during = ready.samples.filter((s) => s.sentAt >= faultAt && s.sentAt < backAt && cutPorts.includes(s.port));
       const notReady = during.filter((s) => s.status === 503);
+      // An instance that kept the database: every answer of the round as if nothing happened.
+      const kept = keptPorts.map((port) => {
+        const readyz = ready.samples.filter((s) => s.port === port);
+        const unready = readyz.filter((s) => s.status !== 200);
+        const ledger = tally.statusesByPort.get(port) ?? new Map<number, number>();
+        const registers503 = registerLoad.samples
+          .slice(samplesFrom)
+          .filter((x) => x.target === port && x.status === 503);
+        const ledger503 = ledger.get(503) ?? 0;
+        const requests = [...ledger.values()].reduce((n, c) => n + c, 0);
+        if (unready.length > 0)
+          problems.push(
+            `:${port} kept the database, yet /readyz said ${[...new Set(unready.map((s) => s.status))].join(' or ')} (${unready.length} of ${readyz.length})`,
+          );
+        if (ledger503 + registers503.length > 0)
+          problems.push(
+            `:${port} kept the database, yet answered 503 to ${ledger503} of ${requests} ledger requests and ${registers503.length} register requests`,
+          );
+        return `:${port} (kept the database): ${requests} ledger requests, ${ledger503 + registers503.length} × 503, /readyz 200 × ${readyz.length - unready.length} of ${readyz.length}`;
+      });
       if (unreachable && notReady.length === 0)
         problems.push('/readyz never answered 503 while the database was unreachable');
-      const readyBackMs = servers.map((s) => {
-        const sample = readyAgain(s.port);
+      const readyBackMs = cutPorts.map((port) => {
+        const sample = readyAgain(port);
         return sample === undefined ? Infinity : sample.sentAt + sample.ms - backAt;
       });
       if (readyBackMs.some((ms) => ms > RECOVERY_MS))
@@ -287,7 +334,8 @@ for (const transport of transports)
         `${tally.unavailable} × 503, ${tally.errors500} × 500, slowest ${tally.slowestMs} ms (bound ${BOUND_MS}); ` +
         `/readyz 503 × ${notReady.length} of ${during.length} during, 200 again ${readyBackMs.join(' / ')} ms after; ` +
         `writes back after ${writesBackMs ?? '—'} ms; acknowledged ${tally.creates} creates + ${tally.deletes} deletes, ` +
-        `${tally.unknown} unknown settled by the store, lost ${lost.length}; histories so far: ${checked.join('; registers ')} (seed ${seed})`;
+        `${tally.unknown} unknown settled by the store, lost ${lost.length}; ${kept.map((k) => `${k}; `).join('')}` +
+        `histories so far: ${checked.join('; registers ')} (seed ${seed})`;
       return { summary, problems };
     };
 
@@ -303,7 +351,7 @@ for (const transport of transports)
       });
 
     for (const r of transport.rounds) {
-      it(`${describeFault(r.fault)}: every answer within ${BOUND_MS} ms, back within ${RECOVERY_MS} ms, nothing lost`, async (ctx) => {
+      it(`${describeFault(r.fault)}: every answer within ${BOUND_MS} ms, back within ${RECOVERY_MS} ms, nothing lost${r.firstOnly === true ? ', the other instance serving throughout' : ''}`, async (ctx) => {
         if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
         const { summary, problems } = await round(pg, r, transport.faultMs, r.fault.kind);
         console.log(summary);
@@ -355,6 +403,99 @@ for (const transport of transports)
           if (f.rssMb > was.rssMb * 1.5 + 20) problems.push(`instance ${i + 1}: RSS ${was.rssMb} → ${f.rssMb} MB`);
         });
         expect(problems.slice(0, 30)).toEqual([]);
+      });
+
+    if (transport.cycles)
+      it(`a server started while the database is cut exits 1 saying why, within ${START_EXTRA_MS} ms more than a start takes; started again once the network is back, it serves`, async (ctx) => {
+        if (pg === undefined) return skipOrFail(ctx, 'network-partitions', skipped ?? 'no harness');
+        const db = pg;
+        const problems: string[] = [];
+        const env = {
+          LOG_LEVEL: 'info',
+          PG_POOL_SIZE: String(POOL_SIZE),
+          PG_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
+          PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+          DATABASE_URL: db.url,
+        };
+        const kinds = [{ name: 'one process' }, { name: 'WORKERS=2', WORKERS: '2' }] as const;
+        const envOf = ({ name: _, ...extra }: (typeof kinds)[number]) => ({ ...env, ...extra });
+        // Started while every packet is dropped both ways: the documented behaviour is one line
+        // saying the database is not reachable and exit 1, within a bound (an orchestrator
+        // restarts it), never a hang nor a process that listens and stays unready.
+        await db.inject({ kind: 'drop', direction: 'both' });
+        const refused = await Promise.all(
+          kinds.map(async (kind) => {
+            const startedAt = Date.now();
+            try {
+              const server = await startServer(envOf(kind), { timeoutMs: START_HANG_MS });
+              await server.stop('SIGKILL');
+              problems.push(`${kind.name}: started and listened while the database was cut`);
+              return { ms: Infinity, line: `${kind.name}: listened` };
+            } catch (error) {
+              const ms = Date.now() - startedAt;
+              const message = error instanceof Error ? error.message : String(error);
+              if (!/server exited with 1 before it was ready/.test(message)) {
+                problems.push(`${kind.name}: did not exit 1 within ${ms} ms: ${message.slice(0, 600)}`);
+                return { ms, line: `${kind.name}: no exit 1 after ${ms} ms (${message.split('\n')[0] ?? ''})` };
+              }
+              const why = /PostgreSQL at \S+ is not reachable: ([^"\\]*)/.exec(message)?.[1];
+              if (why === undefined)
+                problems.push(
+                  `${kind.name}: exited without saying the database is not reachable: ${message.slice(0, 600)}`,
+                );
+              return { ms, line: `${kind.name}: exited 1 after ${ms} ms (not reachable: ${why ?? '—'})` };
+            }
+          }),
+        );
+        await db.heal();
+        const healedAt = Date.now();
+        // Started again once the network is back (what an orchestrator does): ready and writing.
+        const restarted = await Promise.all(
+          kinds.map(async (kind) => {
+            const server = await startServer(envOf(kind));
+            const listenedMs = Date.now() - healedAt;
+            try {
+              const ready = await send({
+                agent,
+                port: server.port,
+                method: 'GET',
+                path: '/readyz',
+                timeoutMs: BOUND_MS,
+              });
+              if (ready.status !== 200) problems.push(`${kind.name}: restarted, /readyz → ${ready.status}`);
+              const writtenMs = await load.firstWrite(
+                `restart ${kind.name}`,
+                healedAt,
+                listenedMs + RECOVERY_MS + 10_000,
+                server.port,
+              );
+              if (writtenMs === undefined || writtenMs - listenedMs > RECOVERY_MS)
+                problems.push(
+                  `${kind.name}: restarted, first create acknowledged ${writtenMs ?? '—'} ms after the network, listening after ${listenedMs} ms`,
+                );
+              return {
+                ms: listenedMs,
+                line: `${kind.name}: listening after ${listenedMs} ms, /readyz ${ready.status}, a create acknowledged ${writtenMs ?? '—'} ms after the network`,
+              };
+            } finally {
+              await server.stop('SIGKILL');
+            }
+          }),
+        );
+        kinds.forEach((kind, i) => {
+          const cut = refused[i]?.ms ?? Infinity;
+          const normal = restarted[i]?.ms ?? 0;
+          if (Number.isFinite(cut) && cut > normal + START_EXTRA_MS)
+            problems.push(
+              `${kind.name}: exited ${cut} ms after its start while cut, a start that succeeds listened after ${normal} ms (bound: ${START_EXTRA_MS} ms more)`,
+            );
+        });
+        problems.push(...load.violations.splice(0));
+        load.nextRound();
+        console.log(
+          `network-partitions: started while cut: ${refused.map((r) => r.line).join('; ')}; started again once the network was back: ${restarted.map((r) => r.line).join('; ')}`,
+        );
+        expect(problems).toEqual([]);
       });
 
     it('kept a watcher of each instance’s change feed through every fault: every change once, in order', async (ctx) => {

@@ -16,6 +16,12 @@ const exec = promisify(execFile);
 
 export type Fault =
   | { readonly kind: 'drop'; readonly direction: 'both' | 'to-database' | 'from-database' }
+  /**
+   * Every packet of the connections made to PostgreSQL's own port dropped, both ways; those made
+   * through `secondUrl`'s port pass. So an instance on `url` loses the database, one on `secondUrl`
+   * keeps it.
+   */
+  | { readonly kind: 'cut-first-port' }
   | { readonly kind: 'reset' }
   | { readonly kind: 'flap'; readonly periodMs: number }
   | { readonly kind: 'loss'; readonly probability: number };
@@ -28,6 +34,8 @@ export const describeFault = (fault: Fault): string => {
         : fault.direction === 'to-database'
           ? 'packets to PostgreSQL dropped (its answers pass)'
           : "PostgreSQL's packets dropped (queries arrive, answers do not)";
+    case 'cut-first-port':
+      return 'every packet dropped, both ways, for one instance only';
     case 'reset':
       return 'every packet to PostgreSQL answered with a TCP reset';
     case 'flap':
@@ -38,6 +46,11 @@ export const describeFault = (fault: Fault): string => {
 };
 
 export interface NetworkPostgres extends OutagePostgres {
+  /**
+   * The same database through a second port of the namespace (redirected to PostgreSQL's):
+   * every fault reaches it too, but 'cut-first-port'.
+   */
+  readonly secondUrl: string;
   /** Applies `fault` until `heal`. */
   inject(fault: Fault): Promise<void>;
   /** Lifts every fault. */
@@ -57,6 +70,9 @@ const missingTool = (): string | undefined => {
   }
   return undefined;
 };
+
+/** The second port is PostgreSQL's plus this (the namespace has every port free). */
+const SECOND_PORT_OFFSET = 1;
 
 const run = async (file: string, args: readonly string[]): Promise<void> => {
   try {
@@ -109,6 +125,25 @@ export const networkPostgres = async (tls?: {
     await inNs(['ip', 'link', 'set', nsSide, 'up']);
     await inNs(['ip', 'link', 'set', 'lo', 'up']);
     cluster = await throwawayCluster({ prefix: ['ip', 'netns', 'exec', ns], address }, tls);
+    if (typeof cluster !== 'string') {
+      const port = Number(new URL(cluster.url).port);
+      await iptables(
+        '-t',
+        'nat',
+        '-A',
+        'PREROUTING',
+        '-i',
+        nsSide,
+        '-p',
+        'tcp',
+        '--dport',
+        String(port + SECOND_PORT_OFFSET),
+        '-j',
+        'REDIRECT',
+        '--to-ports',
+        String(port),
+      );
+    }
   } catch (error) {
     await teardown();
     throw error;
@@ -119,6 +154,7 @@ export const networkPostgres = async (tls?: {
   }
   const pg = cluster;
   const socket = pg.socket;
+  const pgPort = Number(new URL(pg.url).port);
   if (socket === undefined) throw new Error('the throwaway cluster has no Unix socket');
   let flapping: { stop: () => Promise<void> } | undefined;
 
@@ -171,11 +207,33 @@ export const networkPostgres = async (tls?: {
   return {
     ...pg,
     label: `${pg.label}, in network namespace ${ns} over ${hostSide}`,
+    secondUrl: pg.url.replace(`:${pgPort}/`, `:${pgPort + SECOND_PORT_OFFSET}/`),
     inject: async (fault) => {
       switch (fault.kind) {
         case 'drop':
           if (fault.direction !== 'from-database') await iptables('-A', 'INPUT', '-i', nsSide, '-j', 'DROP');
           if (fault.direction !== 'to-database') await iptables('-A', 'OUTPUT', '-o', nsSide, '-j', 'DROP');
+          return;
+        case 'cut-first-port':
+          // By the port the connection was opened to, before the redirect: PostgreSQL's own.
+          for (const [chain, side] of [
+            ['INPUT', '-i'],
+            ['OUTPUT', '-o'],
+          ] as const)
+            await iptables(
+              '-A',
+              chain,
+              side,
+              nsSide,
+              '-p',
+              'tcp',
+              '-m',
+              'conntrack',
+              '--ctorigdstport',
+              String(pgPort),
+              '-j',
+              'DROP',
+            );
           return;
         case 'reset':
           await iptables('-A', 'INPUT', '-i', nsSide, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset');

@@ -34,6 +34,8 @@ export interface OutageTally {
   unknown: number;
   slowestMs: number;
   readonly statuses: Map<number, number>;
+  /** The statuses by the port that answered (requests sent through `transport` are not in it). */
+  readonly statusesByPort: Map<number, Map<number, number>>;
 }
 
 const newTally = (): OutageTally => ({
@@ -45,6 +47,7 @@ const newTally = (): OutageTally => ({
   unknown: 0,
   slowestMs: 0,
   statuses: new Map(),
+  statusesByPort: new Map(),
 });
 
 const safeJson = (text: string): unknown => {
@@ -132,11 +135,14 @@ export class OutageLoad {
     return this.list(rand);
   }
 
-  /** A create with a chosen id, sent one after another until one is acknowledged; resolves when it was (ms after `since`). */
-  async firstWrite(label: string, since: number, deadlineMs: number): Promise<number | undefined> {
+  /**
+   * A create with a chosen id, sent one after another until one is acknowledged; resolves when it
+   * was (ms after `since`). Each to `port` when given, else wherever the target sends it.
+   */
+  async firstWrite(label: string, since: number, deadlineMs: number, port?: number): Promise<number | undefined> {
     while (Date.now() - since < deadlineMs) {
       const id = this.nextChosenId++;
-      await this.create(this.newPlant(label), id);
+      await this.create(this.newPlant(label), id, port);
       if (this.present.has(id)) return Date.now() - since;
       await new Promise((resolve) => setTimeout(resolve, 20)); // paces the tries; the time to the first success is measured
     }
@@ -158,9 +164,10 @@ export class OutageLoad {
     what: string,
     method: string,
     path: string,
-    extra: { headers?: http.OutgoingHttpHeaders; body?: string } = {},
+    extra: { headers?: http.OutgoingHttpHeaders; body?: string; port?: number } = {},
   ): Promise<SimpleResponse | undefined> {
-    const { agent, port, token, boundMs } = this.target;
+    const { agent, token, boundMs } = this.target;
+    const port = extra.port ?? this.target.port;
     const headers = {
       authorization: `Bearer ${token}`,
       ...(extra.body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -180,6 +187,11 @@ export class OutageLoad {
       const ms = Date.now() - started;
       this.tally.slowestMs = Math.max(this.tally.slowestMs, ms);
       this.tally.statuses.set(res.status, (this.tally.statuses.get(res.status) ?? 0) + 1);
+      if (this.target.transport === undefined) {
+        const byPort = this.tally.statusesByPort.get(port) ?? new Map<number, number>();
+        byPort.set(res.status, (byPort.get(res.status) ?? 0) + 1);
+        this.tally.statusesByPort.set(port, byPort);
+      }
       if (ms > boundMs)
         this.late.push({ what, status: res.status, ms, requestId: String(res.headers['x-request-id']) });
       if (res.status >= 400) {
@@ -227,7 +239,7 @@ export class OutageLoad {
     return got;
   }
 
-  private async create(plant: Expected, id: number | undefined): Promise<void> {
+  private async create(plant: Expected, id: number | undefined, port?: number): Promise<void> {
     const body = JSON.stringify({
       ...(id === undefined ? {} : { id }),
       name: plant.name,
@@ -235,7 +247,10 @@ export class OutageLoad {
     });
     const what = `POST ${body}`;
     const sentAt = performance.now();
-    const res = await this.request('create', what, 'POST', '/plants', { body });
+    const res = await this.request('create', what, 'POST', '/plants', {
+      body,
+      ...(port === undefined ? {} : { port }),
+    });
     if (res?.status === 201) {
       const got = this.checkCreated(what, res, plant, id);
       if (got !== undefined) this.landed(got, plant);
