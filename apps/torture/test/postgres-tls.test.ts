@@ -35,33 +35,47 @@ describe('PostgreSQL over TLS: sslmode and sslrootcert', () => {
     `${db.url.replace('127.0.0.1', host)}?${query}`;
   const rootCert = (db: OutagePostgres) => `sslrootcert=${encodeURIComponent(db.certificates?.caFile ?? '')}`;
 
-  /** Whether every connection named application_name=plant-store is encrypted, as pg_stat_ssl says. */
-  const encryption = async (db: OutagePostgres) => {
-    const admin = postgres(db.url, { max: 1, onnotice: () => undefined });
-    try {
-      const [row] = await admin`
-        select count(*) filter (where s.ssl)::int as encrypted, count(*) filter (where not s.ssl)::int as plain,
-               min(s.version) as version
-          from pg_stat_activity a join pg_stat_ssl s using (pid) where a.application_name = 'plant-store'`;
-      return { encrypted: Number(row?.['encrypted']), plain: Number(row?.['plain']), version: row?.['version'] };
-    } finally {
-      await admin.end({ timeout: 5 });
-    }
+  /**
+   * Every connection the server opened since `from` (an offset in the server's log), from
+   * PostgreSQL's own `connection authorized` lines (log_connections): its application_name and
+   * whether it was encrypted. The log, not pg_stat_ssl, so that connections gone by the time of
+   * a look count too (the direct one runs the migrations and closes).
+   */
+  const connections = async (db: OutagePostgres, from: number) => {
+    const log = ((await db.serverLog?.()) ?? '').slice(from);
+    const seen = [...log.matchAll(/connection authorized: .*application_name=(plant-store[\w-]*)(.*)$/gm)].map(
+      ([, name, rest]) => ({ name: name as string, tls: /SSL enabled \(protocol=([^,]+)/.exec(rest ?? '')?.[1] }),
+    );
+    const names = [...new Set(seen.map((c) => c.name))].sort();
+    return {
+      names,
+      encrypted: seen.filter((c) => c.tls !== undefined).length,
+      plain: seen.filter((c) => c.tls === undefined).map((c) => c.name),
+      version: seen.find((c) => c.tls !== undefined)?.tls,
+    };
   };
 
   /** Starts a server on `url`, makes and reads a plant through it, and stops it. */
   const serves = async (db: OutagePostgres, url: string) => {
     token ??= await createToken(db.url, 'tls');
-    const server = await startServer({ DATABASE_URL: url, LOG_LEVEL: 'warn' });
+    const from = ((await db.serverLog?.()) ?? '').length;
+    // Every kind of connection the server makes: its pool, the migrations' direct one, the rate
+    // limiter's pool.
+    const server = await startServer({
+      DATABASE_URL: url,
+      DATABASE_DIRECT_URL: url,
+      RATE_LIMIT_STORE: 'postgres',
+      RATE_LIMIT_PER_SECOND: '1000',
+      LOG_LEVEL: 'warn',
+    });
     started.push(server);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body: '{"name":"Fern"}' });
     expect(created.status).toBe(201);
     const location = created.headers.get('location') ?? '';
     expect((await fetch(`${server.url}${location}`, { headers })).status).toBe(200);
-    const seen = await encryption(db);
     await server.stop('SIGTERM');
-    return seen;
+    return connections(db, from);
   };
 
   const serving: readonly (readonly [string, (db: OutagePostgres) => string])[] = [
@@ -74,14 +88,16 @@ describe('PostgreSQL over TLS: sslmode and sslrootcert', () => {
     ['prefer', (db: OutagePostgres) => urlFor(db, 'sslmode=prefer')],
   ];
   for (const [label, url] of serving)
-    it(`${label}: serves, every connection encrypted`, async (ctx) => {
+    it(`${label}: serves, every connection encrypted (pool, direct, fence, rate limiter)`, async (ctx) => {
       if (pg === undefined) return skipOrFail(ctx, 'postgres-tls', skipped ?? 'no harness');
       const seen = await serves(pg, url(pg));
       console.log(
-        `postgres-tls ${label}: ${seen.encrypted} connections encrypted (${String(seen.version)}), ${seen.plain} in the clear`,
+        `postgres-tls ${label}: ${seen.encrypted} connections encrypted (${String(seen.version)}) of ${seen.names.join(', ')}; ${seen.plain.length} in the clear`,
       );
-      expect(seen.plain).toBe(0);
-      expect(seen.encrypted).toBeGreaterThan(0);
+      expect(seen.plain).toEqual([]);
+      expect(seen.names).toEqual(
+        expect.arrayContaining(['plant-store', 'plant-store-direct', 'plant-store-fence', 'plant-store-rate-limiter']),
+      );
     });
 
   const refused: readonly (readonly [string, (db: OutagePostgres) => string, RegExp])[] = [

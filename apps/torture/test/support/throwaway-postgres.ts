@@ -54,6 +54,11 @@ export interface OutagePostgres {
   close(): Promise<void>;
   /** With `tls`: the certificates it serves (ssl=on), made by the test. */
   readonly certificates?: TestCertificates;
+  /**
+   * With `tls`: the server's log so far (`log_connections` is on: a `connection authorized` line
+   * for every connection, its `application_name` and whether it is encrypted).
+   */
+  readonly serverLog?: () => Promise<string>;
 }
 
 const exec = promisify(execFile);
@@ -148,7 +153,7 @@ export const throwawayCluster = async (
         { dnsNames: tls.dnsNames, addresses: [address], ...(clientName === undefined ? {} : { clientName }) },
         owner,
       );
-      tlsOptions = ` -c ssl=on -c ssl_cert_file=${certificates.certFile} -c ssl_key_file=${certificates.keyFile}`;
+      tlsOptions = ` -c ssl=on -c ssl_cert_file=${certificates.certFile} -c ssl_key_file=${certificates.keyFile} -c log_connections=on`;
       if (clientName !== undefined) tlsOptions += ` -c ssl_ca_file=${certificates.caFile}`;
     }
   } catch (error) {
@@ -190,7 +195,9 @@ export const throwawayCluster = async (
   return {
     label: `throwaway PostgreSQL ${version} on ${address}:${port}${user === undefined ? '' : ' (as postgres)'}${certificates === undefined ? '' : ', TLS on'}`,
     url,
-    ...(certificates === undefined ? {} : { certificates }),
+    ...(certificates === undefined
+      ? {}
+      : { certificates, serverLog: () => readFile(logOf(port), 'utf8').catch(() => '') }),
     socket: { dir, port },
     applicationName: 'plant-store',
     restart: async () =>
