@@ -178,8 +178,10 @@ const modelSuite = (storeName: string, store: () => Store) => {
     let runs = 0;
     let operations = 0;
     let imports = 0;
-    // How often the interesting case came up: writes between the mirror's pages, changes skipped.
+    // How often the interesting cases came up: writes between the mirror's pages, writes racing a
+    // page's read, changes skipped.
     let interleaved = 0;
+    let raced = 0;
     let skipped = 0;
 
     await fc.assert(
@@ -270,9 +272,12 @@ const modelSuite = (storeName: string, store: () => Store) => {
         for (const op of before) await apply(op);
 
         // The mirror's client records each list page it reads, and before asking for one makes the
-        // writes of the listing phase meant to land there.
+        // writes of the listing phase meant to land there: all but the last one before the page's
+        // request is sent, the last one beside it, racing the page's read (it may commit while the
+        // server reads the page: a page and its X-Change-Seq from two snapshots would show).
         const pages: PageRead[] = [];
         let pagesAsked = 0;
+        let racing: Promise<void> | undefined;
         const mirrorClient = createPlantStoreClient({
           baseUrl: url,
           token,
@@ -281,17 +286,27 @@ const modelSuite = (storeName: string, store: () => Store) => {
               async (request) => {
                 if (new URL(request.url).pathname !== '/plants') return;
                 const page = pagesAsked++;
-                for (const write of listing) if (write.before === page) await apply(write.op);
+                const writes = listing.filter((write) => write.before === page);
+                for (const write of writes.slice(0, -1)) await apply(write.op);
+                const last = writes.at(-1);
+                if (last === undefined) return;
+                racing = apply(last.op);
+                racing.catch(() => undefined); // awaited (and so reported) once the page is in
+                raced += 1;
               },
             ],
             afterResponse: [
-              ({ request, headers }) => {
+              async ({ request, headers }) => {
                 const target = new URL(request.url);
                 if (target.pathname !== '/plants') return;
                 pages.push({
                   after: Number(target.searchParams.get('after') ?? 0),
                   changeSeq: Number(headers['x-change-seq']),
                 });
+                // The racing write ends before the next page's writes begin: writes stay in order.
+                const write = racing;
+                racing = undefined;
+                await write;
               },
             ],
           },
@@ -303,6 +318,7 @@ const modelSuite = (storeName: string, store: () => Store) => {
         });
         try {
           await mirror.ready;
+          await racing;
           for (const write of listing) if (write.before >= pagesAsked) await apply(write.op);
           for (const op of after) await apply(op);
 
@@ -349,8 +365,11 @@ const modelSuite = (storeName: string, store: () => Store) => {
       { seed: SEED, numRuns: RUNS },
     );
     console.log(
-      `changes-mirror model (${storeName}): ${runs} runs, ${operations} operations, ${interleaved} runs with writes between pages, ${skipped} changes skipped, seed ${SEED}`,
+      `changes-mirror model (${storeName}): ${runs} runs, ${operations} operations, ${interleaved} runs with writes between pages, ${raced} writes racing a page's read, ${skipped} changes skipped, seed ${SEED}`,
     );
+    // The cases the model is for, on every line (the lines run the first runs of the same seed).
+    expect(interleaved, "runs with writes between the mirror's pages").toBeGreaterThan(0);
+    expect(raced, "writes racing a page's read").toBeGreaterThan(0);
   }, 300_000);
 };
 
