@@ -1,8 +1,7 @@
 /** `plant-store import`: creates the plants of a JSON Lines file, safe to run again after an interruption. */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { CreatePlantRequest, decodeWith, type IdempotencyKey } from '@plant-store/domain';
+import { CreatePlantRequest, decodeWith, jsonLines, type IdempotencyKey } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { AbortError, ConflictError, NotFoundError, PlantStoreError } from './client-error.js';
 import type { PlantStoreClient } from './create-plant-store-client.js';
@@ -148,8 +147,9 @@ export const importFile = async (
     if (outcome.kind !== 'interrupted') progress.increment();
   };
 
-  const input = createReadStream(path);
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const input = createReadStream(path, { encoding: 'utf8' });
+  // LF only, as JSON Lines are: readline would also cut a name at U+2028 or U+2029.
+  const lines = jsonLines(input);
   let lineNumber = 0;
   try {
     for await (const line of lines) {
@@ -170,7 +170,6 @@ export const importFile = async (
       while (running.size >= concurrency) await Promise.race(running);
     }
   } finally {
-    lines.close();
     input.destroy();
     await Promise.all(running);
     progress.stop();

@@ -82,6 +82,19 @@ describe('plant-store import', () => {
     for (const key of keysSent()) expect(key).toMatch(/^import:[0-9a-f]{32}:[135]:[0-9a-f]{16}$/);
   });
 
+  it('reads a line as JSON Lines do: U+2028 and U+2029 inside a name (as export writes them) end no line', async () => {
+    const path = await file('plants.jsonl', [
+      JSON.stringify({ name: 'a\u2028b' }),
+      JSON.stringify({ name: 'c\u2029d' }),
+    ]);
+    expect(await run(['import', path])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'created 2, replayed 0, already present 0, failed 0\n',
+    });
+    expect(names()).toEqual(['a\u2028b', 'c\u2029d']);
+  });
+
   it('sends the same keys when the same file runs again, so the second run replays and creates nothing', async () => {
     const path = await file('plants.jsonl', ['{"name":"Fern"}', '{"name":"Fern"}', '{"id":7,"name":"Ivy"}']);
     await run(['import', path]);

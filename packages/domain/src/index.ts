@@ -15,6 +15,7 @@ export {
   type ChangeSeqBrand,
 } from './change.js';
 export { describeValue } from './describe-value.js';
+export { jsonLines } from './json-lines.js';
 export {
   IDEMPOTENCY_KEY_PATTERN,
   IdempotencyKey,

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { CreatePlantRequest, formatErrors, type Plant } from '@plant-store/domain';
+import { CreatePlantRequest, formatErrors, jsonLines, type Plant } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { idLiteralProblem } from '../wire/json-number.js';
 import type { ImportOutcome, ImportPlant } from '../ports/store-data.js';
@@ -34,26 +34,10 @@ export const decodeLine = (line: number, text: string): ImportLine => {
   return { line, plant: { ...decoded.right, id } };
 };
 
-/**
- * The file's lines, split at LF only (a CR before it dropped), as JSON Lines are. Not
- * `node:readline`: it also ends a line at U+2028 and U+2029, which JSON strings hold unescaped,
- * so a name with one of them would be cut in two (JSON.stringify, and so `export`, writes them raw).
- */
-async function* fileLines(file: string): AsyncIterable<string> {
-  const withoutCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
-  let rest = '';
-  for await (const chunk of createReadStream(file, { encoding: 'utf8' })) {
-    const parts = (rest + (chunk as string)).split('\n');
-    rest = parts.pop() ?? '';
-    for (const part of parts) yield withoutCr(part);
-  }
-  if (rest !== '') yield withoutCr(rest);
-}
-
 /** The file's non-blank lines, decoded, one at a time (constant memory). */
 export async function* readLines(file: string): AsyncIterable<ImportLine> {
   let n = 0;
-  for await (const text of fileLines(file)) {
+  for await (const text of jsonLines(createReadStream(file, { encoding: 'utf8' }))) {
     n += 1;
     if (text.trim() === '') continue;
     yield decodeLine(n, text);
