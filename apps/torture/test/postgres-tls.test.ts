@@ -13,6 +13,18 @@ import { createToken } from './support/token.js';
 
 const DB_NAME = 'db.plant-store.test';
 
+/** The server on `url` with every kind of connection it makes: its pool, the migrations' direct one, the rate limiter's. */
+const startEveryConnection = (url: string): Promise<ServerProcess> =>
+  startServer({
+    DATABASE_URL: url,
+    DATABASE_DIRECT_URL: url,
+    RATE_LIMIT_STORE: 'postgres',
+    RATE_LIMIT_PER_SECOND: '1000',
+    LOG_LEVEL: 'warn',
+  });
+const createFern = (server: ServerProcess, headers: Record<string, string>): Promise<Response> =>
+  fetch(`${server.url}/plants`, { method: 'POST', headers, body: '{"name":"Fern"}' });
+
 describe('PostgreSQL over TLS: sslmode and sslrootcert', () => {
   let pg: OutagePostgres | undefined;
   let skipped: string | undefined;
@@ -59,18 +71,10 @@ describe('PostgreSQL over TLS: sslmode and sslrootcert', () => {
   const serves = async (db: OutagePostgres, url: string) => {
     token ??= await createToken(db.url, 'tls');
     const from = ((await db.serverLog?.()) ?? '').length;
-    // Every kind of connection the server makes: its pool, the migrations' direct one, the rate
-    // limiter's pool.
-    const server = await startServer({
-      DATABASE_URL: url,
-      DATABASE_DIRECT_URL: url,
-      RATE_LIMIT_STORE: 'postgres',
-      RATE_LIMIT_PER_SECOND: '1000',
-      LOG_LEVEL: 'warn',
-    });
+    const server = await startEveryConnection(url);
     started.push(server);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body: '{"name":"Fern"}' });
+    const created = await createFern(server, headers);
     expect(created.status).toBe(201);
     const location = created.headers.get('location') ?? '';
     expect((await fetch(`${server.url}${location}`, { headers })).status).toBe(200);
@@ -187,16 +191,10 @@ describe('PostgreSQL over TLS with a client certificate: sslcert and sslkey', ()
     if (pg === undefined) return skipOrFail(ctx, 'postgres-tls', skipped ?? 'no harness');
     const token = await createToken(pg.url, 'client-cert');
     const url = withCertificate(pg);
-    const server = await startServer({
-      DATABASE_URL: url,
-      DATABASE_DIRECT_URL: url,
-      RATE_LIMIT_STORE: 'postgres',
-      RATE_LIMIT_PER_SECOND: '1000',
-      LOG_LEVEL: 'warn',
-    });
+    const server = await startEveryConnection(url);
     started.push(server);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body: '{"name":"Fern"}' });
+    const created = await createFern(server, headers);
     expect(created.status).toBe(201);
     expect(created.headers.get('ratelimit-policy')).not.toBeNull();
     const admin = postgres(pg.url, { max: 1, onnotice: () => undefined });
