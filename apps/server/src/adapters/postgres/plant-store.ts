@@ -1,3 +1,4 @@
+import { plantColumnList } from '../plant-columns.js';
 import { plantNotFound, type IdTaken, type PlantNotFound } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
@@ -16,6 +17,9 @@ import { atChange, countStatement, matchesStatement, pageStatement, splitAtChang
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
 import { changeStateFromRow, countFromTextRow } from '../store-rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
+
+/** Every plant column (plant-columns.ts) of `plants p`. */
+const PLANT_COLUMNS_P = plantColumnList('p');
 
 /**
  * Plants and idempotency keys in PostgreSQL: creates, updates and deletes go through the write
@@ -60,7 +64,7 @@ export const createPostgresPlantStore = (
           'get plant',
           // With the change log's newest number, in the same statement (one snapshot).
           () => sql`
-            SELECT s.last_seq::float8 AS last_seq, p.id, p.name, p.tag, p.version::text AS version
+            SELECT s.last_seq::float8 AS last_seq, p.id, ${sql.unsafe(PLANT_COLUMNS_P)}, p.version::text AS version
               FROM plant_change_state s LEFT JOIN plants p ON p.id = ${id}::int8`,
         ),
         E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant & AtChange> => {
