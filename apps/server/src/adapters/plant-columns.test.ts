@@ -106,14 +106,14 @@ describe('the SQLite schema', () => {
   it('logs a change of a column added later once its migration makes the triggers again', () => {
     const db = sqliteStore();
     // What the migration adding a member does: the column in both tables, the two triggers again.
-    const notes: PlantColumn = { field: 'notes' as never, kind: 'text', required: false };
+    const later: PlantColumn = { field: 'added_later' as never, kind: 'text', required: false };
     db.exec(`
-      ALTER TABLE plants ADD COLUMN notes TEXT;
-      ALTER TABLE plant_changes ADD COLUMN notes TEXT;
+      ALTER TABLE plants ADD COLUMN added_later TEXT;
+      ALTER TABLE plant_changes ADD COLUMN added_later TEXT;
       DROP TRIGGER plant_changes_insert;
       DROP TRIGGER plant_changes_update;
-      ${changeTriggersOf([...PLANT_FIELDS, 'notes'])}`);
-    eachColumnAloneSqlite(db, [...PLANT_COLUMNS, notes]);
+      ${changeTriggersOf([...PLANT_FIELDS, 'added_later'])}`);
+    eachColumnAloneSqlite(db, [...PLANT_COLUMNS, later]);
   });
 });
 
@@ -181,8 +181,10 @@ describePostgres('the PostgreSQL schema', () => {
 
   it('logs a change of a column added later with no new trigger function: the whole plant is compared', async () => {
     await withStore(async (sql) => {
-      await sql.unsafe('ALTER TABLE plants ADD COLUMN notes text; ALTER TABLE plant_changes ADD COLUMN notes text');
-      await eachColumnAlone(sql, [...PLANT_COLUMNS, { field: 'notes' as never, kind: 'text', required: false }]);
+      await sql.unsafe(
+        'ALTER TABLE plants ADD COLUMN added_later text; ALTER TABLE plant_changes ADD COLUMN added_later text',
+      );
+      await eachColumnAlone(sql, [...PLANT_COLUMNS, { field: 'added_later' as never, kind: 'text', required: false }]);
     });
   });
 });

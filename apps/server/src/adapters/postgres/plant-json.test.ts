@@ -43,13 +43,13 @@ describePostgres('the JSON of a plant built in SQL', () => {
     try {
       const plants = fc
         .sample(arbitraryOf(Plant), { numRuns: 100, seed: 55 })
-        .map((p, i) => (i % 2 === 0 ? { ...p, notes: `note "${i}"\n\u0001é\u2028` } : p));
-      const members = [...PLANT_MEMBERS, { field: 'notes', kind: 'text' as const }];
+        .map((p, i) => (i % 2 === 0 ? { ...p, added_later: `note "${i}"\n\u0001é\u2028` } : p));
+      const members = [...PLANT_MEMBERS, { field: 'added_later', kind: 'text' as const }];
       const record = [
         'i int4',
         'id int8',
         ...PLANT_COLUMNS.map((c) => `${c.field} ${postgresType(c.kind)}`),
-        'notes text',
+        'added_later text',
       ].join(', ');
       const built = await jsonOfRows(
         sql,
@@ -57,11 +57,11 @@ describePostgres('the JSON of a plant built in SQL', () => {
         record,
         plantJsonSql('p', members),
       );
-      // What a codec with `notes` as its last optional member writes: Plant's members, then notes.
+      // What a codec with `added_later` as its last optional member writes: Plant's members, then added_later.
       const expected = plants.map((p) => {
-        const { notes, ...plant } = p as Plant & { notes?: string };
+        const { added_later, ...plant } = p as Plant & { added_later?: string };
         const encoded = Plant.encode(plant as Plant);
-        return JSON.stringify(notes === undefined ? encoded : { ...encoded, notes });
+        return JSON.stringify(added_later === undefined ? encoded : { ...encoded, added_later });
       });
       expect(built.map((r) => r.json)).toEqual(expected);
     } finally {
