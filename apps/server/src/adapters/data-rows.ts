@@ -9,9 +9,11 @@ import {
   type IdState,
   type ImportOutcome,
   type ImportPlant,
+  type PlantColumns,
   samePlant,
   storedPlant,
 } from '../ports/store-data.js';
+import { PLANT_COLUMNS, PLANT_FIELDS } from './plant-columns.js';
 
 /**
  * Reading the data commands' store-neutral rows (ports/store-data.ts), which the SQLite and
@@ -63,6 +65,27 @@ export const rowDecoder = <P extends t.Props, R>(
   };
 };
 
+/** Each plant column's codec as selected (plant-columns.ts): NOT NULL for a required member. */
+const PLANT_COLUMN_CODECS: t.Props = Object.fromEntries(
+  PLANT_COLUMNS.map(({ field, kind, required }) => [
+    field,
+    kind === 'text' ? (required ? Text : TextOrNull) : required ? Num : NumOrNull,
+  ]),
+);
+
+/** The same in the change log, where a delete leaves every plant column NULL. */
+const CHANGE_COLUMN_CODECS: t.Props = Object.fromEntries(
+  PLANT_COLUMNS.map(({ field, kind }) => [field, kind === 'text' ? TextOrNull : NumOrNull]),
+);
+
+/** A decoded row's plant columns, every one of them (plant-columns.ts), under the members' names. */
+const plantColumnsOfRow = (row: Readonly<Record<string, unknown>>): PlantColumns => {
+  const columns: Record<string, unknown> = {};
+  for (const field of PLANT_FIELDS) columns[field] = row[field];
+  // Each was decoded by its column's codec just above.
+  return columns as PlantColumns;
+};
+
 /** `SELECT count(*) AS n` (selected as a number) to the count. */
 export const countOf = rowDecoder('a count', { n: Num }, ({ n }) => n);
 
@@ -90,10 +113,9 @@ export interface StoredForms {
 export type RowReaders = { readonly [T in DataTable]: (row: unknown) => DataRows[T] };
 
 export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
-  plants: rowDecoder('plants', { id: Num, name: Text, tag: TextOrNull, version: Num }, (r) => ({
+  plants: rowDecoder('plants', { id: Num, ...PLANT_COLUMN_CODECS, version: Num }, (r) => ({
     id: r.id,
-    name: r.name,
-    tag: r.tag,
+    ...plantColumnsOfRow(r),
     version: r.version,
   })),
   tokens: rowDecoder(
@@ -208,21 +230,12 @@ export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
   ),
   plant_changes: rowDecoder(
     'plant_changes',
-    {
-      seq: Num,
-      type: Text,
-      plant_id: Num,
-      name: TextOrNull,
-      tag: TextOrNull,
-      version: NumOrNull,
-      at: Num,
-    },
+    { seq: Num, type: Text, plant_id: Num, ...CHANGE_COLUMN_CODECS, version: NumOrNull, at: Num },
     (r) => ({
       seq: r.seq,
       type: r.type,
       plantId: r.plant_id,
-      name: r.name,
-      tag: r.tag,
+      ...plantColumnsOfRow(r),
       version: r.version,
       at: r.at,
     }),

@@ -8,13 +8,17 @@ import * as E from 'fp-ts/lib/Either.js';
  * name, the search index, the counts) is part of it: a store rebuilds those from the rows.
  */
 
+/** A member of Plant stored as a column of its own (every member but the id: adapters/plant-columns.ts). */
+export type PlantField = Exclude<keyof Plant, 'id'>;
+
+/** A stored value of a plant column (NULL: an absent optional member). */
+export type ColumnValue = string | number | null;
+
+/** A plant's columns besides its id, under the members' names: every member of Plant, NULL when absent. */
+export type PlantColumns = { readonly [F in PlantField]: ColumnValue };
+
 /** A plant with the version its ETag is made of. */
-export interface PlantRow {
-  readonly id: number;
-  readonly name: string;
-  readonly tag: string | null;
-  readonly version: number;
-}
+export type PlantRow = { readonly id: number; readonly version: number } & PlantColumns;
 
 export interface TokenRow {
   readonly id: string;
@@ -80,17 +84,15 @@ export interface AttemptRow {
   readonly error: string | null;
 }
 
-/** A change of the change log (migration 8); name, tag and version null for a delete. */
-export interface ChangeRow {
+/** A change of the change log: the plant's columns after it (every one NULL for a delete), its version. */
+export type ChangeRow = {
   readonly seq: number;
   readonly type: string;
   readonly plantId: number;
-  readonly name: string | null;
-  readonly tag: string | null;
   readonly version: number | null;
   /** Commit time. */
   readonly at: number;
-}
+} & PlantColumns;
 
 /** Every table the data commands carry, by name, in the order a target is filled. */
 export interface DataRows {

@@ -4,6 +4,10 @@ import type postgres from 'postgres';
 import type { ChangeLog } from '../../ports/change-log.js';
 import { changesAbove, changeStateFromRow, countFromRow } from '../store-rows.js';
 import type { PostgresGate } from './gate.js';
+import { plantColumnList } from '../plant-columns.js';
+
+/** Every plant column (plant-columns.ts), as a change keeps the plant after it. */
+const COLUMNS = plantColumnList();
 
 /**
  * The change log in PostgreSQL (migration 8: statement triggers on `plants` fill it, numbered
@@ -18,7 +22,7 @@ export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): 
         () => sql`
           SELECT s.last_seq::float8 AS last_seq, s.forgotten_through::float8 AS forgotten_through, c.*
             FROM plant_change_state s LEFT JOIN LATERAL (
-              SELECT seq::float8 AS seq, type, plant_id::float8 AS plant_id, name, tag, version::float8 AS version,
+              SELECT seq::float8 AS seq, type, plant_id::float8 AS plant_id, ${sql.unsafe(COLUMNS)}, version::float8 AS version,
                      at::float8 AS at
                 FROM plant_changes WHERE seq > ${since}::int8 ORDER BY seq LIMIT ${limit}::int4
             ) c ON true`,

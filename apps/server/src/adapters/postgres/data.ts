@@ -27,6 +27,14 @@ import {
   type Row,
 } from '../data-rows.js';
 import { migratePostgres } from './migrations.js';
+import {
+  PLANT_COLUMNS,
+  PLANT_FIELDS,
+  plantColumnList,
+  plantColumnsOf,
+  postgresType,
+  type ColumnValue,
+} from '../plant-columns.js';
 
 /** Rows per read and per INSERT of the small tables. */
 const CHUNK = 5000;
@@ -58,11 +66,7 @@ const JsonList = new t.Type<readonly string[], string, unknown>(
 const READ = rowReaders({ list: JsonList, flag: t.boolean });
 
 /** What importing a plant found under its id: nothing (NULLs), or the stored plant. */
-const foundFromRow = rowDecoder(
-  'plants',
-  { name: orNull(t.string), tag: orNull(t.string), version: orNull(t.number) },
-  (r) => r,
-);
+const foundFromRow = rowDecoder('plants', { version: orNull(t.number) }, (r) => r as Row & { version: number | null });
 
 interface TableMap {
   /** Key columns with their types, for keyset reads. */
@@ -77,10 +81,17 @@ interface TableMap {
   readonly insert?: { readonly into: string; readonly select: string; readonly record: string };
 }
 
+/** Every plant column (plant-columns.ts) as selected (a whole number as float8, a JS number) and as a record's definitions. */
+const selected = PLANT_COLUMNS.map((c) => (c.kind === 'text' ? c.field : `${c.field}::float8 AS ${c.field}`)).join(
+  ', ',
+);
+const record = PLANT_COLUMNS.map((c) => `${c.field} ${postgresType(c.kind)}`).join(', ');
+
 const TABLES: { readonly [T in DataTable]: TableMap } = {
   plants: {
     key: [['id', 'int8']],
-    columns: 'id::float8 AS id, name, tag, version::float8 AS version',
+    // Every plant column (plant-columns.ts), copied and checksummed as it is.
+    columns: `id::float8 AS id, ${selected}, version::float8 AS version`,
   },
   tokens: {
     key: [['id', 'text']],
@@ -152,21 +163,23 @@ const TABLES: { readonly [T in DataTable]: TableMap } = {
   },
   plant_changes: {
     key: [['seq', 'int8']],
-    columns:
-      'seq::float8 AS seq, type, plant_id::float8 AS plant_id, name, tag, version::float8 AS version, at::float8 AS at',
+    columns: `seq::float8 AS seq, type, plant_id::float8 AS plant_id, ${selected}, version::float8 AS version,
+              at::float8 AS at`,
     insert: {
-      into: 'plant_changes (seq, type, plant_id, name, tag, version, at)',
-      select: 'x.seq, x.type, x."plantId", x.name, x.tag, x.version, x.at',
-      record: 'seq int8, type text, "plantId" int8, name text, tag text, version int8, at int8',
+      into: `plant_changes (seq, type, plant_id, ${plantColumnList()}, version, at)`,
+      select: `x.seq, x.type, x."plantId", ${plantColumnList('x')}, x.version, x.at`,
+      record: `seq int8, type text, "plantId" int8, ${record}, version int8, at int8`,
     },
   },
 };
 
 /** `text` as a field of COPY's text format (backslash escapes; `\N` is NULL). */
-const copyField = (text: string | null): string =>
-  text === null
+const copyField = (value: ColumnValue): string =>
+  value === null
     ? '\\N'
-    : text.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'));
+    : typeof value === 'number'
+      ? String(value)
+      : value.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'));
 
 const reader = (sql: Sql): DataReader => ({
   async *rows<T extends DataTable>(table: T, now: number): AsyncIterable<readonly DataRows[T][]> {
@@ -230,11 +243,14 @@ const writer = (tx: postgres.TransactionSql): DataWriter => ({
     if (rows.length === 0) return;
     if (table === 'plants') {
       // COPY: the bulk path, about ten times the rows per second of INSERTs.
-      const stream = await tx`COPY plants (id, name, tag, version, name_folded) FROM STDIN`.writable();
+      const stream = await tx
+        .unsafe(`COPY plants (id, ${plantColumnList()}, version, name_folded) FROM STDIN`)
+        .writable();
       const done = once(stream, 'finish');
       let text = '';
       for (const p of rows as readonly PlantRow[]) {
-        text += `${p.id}\t${copyField(p.name)}\t${copyField(p.tag)}\t${p.version}\t${copyField(fold(p.name))}\n`;
+        const columns = PLANT_FIELDS.map((f) => copyField(p[f])).join('\t');
+        text += `${p.id}\t${columns}\t${p.version}\t${copyField(fold(String(p.name)))}\n`;
       }
       stream.end(text);
       await done;
@@ -304,19 +320,20 @@ export const openPostgresData = async (options: PostgresDataOptions): Promise<Da
   const importChunk = async (tx: postgres.TransactionSql, plants: readonly ImportPlant[]) => {
     // The writers' lock every write of a server takes first: no plant or counter moves meanwhile.
     await tx`SELECT 1 FROM plant_id_counter FOR UPDATE`;
-    const input = plants.map((p, i) => ({ i, id: p.id, name: p.name, tag: p.tag ?? null, folded: fold(p.name) }));
+    const input = plants.map((p, i) => ({ i, id: p.id, ...plantColumnsOf(p), folded: fold(p.name) }));
     // `p` is the table as the statement started: a plant found there was stored before.
     const rows = (await tx.unsafe(
-      `WITH x AS (SELECT * FROM json_to_recordset($1::text::json) AS x(i int4, id int8, name text, tag text, folded text)),
+      `WITH x AS (SELECT * FROM json_to_recordset($1::text::json) AS x(i int4, id int8, ${record}, folded text)),
             added AS (
-              INSERT INTO plants (id, name, tag, name_folded) SELECT x.id, x.name, x.tag, x.folded FROM x ORDER BY x.id
+              INSERT INTO plants (id, ${plantColumnList()}, name_folded)
+              SELECT x.id, ${plantColumnList('x')}, x.folded FROM x ORDER BY x.id
               ON CONFLICT (id) DO NOTHING RETURNING id
             ),
             counter AS (
               UPDATE plant_id_counter SET next_id = (SELECT max(id) + 1 FROM added)
                WHERE next_id <= (SELECT max(id) FROM added)
             )
-       SELECT x.i, p.name, p.tag, p.version::float8 AS version
+       SELECT x.i, ${plantColumnList('p')}, p.version::float8 AS version
          FROM x LEFT JOIN plants p ON p.id = x.id
         ORDER BY x.i`,
       [JSON.stringify(input)],
@@ -324,7 +341,7 @@ export const openPostgresData = async (options: PostgresDataOptions): Promise<Da
     return rows.map((row, i): ImportOutcome => {
       const plant = plants[i] as ImportPlant;
       const found = foundFromRow(row);
-      return importOutcomeOf(plant, found.name === null ? undefined : found);
+      return importOutcomeOf(plant, found.version === null ? undefined : found);
     });
   };
 

@@ -2,6 +2,11 @@ import { fold } from '@plant-store/domain';
 import type postgres from 'postgres';
 import type { PageQuery, PlantFilter } from '../../ports/plant-store.js';
 import { directScanRows } from '../direct-scan.js';
+import { PLANT_COLUMNS, plantColumnList, postgresType } from '../plant-columns.js';
+
+/** Every plant column (plant-columns.ts), and the same as typed NULLs (the state row of atChange). */
+const COLUMNS = plantColumnList();
+const NULL_COLUMNS = PLANT_COLUMNS.map((c) => `NULL::${postgresType(c.kind)} AS ${c.field}`).join(', ');
 
 /** `q` as a LIKE pattern for "contains": `%`, `_` and `\` escaped, so each stands for itself. */
 export const containsPattern = (q: string): string => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -54,11 +59,11 @@ const placeTerms = (sql: postgres.Sql, query: PageQuery): Fragment[] => {
 export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => {
   const where = joinTerms(sql, [...tagTerms(sql, query.tag), ...placeTerms(sql, query)]);
   if (query.q === undefined) {
-    return sql`SELECT id, name, tag FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
+    return sql`SELECT id, ${sql.unsafe(COLUMNS)} FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
   }
   return sql`
-    SELECT id, name, tag FROM (
-      SELECT id, name, tag, name_folded FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${directScanRows(query.limit)}::int4
+    SELECT id, ${sql.unsafe(COLUMNS)} FROM (
+      SELECT id, ${sql.unsafe(COLUMNS)}, name_folded FROM plants ${where} ORDER BY ${orderBy(sql, query)} LIMIT ${directScanRows(query.limit)}::int4
     ) walked
      WHERE name_folded LIKE ${containsPattern(query.q)}::text
      ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
@@ -72,9 +77,9 @@ export const pageStatement = (sql: postgres.Sql, query: PageQuery): Fragment => 
  * about 15 % faster, driver and server alone).
  */
 export const atChange = (sql: postgres.Sql, page: Fragment): Fragment => sql`
-  (SELECT last_seq::float8 AS last_seq, NULL::int8 AS id, NULL::text AS name, NULL::text AS tag FROM plant_change_state)
+  (SELECT last_seq::float8 AS last_seq, NULL::int8 AS id, ${sql.unsafe(NULL_COLUMNS)} FROM plant_change_state)
   UNION ALL
-  (SELECT NULL::float8, p.id, p.name, p.tag FROM (${page}) p)`;
+  (SELECT NULL::float8, p.id, ${sql.unsafe(plantColumnList('p'))} FROM (${page}) p)`;
 
 /** The rows of an `atChange` statement: its state row and the page's rows, in order. */
 export const splitAtChange = (
@@ -90,9 +95,9 @@ export const splitAtChange = (
  */
 export const matchesStatement = (sql: postgres.Sql, query: PageQuery & { q: string }): Fragment => sql`
   WITH matches AS MATERIALIZED (
-    SELECT id, name, tag, name_folded FROM plants ${joinTerms(sql, filterTerms(sql, query))}
+    SELECT id, ${sql.unsafe(plantColumnList())}, name_folded FROM plants ${joinTerms(sql, filterTerms(sql, query))}
   )
-  SELECT id, name, tag FROM matches ${joinTerms(sql, placeTerms(sql, query))}
+  SELECT id, ${sql.unsafe(plantColumnList())} FROM matches ${joinTerms(sql, placeTerms(sql, query))}
    ORDER BY ${orderBy(sql, query)} LIMIT ${query.limit}::int4`;
 
 /**

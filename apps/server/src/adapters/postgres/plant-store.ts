@@ -16,6 +16,16 @@ import { atChange, countStatement, matchesStatement, pageStatement, splitAtChang
 import { logDecodeFailure, plantsFromRows, versionedPlantFromRow } from './rows.js';
 import { changeStateFromRow, countFromTextRow } from '../store-rows.js';
 import type { PostgresWriteQueue } from './write-queue.js';
+import { plantColumnList } from '../plant-columns.js';
+
+/**
+ * A read by id with the change log's newest number (one statement, one snapshot), every plant
+ * column (plant-columns.ts) selected. Its text is made once: a fragment for the column list in a
+ * tagged template would build the statement again on every read, the hottest one.
+ */
+const GET_BY_ID = `
+  SELECT s.last_seq::float8 AS last_seq, p.id, ${plantColumnList('p')}, p.version::text AS version
+    FROM plant_change_state s LEFT JOIN plants p ON p.id = $1::int8`;
 
 /**
  * Plants and idempotency keys in PostgreSQL: creates, updates and deletes go through the write
@@ -59,9 +69,7 @@ export const createPostgresPlantStore = (
         await gate.run(
           'get plant',
           // With the change log's newest number, in the same statement (one snapshot).
-          () => sql`
-            SELECT s.last_seq::float8 AS last_seq, p.id, p.name, p.tag, p.version::text AS version
-              FROM plant_change_state s LEFT JOIN plants p ON p.id = ${id}::int8`,
+          () => sql.unsafe(GET_BY_ID, [id], { prepare: true }),
         ),
         E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant & AtChange> => {
           const row = rows[0] as { id?: unknown } | undefined;

@@ -4,6 +4,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import type { StoreUnavailable } from '../../ports/plant-store.js';
 import type { PostgresStoreLogger } from './gate.js';
+import { PLANT_FIELDS } from '../plant-columns.js';
 import type { Scope } from '../../ports/token-store.js';
 import type { SavedCreate } from '../../idempotency/replay.js';
 import {
@@ -142,6 +143,7 @@ export const logDecodeFailure =
   };
 
 const TextOrNull = t.union([t.string, t.null]);
+const ColumnOrAbsent = t.union([t.string, t.number, t.null, t.undefined]);
 /** What a write statement returns for each write of its segment, in order (see write-statements.ts). */
 export const SegmentRow = t.type(
   {
@@ -150,9 +152,9 @@ export const SegmentRow = t.type(
     done: t.boolean,
     found: t.boolean,
     version: t.union([VersionFromText, t.null]),
-    name: TextOrNull,
-    tag: TextOrNull,
     saved_status: t.union([t.number, t.null]),
+    // An update's plant after it, a column per member (plant-columns.ts); absent for other writes.
+    ...Object.fromEntries(PLANT_FIELDS.map((f) => [f, ColumnOrAbsent])),
   },
   'SegmentRow',
 );

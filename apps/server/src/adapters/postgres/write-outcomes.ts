@@ -20,6 +20,7 @@ import {
 } from '../../ports/plant-store.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 import { PostgresStoreError } from './gate.js';
+import { PLANT_FIELDS } from '../plant-columns.js';
 import { savedCreateFromRow, type SegmentRow } from './rows.js';
 import type { CreateWrite, UpdateOutcome, Write } from './write.js';
 
@@ -102,7 +103,8 @@ const notDone = (
 
 /** The plant an update left (changed or not), decoded like every row. */
 const updatedPlant = (id: PlantId, row: SegmentRow): UpdateOutcome => {
-  const plant = Plant.decode(withoutNulls({ ...row, id }));
+  const columns = row as unknown as Readonly<Record<string, unknown>>;
+  const plant = Plant.decode(withoutNulls({ ...Object.fromEntries(PLANT_FIELDS.map((f) => [f, columns[f]])), id }));
   if (E.isLeft(plant) || row.version === null)
     return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
   return E.right({ plant: plant.right, version: row.version });

@@ -98,8 +98,6 @@ const recordingSql = () => {
     done: true,
     found: false,
     version: String((version += 1)),
-    name: null,
-    tag: null,
     saved_status: null,
   });
   const sql = (strings: TemplateStringsArray, ...args: unknown[]): unknown => {
@@ -116,6 +114,8 @@ const recordingSql = () => {
     });
   };
   sql.json = (value: unknown) => ({ json: value });
+  // The statements name the plant columns through `sql.unsafe` fragments (plant-columns.ts).
+  sql.unsafe = (text: string) => ({ fragment: text });
   /** Holds the answers to the statements sent from now on; the function returned sends them. */
   const hold = (): (() => void) => {
     const answers: (() => void)[] = [];

@@ -1,4 +1,15 @@
-import { fold, MAX_PLANT_ID } from '@plant-store/domain';
+import { fold, MAX_PLANT_ID, type Plant } from '@plant-store/domain';
+import {
+  PLANT_COLUMNS,
+  PLANT_FIELDS,
+  plantColumnList,
+  plantColumnsOf,
+  plantValues,
+  postgresType,
+  type PlantField,
+} from '../plant-columns.js';
+import { PLANT_WRITE_FUNCTION } from './migrations/index.js';
+import { plantJsonSql } from './plant-json.js';
 import type postgres from 'postgres';
 import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
 import type { WriteTrace } from '../../tracing/tracing.js';
@@ -17,6 +28,29 @@ const traceMembers = (trace: WriteTrace | undefined): { trace_parent?: string; t
   return tracestate === undefined
     ? { trace_parent: traceparent }
     : { trace_parent: traceparent, trace_state: tracestate };
+};
+
+/** Every plant column (plant-columns.ts), and the same as a record's column definitions. */
+const COLUMNS = plantColumnList();
+const RECORD = PLANT_COLUMNS.map((c) => `${c.field} ${postgresType(c.kind)}`).join(', ');
+
+/** A plant's columns as parameters, each cast to its column's type: `$1::text, $2::text`. */
+const parameters = (sql: postgres.Sql, plant: Pick<Plant, PlantField>): postgres.PendingQuery<postgres.Row[]> => {
+  const values = plantValues(plant);
+  return PLANT_COLUMNS.reduce<postgres.PendingQuery<postgres.Row[]> | undefined>((list, c, i) => {
+    const one = sql`${values[i] ?? null}::${sql.unsafe(postgresType(c.kind))}`;
+    return list === undefined ? one : sql`${list}, ${one}`;
+  }, undefined) as postgres.PendingQuery<postgres.Row[]>;
+};
+
+/** A merge patch as the write function reads it: for each plant column `f`, `f` (NULL removes it) and `set_f`. */
+const patchMembers = (patch: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const members: Record<string, unknown> = {};
+  for (const f of PLANT_FIELDS) {
+    members[f] = patch[f] ?? null;
+    members[`set_${f}`] = patch[f] !== undefined;
+  }
+  return members;
 };
 
 // The statements of the write queue (see PostgresWriteQueue): the two a segment can take, and
@@ -46,8 +80,8 @@ const traceMembers = (trace: WriteTrace | undefined): { trace_parent?: string; t
  *   the lock is held), in this transaction. What the function needs its second statement for (a
  *   snapshot taken after the lock) is the idempotency-key lookup, which these creates lack.
  *
- * Returns one row per create, in order, shaped as the function's (found, name, tag and
- * saved_status are always false or NULL here), so the write queue reads both alike.
+ * Returns one row per create, in order, shaped as the function's (found and
+ * saved_status are always false or NULL here, and no plant column is returned), so the write queue reads both alike.
  */
 export const createsStatement = (
   sql: postgres.Sql,
@@ -66,26 +100,26 @@ export const createsStatement = (
            SET next_id = CASE WHEN ${chosen}::int8 IS NULL THEN next_id + 1 ELSE GREATEST(next_id, ${chosen}::int8 + 1) END
         RETURNING COALESCE(${chosen}::int8, next_id - 1) AS id, clock_timestamp() AS at
       ), stored AS (
-        INSERT INTO plants (id, name, tag, name_folded)
-        SELECT c.id, ${only.name}::text, ${only.tag ?? null}::text, ${fold(only.name)}::text
+        INSERT INTO plants (id, ${sql.unsafe(COLUMNS)}, name_folded)
+        SELECT c.id, ${parameters(sql, only)}, ${fold(only.name)}::text
           FROM counter c WHERE c.id <= 9007199254740991
         ON CONFLICT (id) DO NOTHING
-        RETURNING plants.id, plants.name, plants.tag, plants.version
+        RETURNING plants.id, ${sql.unsafe(plantColumnList('plants'))}, plants.version
       ), ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
       SELECT 0 AS i, c.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
-             NULL::text AS name, NULL::text AS tag, NULL::int2 AS saved_status
+             NULL::int2 AS saved_status
         FROM counter c LEFT JOIN stored s ON true`;
   }
   let autos = 0;
   let maxExplicit = 0;
-  const input = creates.map(({ plant: { id, name, tag }, trace }, i) => {
+  const input = creates.map(({ plant, trace }, i) => {
+    const { id, name } = plant;
     if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
     return {
       i,
       id: id ?? null,
       auto: id === undefined ? autos++ : null,
-      name,
-      tag: tag ?? null,
+      ...plantColumnsOf(plant),
       folded: fold(name),
       ...traceMembers(trace),
     };
@@ -100,24 +134,24 @@ export const createsStatement = (
          SET next_id = GREATEST(next_id, ${maxExplicit}::int8 + 1) + ${autos}::int8
       RETURNING next_id - ${autos}::int8 AS base, clock_timestamp() AS at
     ), input AS (
-      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, x.name, x.tag, x.folded, x.trace_parent, x.trace_state
+      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, ${sql.unsafe(plantColumnList('x'))}, x.folded, x.trace_parent, x.trace_state
         FROM (SELECT * FROM counter LIMIT 1) c,
              jsonb_to_recordset(${sql.json(input)}::jsonb)
-               AS x(i int4, id int8, auto int8, name text, tag text, folded text, trace_parent text, trace_state text)
+               AS x(i int4, id int8, auto int8, ${sql.unsafe(RECORD)}, folded text, trace_parent text, trace_state text)
     ), stored AS (
-      INSERT INTO plants (id, name, tag, name_folded)
-      SELECT n.id, n.name, n.tag, n.folded FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
+      INSERT INTO plants (id, ${sql.unsafe(COLUMNS)}, name_folded)
+      SELECT n.id, ${sql.unsafe(plantColumnList('n'))}, n.folded FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
       ON CONFLICT (id) DO NOTHING
-      RETURNING plants.id, plants.name, plants.tag, plants.version
+      RETURNING plants.id, ${sql.unsafe(plantColumnList('plants'))}, plants.version
     ), ${outbox(sql, sql`n.trace_parent, n.trace_state FROM stored s JOIN input n ON n.id = s.id`)}
     SELECT n.i, n.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
-           NULL::text AS name, NULL::text AS tag, NULL::int2 AS saved_status
+           NULL::int2 AS saved_status
       FROM input n LEFT JOIN stored s ON s.id = n.id
      ORDER BY n.i`;
 };
 
 /**
- * The outbox after `counter (…, at)` and `stored (id, name, tag, version)`: one event per stored
+ * The outbox after `counter (…, at)` and `stored (id, every plant column, version)`: one event per stored
  * plant (its id shared by its deliveries), as plant_store_write_v2 writes it; nothing when no
  * enabled endpoint takes plant.created. `traced` is the events' trace context columns and the
  * FROM that has them (`stored s`, maybe joined): the same text whatever the values, so each
@@ -130,8 +164,7 @@ const outbox = (
   events AS MATERIALIZED (
     SELECT 'msg_' || replace(gen_random_uuid()::text, '-', '') AS id, c.at,
            '{"type":"plant.created","timestamp":"' || to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-             || '","data":{"id":' || s.id || ',"name":' || to_json(s.name)::text
-             || COALESCE(',"tag":' || to_json(s.tag)::text, '') || '}}' AS body,
+             || '","data":' || ${sql.unsafe(plantJsonSql('s'))} || '}' AS body,
            ${traced}, (SELECT * FROM counter LIMIT 1) c
      WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.enabled AND (e.events IS NULL OR 'plant.created' = ANY (e.events)))
   ), outbox AS (
@@ -141,7 +174,10 @@ const outbox = (
       FROM events ev JOIN webhook_endpoints e ON e.enabled AND (e.events IS NULL OR 'plant.created' = ANY (e.events))
   )`;
 
-/** A call of plant_store_write_v2 (see migrations/write-function.ts), for any segment: one row per write, in order. */
+/**
+ * A call of the write function (PLANT_WRITE_FUNCTION: plant_store_write_v3, see
+ * migrations/write-function-v3.ts), for any segment: one row per write, in order.
+ */
 export const functionStatement = (
   sql: postgres.Sql,
   writes: readonly Write[],
@@ -155,36 +191,33 @@ export const functionStatement = (
     if (write.kind === 'delete')
       return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition), ...traceMembers(write.trace) };
     if (write.kind === 'update') {
-      const { name, tag } = write.patch;
+      const { name } = write.patch;
       return {
         i,
         op: 'update',
         id: write.id,
-        name: name ?? null,
+        ...patchMembers(write.patch),
         name_folded: name === undefined ? null : fold(name),
-        tag: tag ?? null,
-        set_tag: tag !== undefined,
         ...conditionColumns(write.condition),
         ...traceMembers(write.trace),
       };
     }
     const { plant, claim } = write;
-    const { id, name, tag } = plant;
+    const { id, name } = plant;
     if (id !== undefined) maxExplicit = Math.max(maxExplicit, id);
     return {
       i,
       op: 'create',
       id: id ?? null,
       auto: id === undefined ? autos++ : null,
-      name,
+      ...plantColumnsOf(plant),
       name_folded: fold(name),
-      tag: tag ?? null,
       ...(claim === undefined ? {} : { owner: claim.owner, key: claim.key, request: claim.request }),
       ...traceMembers(write.trace),
     };
   });
   return sql`
-    SELECT * FROM plant_store_write_v2(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
+    SELECT * FROM ${sql.unsafe(PLANT_WRITE_FUNCTION.name)}(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
 };
 
 /** `condition` as plant_store_write_v2 reads it: NULL, the JSON string "*", or an array of versions. */
@@ -230,9 +263,9 @@ export const gapStatement = (
   ), moved AS (
     UPDATE plant_id_counter SET gap_cursor = found.id FROM found WHERE found.id IS NOT NULL RETURNING found.id
   ), inserted AS (
-    INSERT INTO plants (id, name, tag, name_folded) SELECT id, ${plant.name}, ${plant.tag ?? null}, ${fold(plant.name)} FROM moved
+    INSERT INTO plants (id, ${sql.unsafe(COLUMNS)}, name_folded) SELECT id, ${parameters(sql, plant)}, ${fold(plant.name)}::text FROM moved
     ON CONFLICT (id) DO NOTHING
-    RETURNING id, version
+    RETURNING id, ${sql.unsafe(COLUMNS)}, version
   ), keyed AS (
     -- The key of a keyed create, with the plant. No key can be saved meanwhile: the
     -- batch that sent this create here found none, and this process holds it in flight.
@@ -246,7 +279,7 @@ export const gapStatement = (
   ), counter AS (
     SELECT clock_timestamp() AS at
   ), stored AS (
-    SELECT id, ${plant.name}::text AS name, ${plant.tag ?? null}::text AS tag, version FROM inserted
+    SELECT * FROM inserted
   ), ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
   SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id,
          (SELECT version::text FROM inserted) AS version`;

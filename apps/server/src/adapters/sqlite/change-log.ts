@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { ChangeLog } from '../../ports/change-log.js';
 import { changesAbove, changeStateFromRow } from '../store-rows.js';
+import { plantColumnList } from '../plant-columns.js';
 import { attempt } from './attempt.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteBatch } from './batch.js';
@@ -21,7 +22,7 @@ export const createSqliteChangeLog = (
 ): ChangeLog => {
   const state = db.prepare('SELECT last_seq, forgotten_through FROM plant_change_state');
   const page = db.prepare<[number, number]>(
-    'SELECT seq, type, plant_id, name, tag, version, at FROM plant_changes WHERE seq > ? ORDER BY seq LIMIT ?',
+    `SELECT seq, type, plant_id, ${plantColumnList()}, version, at FROM plant_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
   );
   const read = db.transaction((since: number, limit: number) => ({
     state: state.get(),

@@ -13,7 +13,8 @@ import {
   type ImportOutcome,
   type ImportPlant,
 } from '../../ports/store-data.js';
-import { CHANGE_TRIGGERS, changeTriggers, migrateSqlite } from './migrations.js';
+import { migrateSqlite } from './migrations.js';
+import { PLANT_FIELDS, plantColumnList, plantValues } from '../plant-columns.js';
 import * as t from 'io-ts';
 import { countOf, holdsAnything, idStateFromRow, importOutcomeOf, rowReaders, type Row } from '../data-rows.js';
 import { backupSqlite, type BackupOptions, type BackupReport } from './backup.js';
@@ -74,10 +75,20 @@ const tableMap = <T extends DataTable>(
   };
 };
 
+/** One `?` per plant column. */
+const marks = PLANT_FIELDS.map(() => '?').join(', ');
+
+/** The name column, which the folded name is made of (a plants row's name is text: data-rows.ts decoded it). */
+const textOf = (value: unknown): string => {
+  if (typeof value !== 'string') throw new TypeError('a plant without a name as text');
+  return value;
+};
+
 const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
-  plants: tableMap('plants', ['id'], 'id, name, tag, version', {
-    insert: 'INSERT INTO plants (id, name, tag, version, name_folded) VALUES (?, ?, ?, ?, ?)',
-    toRow: (p) => [p.id, p.name, p.tag, p.version, fold(p.name)],
+  // Every plant column (plant-columns.ts), copied and checksummed as it is.
+  plants: tableMap('plants', ['id'], `id, ${plantColumnList()}, version`, {
+    insert: `INSERT INTO plants (id, ${plantColumnList()}, version, name_folded) VALUES (?, ${marks}, ?, ?)`,
+    toRow: (p) => [p.id, ...PLANT_FIELDS.map((f) => p[f]), p.version, fold(textOf(p.name))],
   }),
   tokens: tableMap('tokens', ['id'], 'id, name, scopes, lower(hex(hash)) AS hash, created_at, expires_at, revoked_at', {
     insert:
@@ -154,9 +165,9 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
       toRow: (a) => [a.deliveryId, a.n, a.startedAt, a.durationMs, a.status, a.error],
     },
   ),
-  plant_changes: tableMap('plant_changes', ['seq'], 'seq, type, plant_id, name, tag, version, at', {
-    insert: 'INSERT INTO plant_changes (seq, type, plant_id, name, tag, version, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    toRow: (c) => [c.seq, c.type, c.plantId, c.name, c.tag, c.version, c.at],
+  plant_changes: tableMap('plant_changes', ['seq'], `seq, type, plant_id, ${plantColumnList()}, version, at`, {
+    insert: `INSERT INTO plant_changes (seq, type, plant_id, ${plantColumnList()}, version, at) VALUES (?, ?, ?, ${marks}, ?, ?)`,
+    toRow: (c) => [c.seq, c.type, c.plantId, ...PLANT_FIELDS.map((f) => c[f]), c.version, c.at],
   }),
 };
 
@@ -237,8 +248,8 @@ export const openSqliteData = (
     }
   };
 
-  const existing = db.prepare<[number], { name: string; tag: string | null; version: number }>(
-    'SELECT name, tag, version FROM plants WHERE id = ?',
+  const existing = db.prepare<[number], Row & { version: number }>(
+    `SELECT ${plantColumnList()}, version FROM plants WHERE id = ?`,
   );
   const insertPlant = db.prepare(TABLES.plants.insert);
   const idsRow = db.prepare<[], { high_water: number; revision: number }>(
@@ -276,23 +287,24 @@ export const openSqliteData = (
           },
         };
         // The search index is built once at the end rather than row by row through its trigger
-        // (1M plants: about 8 s instead of about 20); the trigger comes back in the same
-        // transaction, as it was.
-        const trigger = db
-          .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plants_search_insert'")
-          .pluck()
-          .get() as string | undefined;
-        if (trigger !== undefined) db.exec('DROP TRIGGER plants_search_insert');
-        // The change log comes with the copy, numbers and all: the copy's own inserts are not
-        // changes. Its triggers, too, come back in the same transaction.
-        for (const name of CHANGE_TRIGGERS) db.exec(`DROP TRIGGER ${name}`);
+        // (1M plants: about 8 s instead of about 20). The change log comes with the copy, numbers
+        // and all: the copy's own inserts are not changes. So the triggers that write the index
+        // or the log on an insert are dropped for the copy and come back in the same transaction,
+        // each as this store's schema holds it (read back, never made from a constant: a later
+        // migration's trigger stays that migration's).
+        const triggers = db
+          .prepare(
+            `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'plants'
+               AND (name = 'plants_search_insert' OR sql LIKE '%INSERT INTO plant_changes%') ORDER BY name`,
+          )
+          .all() as { name: string; sql: string }[];
+        for (const trigger of triggers) db.exec(`DROP TRIGGER ${trigger.name}`);
         const result = await run(writer);
-        db.exec(changeTriggers);
-        if (trigger !== undefined) {
+        for (const trigger of triggers) db.exec(trigger.sql);
+        if (triggers.some((trigger) => trigger.name === 'plants_search_insert')) {
           db.exec("INSERT INTO plants_search (plants_search) VALUES ('rebuild')");
           // The rebuild indexed every plant, the pending ones too: the two stay disjoint.
           db.exec('DELETE FROM plants_search_pending');
-          db.exec(trigger);
         }
         return result;
       }),
@@ -308,7 +320,7 @@ export const openSqliteData = (
           const found = importOutcomeOf(plant, existing.get(plant.id));
           if (found !== 'created') return found;
           revision += 1;
-          insertPlant.run(plant.id, plant.name, plant.tag ?? null, revision, fold(plant.name));
+          insertPlant.run(plant.id, ...plantValues(plant), revision, fold(plant.name));
           highWater = Math.max(highWater, plant.id);
           return 'created';
         });

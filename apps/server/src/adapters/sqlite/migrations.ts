@@ -3,7 +3,6 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import type { SqliteMigration } from './migrations/sqlite-migration.js';
 
-export { CHANGE_TRIGGERS, changeTriggers } from './migrations/change-triggers.js';
 export { SQLITE_MIGRATIONS } from './migrations/index.js';
 export type { SqliteMigration } from './migrations/sqlite-migration.js';
 

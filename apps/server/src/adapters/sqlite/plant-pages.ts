@@ -1,6 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { PageQuery, PlantFilter } from '../../ports/plant-store.js';
 import { directScanRows } from '../direct-scan.js';
+import { plantColumnList } from '../plant-columns.js';
+
+/** Every plant column (plant-columns.ts) of `plants p`, as a page selects them. */
+const PLANT_COLUMNS_P = plantColumnList('p');
 
 /** The trigram index finds only texts of at least three characters. */
 const INDEXED_LENGTH = 3;
@@ -57,7 +61,7 @@ const where = (terms: readonly string[]): string => (terms.length === 0 ? '' : `
 const plainPage = (query: PageQuery): Statement => {
   const { terms, params } = placeAndFilter(query, 'p.id');
   return {
-    sql: `SELECT p.id, p.name, p.tag FROM plants p ${where(terms)} ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
+    sql: `SELECT p.id, ${PLANT_COLUMNS_P} FROM plants p ${where(terms)} ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
     params,
   };
 };
@@ -68,15 +72,15 @@ const scannedPage = (query: PageQuery, q: string, examined: number | undefined):
   params['q'] = q;
   if (examined === undefined) {
     return {
-      sql: `SELECT p.id, p.name, p.tag FROM plants p ${where([...terms, 'instr(p.name_folded, @q) > 0'])}
+      sql: `SELECT p.id, ${PLANT_COLUMNS_P} FROM plants p ${where([...terms, 'instr(p.name_folded, @q) > 0'])}
             ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
       params,
     };
   }
   params['examined'] = examined;
   return {
-    sql: `SELECT p.id, p.name, p.tag FROM (
-            SELECT p.id, p.name, p.tag, p.name_folded FROM plants p ${where(terms)}
+    sql: `SELECT p.id, ${PLANT_COLUMNS_P} FROM (
+            SELECT p.id, ${PLANT_COLUMNS_P}, p.name_folded FROM plants p ${where(terms)}
              ORDER BY ${orderBy(query, 'p.id')} LIMIT @examined
           ) p WHERE instr(p.name_folded, @q) > 0 ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
     params,
@@ -90,7 +94,7 @@ const scannedPage = (query: PageQuery, q: string, examined: number | undefined):
 const pendingMatches = (query: PageQuery): { sql: string; params: Params } => {
   const { terms, params } = placeAndFilter(query, 'p.id');
   return {
-    sql: `SELECT p.id, p.name, p.tag, p.name_folded FROM plants_search_pending s CROSS JOIN plants p ON p.id = s.id
+    sql: `SELECT p.id, ${PLANT_COLUMNS_P}, p.name_folded FROM plants_search_pending s CROSS JOIN plants p ON p.id = s.id
           ${where([...terms, 'instr(p.name_folded, @q) > 0'])}
           ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
     params,
@@ -111,7 +115,7 @@ const indexedPage = (query: PageQuery, q: string): Statement => {
   if (query.order.by === 'id') {
     const placed = placeAndFilter(query, 'plants_search.rowid');
     params = placed.params;
-    indexed = `SELECT p.id, p.name, p.tag, p.name_folded FROM plants_search JOIN plants p ON p.id = plants_search.rowid
+    indexed = `SELECT p.id, ${PLANT_COLUMNS_P}, p.name_folded FROM plants_search JOIN plants p ON p.id = plants_search.rowid
             ${where(['plants_search MATCH @phrase', ...placed.terms, 'instr(p.name_folded, @q) > 0'])}
             ORDER BY ${orderBy(query, 'plants_search.rowid')} LIMIT @limit`;
   } else {
@@ -119,13 +123,13 @@ const indexedPage = (query: PageQuery, q: string): Statement => {
     // probing the matches would read the rest of the order when the matches sort before the page.
     const placed = placeAndFilter(query, 'p.id');
     params = placed.params;
-    indexed = `SELECT p.id, p.name, p.tag, p.name_folded FROM plants_search CROSS JOIN plants p ON p.id = plants_search.rowid
+    indexed = `SELECT p.id, ${PLANT_COLUMNS_P}, p.name_folded FROM plants_search CROSS JOIN plants p ON p.id = plants_search.rowid
           ${where(['plants_search MATCH @phrase', ...placed.terms, 'instr(p.name_folded, @q) > 0'])}
           ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`;
   }
   Object.assign(params, pending.params, { q, phrase: phraseOf(q) });
   return {
-    sql: `SELECT p.id, p.name, p.tag FROM (
+    sql: `SELECT p.id, ${PLANT_COLUMNS_P} FROM (
             SELECT * FROM (${indexed}) UNION ALL SELECT * FROM (${pending.sql})
           ) p ORDER BY ${orderBy(query, 'p.id')} LIMIT @limit`,
     params,

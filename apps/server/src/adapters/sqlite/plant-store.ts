@@ -36,7 +36,23 @@ import { createPlantPages } from './plant-pages.js';
 import type { SqliteBatch } from './batch.js';
 import { plantsFromRows, savedCreateFromRow, versionedPlantFromRow } from './rows.js';
 import { changeStateFromRow } from '../store-rows.js';
+import { PLANT_FIELDS, plantColumnList, plantValues } from '../plant-columns.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
+
+/**
+ * A merge patch as the update statement's parameters: for each plant column `f`, `set_f` (1: the
+ * patch names it) and `f` (its new value; NULL removes it).
+ */
+const patchParameters = (patch: UpdatePlantRequest): Record<string, unknown> => {
+  const members = patch as Readonly<Record<string, unknown>>;
+  const parameters: Record<string, unknown> = {};
+  for (const f of PLANT_FIELDS) {
+    const value = members[f];
+    parameters[`set_${f}`] = value === undefined ? 0 : 1;
+    parameters[f] = value ?? null;
+  }
+  return parameters;
+};
 
 /**
  * Plants and idempotency keys in SQLite, over the connection openSqliteStore opened: every write
@@ -51,30 +67,34 @@ export const createSqlitePlantStore = (
   ttlMs: number,
 ): PlantStore => {
   // The folded name is written with the name, in the same statement (docs/explanation/storage.md).
-  const insert = db.prepare<[number, string, string | null, number, string]>(
-    'INSERT INTO plants (id, name, tag, version, name_folded) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+  // Every plant column (plant-columns.ts), in the codec's member order.
+  const columns = plantColumnList();
+  const insert = db.prepare<unknown[]>(
+    `INSERT INTO plants (id, ${columns}, version, name_folded) VALUES (?, ${PLANT_FIELDS.map(() => '?').join(', ')}, ?, ?)
+     ON CONFLICT (id) DO NOTHING`,
   );
   // A patch in one statement: applied in SQL, and only where it changes the plant (IS NOT:
-  // NULL-safe, code unit for code unit), the plant after it RETURNed.
-  const changeWhereDifferent = db.prepare<
-    [{ id: number; name: string | null; folded: string | null; setTag: number; tag: string | null; version: number }]
-  >(
-    `UPDATE plants SET name = coalesce(@name, name), name_folded = coalesce(@folded, name_folded),
-            tag = CASE WHEN @setTag THEN @tag ELSE tag END, version = @version
-      WHERE id = @id AND (name IS NOT coalesce(@name, name) OR tag IS NOT CASE WHEN @setTag THEN @tag ELSE tag END)
-      RETURNING id, name, tag, version`,
+  // NULL-safe, code unit for code unit, every plant column compared), the plant after it
+  // RETURNed. Each plant column `f` is replaced when `@set_f` is 1, by `@f` (NULL removes an
+  // optional member).
+  const patched = (f: string) => `CASE WHEN @set_${f} THEN @${f} ELSE ${f} END`;
+  const changeWhereDifferent = db.prepare<[Record<string, unknown>]>(
+    `UPDATE plants SET ${PLANT_FIELDS.map((f) => `${f} = ${patched(f)}`).join(', ')},
+            name_folded = coalesce(@folded, name_folded), version = @version
+      WHERE id = @id AND (${PLANT_FIELDS.map((f) => `${f} IS NOT ${patched(f)}`).join(' OR ')})
+      RETURNING id, ${columns}, version`,
   );
   // After a rename that kept the folding, which plants_name_unfolded (migrations/0005-folded-names.ts) cleared.
   const refold = db.prepare<[string, number]>("UPDATE plants SET name_folded = ? WHERE id = ? AND name_folded = ''");
   const remove = db.prepare<[number]>('DELETE FROM plants WHERE id = ?');
   const versionOf = db.prepare<[number]>('SELECT version FROM plants WHERE id = ?').pluck();
-  const byId = db.prepare<[number]>('SELECT id, name, tag, version FROM plants WHERE id = ?');
+  const byId = db.prepare<[number]>(`SELECT id, ${columns}, version FROM plants WHERE id = ?`);
   // A read by id with the change log's newest number, in one statement (one snapshot). The number
   // as a scalar subquery: the same read as a LEFT JOIN from the state row cost 8.2 µs a call
   // against 1.3 µs (better-sqlite3 13.2, SQLite 3.54), and get by id at 50 connections 0.65× the
   // build without X-Change-Seq (`pnpm bench`, side by side).
   const byIdAtChange = db.prepare<[number]>(
-    'SELECT (SELECT last_seq FROM plant_change_state) AS last_seq, id, name, tag, version FROM plants WHERE id = ?',
+    `SELECT (SELECT last_seq FROM plant_change_state) AS last_seq, id, ${columns}, version FROM plants WHERE id = ?`,
   );
   const changeState = db.prepare('SELECT last_seq, forgotten_through FROM plant_change_state');
   // A page and the change log's newest number in one read transaction: one snapshot, whatever
@@ -122,7 +142,7 @@ export const createSqlitePlantStore = (
     plant: NewPlant,
     batch: SqliteBatch,
   ): E.Either<IdTaken | StoreError, VersionedPlant> => {
-    if (insert.run(id, plant.name, plant.tag ?? null, version, fold(plant.name)).changes === 0) {
+    if (insert.run(id, ...plantValues(plant), version, fold(plant.name)).changes === 0) {
       // A server-assigned id cannot be taken while the high-water mark holds; refuse rather than guess.
       return E.left(
         plant.id !== undefined ? idTaken(id) : storeUnavailable(new Error(`assigned plant id ${id} is already taken`)),
@@ -168,10 +188,8 @@ export const createSqlitePlantStore = (
     const folded = patch.name === undefined ? null : fold(patch.name);
     const row = changeWhereDifferent.get({
       id,
-      name: patch.name ?? null,
+      ...patchParameters(patch),
       folded,
-      setTag: patch.tag === undefined ? 0 : 1,
-      tag: patch.tag ?? null,
       version: batch.ids.nextVersion(),
     });
     if (row === undefined) return current(id);

@@ -1,4 +1,6 @@
-import type { PlantId } from '@plant-store/domain';
+import { Plant, UpdatePlantRequest, type PlantId } from '@plant-store/domain';
+import { arbitraryOf } from '@plant-store/testkit';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Change } from '../../../src/ports/change-log.js';
@@ -55,6 +57,33 @@ export const changeLogContract = (suite: PlantStoreSuite): void => {
       expect(new Set(seqs).size).toBe(4);
       for (const c of mine) expect(Math.abs(c.at - Date.now())).toBeLessThan(60_000);
       expect(rightOf(await store.changes.newest()())).toBeGreaterThanOrEqual(seqs[3] ?? Infinity);
+    });
+
+    it('stores and logs a patch that names one member alone, for every member a patch may name', async () => {
+      // Issue 54, (2) and (3): the store wrote, and the log compared, named columns only. Every
+      // member is tried here, from the codecs' declarations, so a member added later is too.
+      const members = Object.keys(UpdatePlantRequest.optional).filter((m) => m !== 'id');
+      const samples = fc.sample(arbitraryOf(Plant), { numRuns: 300, seed: 54 });
+      for (const member of members) {
+        const id = plantId(freshBase() + 1);
+        const made = rightOf(await create({ id, name: plantName('fern') }));
+        const was = (made as Readonly<Record<string, unknown>>)[member];
+        const value = samples
+          .map((p) => (p as Readonly<Record<string, unknown>>)[member])
+          .find((v) => v !== undefined && v !== was);
+        expect(value, `a sample value for ${member}`).toBeDefined();
+        const before = rightOf(await store.changes.newest()());
+        const patched = rightOf(await store.plants.update(id, { [member]: value } as UpdatePlantRequest, {})());
+        expect((patched.plant as Readonly<Record<string, unknown>>)[member], member).toEqual(value);
+        const got = rightOf(await store.plants.get(id)());
+        expect(got.plant, member).toEqual(patched.plant);
+        const logged = (await allAbove(store, before)).filter((c) => c.id === id);
+        expect(
+          logged.map(({ seq: _s, at: _a, version: _v, ...rest }) => rest),
+          `a patch of ${member} alone reaches the log`,
+        ).toEqual([{ type: 'plant.updated', ...patched.plant }]);
+        expect(logged[0]?.version).toBe(patched.version);
+      }
     });
 
     it('gives a read by id and a page the newest change their snapshot includes', async () => {

@@ -1,6 +1,6 @@
 /**
- * The change log's triggers (migration 8), also dropped and made again by `migrate`, which copies
- * a store's changes as they are instead of logging its copy of the plants as new ones.
+ * The change log's triggers as migration 8 made them (released: never edited). Migration 9 made
+ * the insert and update triggers again with changeTriggersOf.
  */
 export const changeTriggers = `
       CREATE TRIGGER plant_changes_insert AFTER INSERT ON plants BEGIN
@@ -25,5 +25,32 @@ export const changeTriggers = `
             FROM plant_change_state;
       END;`;
 
-/** The change log's triggers, by name (to drop them). */
-export const CHANGE_TRIGGERS = ['plant_changes_insert', 'plant_changes_update', 'plant_changes_delete'] as const;
+/**
+ * The change log's insert and update triggers for a plant of `fields` (its columns besides the
+ * id). The update trigger has no column list: it fires on every update of `plants` and logs one
+ * exactly when the plant changed, comparing every field (IS NOT: NULL-safe, code unit for code
+ * unit); a refold or any other column's change is not a change of the plant. Part of released
+ * migrations (9): a migration that adds a plant column calls it again with the longer list, after
+ * dropping the two triggers; its text for a given list never changes.
+ */
+export const changeTriggersOf = (fields: readonly string[]): string => {
+  const columns = fields.join(', ');
+  const values = fields.map((f) => `new.${f}`).join(', ');
+  const changed = fields.map((f) => `new.${f} IS NOT old.${f}`).join(' OR ');
+  return `
+      CREATE TRIGGER plant_changes_insert AFTER INSERT ON plants BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, ${columns}, version, at)
+          SELECT last_seq, 'plant.created', new.id, ${values}, new.version,
+                 CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;
+      CREATE TRIGGER plant_changes_update AFTER UPDATE ON plants
+        WHEN ${changed} BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, ${columns}, version, at)
+          SELECT last_seq, 'plant.updated', new.id, ${values}, new.version,
+                 CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;`;
+};

@@ -6,6 +6,7 @@ import { migration0005 } from './0005-folded-names.js';
 import { migration0006 } from './0006-trace-context.js';
 import { migration0007 } from './0007-search-index-behind-writes.js';
 import { migration0008 } from './0008-change-log.js';
+import { migration0009 } from './0009-whole-plant-changes.js';
 import type { SqliteMigration } from './sqlite-migration.js';
 
 /**
@@ -25,4 +26,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   migration0006,
   migration0007,
   migration0008,
+  migration0009,
 ];
