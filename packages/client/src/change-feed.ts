@@ -3,6 +3,7 @@
  * reconnects by itself and resumes where it left off.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Change, ChangePosition, ChangePositionFromString, formatErrors } from '@plant-store/domain';
 // eventsource-parser is the npm parser of the WHATWG event-stream format (the one `EventSource`
 // follows): CR, LF and CRLF line ends, a line or an event split across chunks, `retry:`, comments
@@ -10,7 +11,6 @@ import { Change, ChangePosition, ChangePositionFromString, formatErrors } from '
 // mirror that silently differs from the store.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as E from 'fp-ts/lib/Either.js';
-import type { Request as GotRequest } from 'got';
 import {
   ConnectionError,
   PlantStoreError,
@@ -87,7 +87,7 @@ interface Feed {
 }
 
 interface Opened {
-  readonly request: GotRequest;
+  readonly request: Duplex;
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   readonly info: RequestInfo;
@@ -134,7 +134,7 @@ const isStreamError = (error: unknown): error is Error & { code?: string } =>
  * arrived whole is read rather than destroyed: got's `destroy()` then leaves the socket open and
  * referenced, which keeps a process such as the CLI from exiting.
  */
-const readBody = async (request: GotRequest, limit: number, ms: number): Promise<Buffer> => {
+const readBody = async (request: Duplex, limit: number, ms: number): Promise<Buffer> => {
   const timer = setTimeout(
     () => request.destroy(Object.assign(new Error(`no complete answer within ${ms} ms`), { code: 'ETIMEDOUT' })),
     ms,

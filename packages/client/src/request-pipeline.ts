@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { RequestError, TimeoutError as GotTimeoutError, type Request as GotRequest } from 'got';
 import {
@@ -128,7 +129,34 @@ export interface ResponseHead {
   readonly headers: IncomingHttpHeaders;
 }
 
-export const createPipeline = (config: TransportConfig) => {
+/** A whole answer, as `send` reads it. */
+export interface Answer extends ResponseHead {
+  readonly body: Buffer;
+}
+
+/**
+ * The one way the client sends requests (see the top of this file). Declared, not inferred: got's
+ * own types stay out of the published declarations (`send` answers with got's response and
+ * `stream` is got's request stream, seen here as what the callers use of them), so a user whose
+ * TypeScript cannot resolve got's types (`moduleResolution: node10`) can still use the client.
+ */
+export interface Pipeline {
+  readonly random: () => number;
+  /** One call (a plant operation, or one connection of the feed): its id, timeout, signal and trace. */
+  readonly startCall: (options: {
+    readonly timeout?: number | undefined;
+    readonly signal?: AbortSignal | undefined;
+    readonly requestId?: string | undefined;
+  }) => Call;
+  readonly aborted: (call: Call) => boolean;
+  readonly prepare: (call: Call, attempt: Attempt) => Promise<RequestInfo | undefined>;
+  readonly send: (call: Call, info: RequestInfo, body: string | undefined) => Promise<Answer>;
+  readonly stream: (call: Call, info: RequestInfo) => Duplex;
+  readonly responded: (info: RequestInfo, response: ResponseHead) => Promise<void>;
+  readonly waitToRetry: (call: Call, retry: RetryInfo) => Promise<boolean>;
+}
+
+export const createPipeline = (config: TransportConfig): Pipeline => {
   const random = config.random ?? Math.random;
   // Every request goes to the base URL's origin (list and feed links to another host are refused),
   // so its protocol picks the agent once. Retries, redirects and status errors are this client's
@@ -227,5 +255,3 @@ export const createPipeline = (config: TransportConfig) => {
 
   return { random, startCall, aborted, prepare, send, stream, responded, waitToRetry };
 };
-
-export type Pipeline = ReturnType<typeof createPipeline>;
