@@ -163,6 +163,10 @@ describe('PostgreSQL outages under load', () => {
       targets: [server.port],
       token,
       clients: 6,
+      // After a 503, wait as its Retry-After (1 s) asks: a write answered 503 has an unknown
+      // outcome, and a client that retried every 25 ms through a 5 s outage left the checker
+      // ~40 of them on one id, past its search bound (2,000,000 states; seen in CI on a quiet machine).
+      backoffMs: 1_000,
       ...BESIDE_LEDGER,
       sharedStore: true,
       seed,
