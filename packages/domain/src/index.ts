@@ -41,6 +41,7 @@ export {
   PlantTag,
   PlantTagOrNull,
   plantOfRow,
+  ReplacePlantRequest,
   UpdatePlantRequest,
   type PlantNameBrand,
   type PlantTagBrand,

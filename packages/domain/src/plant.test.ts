@@ -9,6 +9,7 @@ import {
   PlantPage,
   plantOfRow,
   PlantTag,
+  ReplacePlantRequest,
   UpdatePlantRequest,
 } from './plant.js';
 import { decodeWith } from './report.js';
@@ -283,6 +284,43 @@ describe('UpdatePlantRequest', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.constant(null), fc.integer()), (tag) => {
         expect(E.isRight(decodeUpdate({ tag }))).toBe(tag === null || PlantTag.is(tag));
+      }),
+    );
+  });
+});
+
+describe('ReplacePlantRequest', () => {
+  const decodeReplace = decodeWith(ReplacePlantRequest);
+
+  it.each([[{ name: 'Fern' }], [{ name: 'Fern', tag: 'green' }], [{ name: astral, tag: 'a' }]])(
+    'accepts the whole plant %j',
+    (body) => {
+      expect(decodeReplace(body)).toEqual(E.right(body));
+    },
+  );
+
+  it.each([
+    [{ id: 7, name: 'Fern' }, 'id: cannot be changed: a plant keeps its id (the one in the path)'],
+    [{ name: 'Fern', tag: null }, 'tag: expected a string, got null'],
+    [{ name: null }, 'name: expected a string, got null'],
+    [{}, 'name: required'],
+    [{ tag: 'green' }, 'name: required'],
+    [{ name: 'Fern', colour: 'green' }, 'colour: unknown member (allowed: name, tag, id)'],
+  ])('refuses %j, naming the member', (body, problem) => {
+    expect(decodeReplace(body)).toEqual(invalid(problem));
+  });
+
+  it('has the members of Plant but its id: what a replaced plant is made of', () => {
+    const { id: _id, ...required } = Plant.required;
+    expect(Object.keys(ReplacePlantRequest.required)).toEqual(Object.keys(required));
+    expect(Object.keys(ReplacePlantRequest.optional)).toEqual([...Object.keys(Plant.optional), 'id']);
+  });
+
+  it('accepts exactly the plants Plant accepts, without their id', () => {
+    fc.assert(
+      fc.property(fc.record({ name: fc.string(), tag: fc.option(fc.string(), { nil: undefined }) }), (body) => {
+        const plain = body.tag === undefined ? { name: body.name } : body;
+        expect(E.isRight(decodeReplace(plain))).toBe(E.isRight(Plant.decode({ ...plain, id: 1 })));
       }),
     );
   });

@@ -65,12 +65,27 @@ export const UpdatePlantRequest = struct(
 );
 export type UpdatePlantRequest = Omit<t.TypeOf<typeof UpdatePlantRequest>, 'id'>;
 
+const plantRequired = { id: PlantId, name: PlantName };
+const plantOptional = { tag: PlantTag };
+const { id: _pathId, ...bodyRequired } = plantRequired;
+
+/**
+ * The body of `PUT /plants/{id}`: the whole plant but its id, which the path gives. Its members
+ * are Plant's (so a member added to Plant is one of PUT's too); an absent optional member is
+ * removed from the plant. An `id`, any other member, or `null` for a member (`"tag": null` too,
+ * as on create) is rejected by name.
+ */
+export const ReplacePlantRequest = struct(
+  'ReplacePlantRequest',
+  bodyRequired,
+  { ...plantOptional, id: UnchangeableId },
+  'reject',
+);
+export type ReplacePlantRequest = Omit<t.TypeOf<typeof ReplacePlantRequest>, 'id'>;
+
 /** The body of a 201 from `POST /plants`: name and tag, never the id (it travels in `Location`). */
 export const CreatePlantResponse = struct('CreatePlantResponse', { name: PlantName }, { tag: PlantTag }, 'strip');
 export type CreatePlantResponse = t.TypeOf<typeof CreatePlantResponse>;
-
-const plantRequired = { id: PlantId, name: PlantName };
-const plantOptional = { tag: PlantTag };
 
 /** A stored plant, as `GET /plants/{id}` and `GET /plants` return it. An absent tag is omitted. */
 export const Plant = struct('Plant', plantRequired, plantOptional, 'strip');
