@@ -141,7 +141,16 @@ export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
   ),
   idempotency_keys: rowDecoder(
     'idempotency_keys',
-    { owner: Text, key: Text, request: Text, status: Num, plant_id: Num, expires_at: Num, version: Num },
+    {
+      owner: Text,
+      key: Text,
+      request: Text,
+      status: Num,
+      plant_id: Num,
+      expires_at: Num,
+      version: Num,
+      change_seq: NumOrNull,
+    },
     (r) => ({
       owner: r.owner,
       key: r.key,
@@ -150,6 +159,7 @@ export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
       plantId: r.plant_id,
       expiresAt: r.expires_at,
       version: r.version,
+      changeSeq: r.change_seq,
     }),
   ),
   webhook_endpoints: rowDecoder(

@@ -154,12 +154,26 @@ const SavedColumns = t.type(
   'IdempotencyKeyRow',
 );
 
+/** A change number as either store hands it back (a number; PostgreSQL selects float8), or NULL: none saved. */
+const ChangeSeqOrNull = new t.Type<number | null, number | null, unknown>(
+  'ChangeSeqOrNull',
+  (u): u is number | null => u === null || isVersion(u),
+  (u, c) =>
+    u === null || u === undefined
+      ? t.success(null)
+      : isVersion(u)
+        ? t.success(u)
+        : t.failure(u, c, 'expected a change number'),
+  (n) => n,
+);
+
 /**
  * The decoder of `idempotency_keys` rows for an adapter whose `plant_id` and `version` columns
  * `plantId` and `version` decode (SQLite: numbers; PostgreSQL: int8 as text). A 201 row becomes
  * the plant it created, its members those of the saved request (see SavedRequest) with the row's
- * id, checked by the domain's Plant codec, with the version it was created with; a 409 row the
- * IdTaken of its id. Either carries its request in today's canonical form.
+ * id, checked by the domain's Plant codec, with the version it was created with and the change
+ * number of its create (`change_seq`: absent when NULL, a key saved before migration 10); a 409
+ * row the IdTaken of its id. Either carries its request in today's canonical form.
  */
 export const savedCreateDecoder =
   (plantId: t.Decoder<unknown, PlantId>, version: t.Decoder<unknown, PlantVersion>) =>
@@ -181,7 +195,15 @@ export const savedCreateDecoder =
                   E.chain((plant) =>
                     pipe(
                       version.decode((row as { readonly version?: unknown }).version),
-                      E.map((v) => ({ request: canonical, result: E.right({ plant, version: v }) })),
+                      E.chain((v) =>
+                        pipe(
+                          ChangeSeqOrNull.decode((row as { readonly change_seq?: unknown }).change_seq),
+                          E.map((changeSeq) => ({
+                            request: canonical,
+                            result: E.right({ plant, version: v, ...(changeSeq === null ? {} : { changeSeq }) }),
+                          })),
+                        ),
+                      ),
                     ),
                   ),
                 );

@@ -9,6 +9,7 @@ import {
   type PlantId,
   type PlantNotFound,
   type PreconditionFailed,
+  type ReplacePlantRequest,
   type UpdatePlantRequest,
 } from '@plant-store/domain';
 import * as TE from 'fp-ts/lib/TaskEither.js';
@@ -20,11 +21,14 @@ import type {
   KeyedCreate,
   PageQuery,
   PlantFilter,
+  PlantNotFoundAt,
   PlantStore,
+  ReplacedPlant,
   StoreError,
   VersionedPlant,
   AtChange,
   WriteCondition,
+  WrittenPlant,
 } from '../ports/plant-store.js';
 
 /** Where the next page starts: after an id (id orders) or at a cursor (name orders). */
@@ -48,20 +52,29 @@ export interface ListOptions {
 
 /** The plant use cases. They see only the storage port; HTTP and SQL stay outside. */
 export interface PlantService {
-  create(request: CreatePlantRequest): TE.TaskEither<IdTaken | StoreError, VersionedPlant>;
+  create(request: CreatePlantRequest): TE.TaskEither<IdTaken | StoreError, WrittenPlant>;
   /** A create with an idempotency key: its outcome saved with the key, or the key's saved outcome replayed. */
   createOnce(
     request: CreatePlantRequest,
     claim: IdempotencyClaim,
   ): TE.TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
-  get(id: PlantId): TE.TaskEither<PlantNotFound | StoreError, VersionedPlant & AtChange>;
+  get(id: PlantId): TE.TaskEither<PlantNotFoundAt | StoreError, VersionedPlant & AtChange>;
   /** A merge patch, applied only when `condition` holds, atomically (see PlantStore.update). */
   update(
     id: PlantId,
     patch: UpdatePlantRequest,
     condition: WriteCondition,
-  ): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
-  remove(id: PlantId, condition?: WriteCondition): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, void>;
+  ): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, WrittenPlant>;
+  /** A PUT: the plant made exactly `plant`, created when absent, when `condition` holds (see PlantStore.replace). */
+  replace(
+    id: PlantId,
+    plant: ReplacePlantRequest,
+    condition: WriteCondition,
+  ): TE.TaskEither<PreconditionFailed | StoreError, ReplacedPlant>;
+  remove(
+    id: PlantId,
+    condition?: WriteCondition,
+  ): TE.TaskEither<PlantNotFound | PreconditionFailed | StoreError, AtChange>;
   /** A keyset page of the query; a cursor this server did not write for this query is InvalidPlant (400). */
   list(query: ListQuery, options?: ListOptions): TE.TaskEither<InvalidPlant | StoreError, PlantListPage>;
 }
@@ -71,6 +84,7 @@ export const createPlantService = (store: PlantStore): PlantService => ({
   createOnce: (request, claim) => store.createOnce(request, claim),
   get: (id) => store.get(id),
   update: (id, patch, condition) => store.update(id, patch, condition),
+  replace: (id, plant, condition) => store.replace(id, plant, condition),
   remove: (id, condition) => store.delete(id, condition),
   list: (query, options) =>
     pipe(

@@ -7,6 +7,7 @@ import type {
   PlantNotFound,
   PlantTag,
   PreconditionFailed,
+  ReplacePlantRequest,
   UpdatePlantRequest,
 } from '@plant-store/domain';
 import type { Either } from 'fp-ts/lib/Either.js';
@@ -67,12 +68,26 @@ export interface VersionedPlant {
 }
 
 /**
- * A read and where it stands in the change log: `changeSeq` is the number of the newest change
- * the read's snapshot includes (read in the same snapshot as the plants), so that following the
- * changes above it from there misses nothing and repeats nothing the read already showed.
+ * A read or a write and where it stands in the change log (X-Change-Seq). For a read,
+ * `changeSeq` is the number of the newest change the read's snapshot includes (read in the same
+ * snapshot as the plants), so that following the changes above it from there misses nothing and
+ * repeats nothing the read already showed. For a write, the number of the change it made (for a
+ * write of many plants, the highest of their changes); for a write that changed nothing, the
+ * newest number its snapshot saw. Either way, a read that includes `changeSeq` shows the write.
  */
 export interface AtChange {
   readonly changeSeq: number;
+}
+
+/** A plant a write left, its version, and where the write stands in the change log. */
+export type WrittenPlant = VersionedPlant & AtChange;
+
+/** A plant the store has not (PlantNotFound), read in a snapshot that stands at `changeSeq`. */
+export type PlantNotFoundAt = PlantNotFound & AtChange;
+
+/** A PUT's outcome: the plant as the body made it, and whether it was created (else replaced). */
+export interface ReplacedPlant extends WrittenPlant {
+  readonly created: boolean;
 }
 
 /** One page of `list`. */
@@ -106,6 +121,13 @@ export const failedPrecondition = (
   return undefined;
 };
 
+/**
+ * Which precondition `condition` fails for a plant that does not exist: If-Match, whatever it
+ * names (RFC 9110 §13.1.1: `*` too); If-None-Match always holds.
+ */
+export const failedPreconditionWhenAbsent = (condition: WriteCondition): PreconditionFailed['header'] | undefined =>
+  condition.ifMatch === undefined ? undefined : 'If-Match';
+
 /** What makes a create idempotent: whose key it is, the key, and what the request was. */
 export interface IdempotencyClaim {
   /** The principal the key belongs to (see ownerOf in tokens/principal.ts). */
@@ -118,8 +140,11 @@ export interface IdempotencyClaim {
   readonly request: string;
 }
 
-/** The outcome of a create that reached the store: what a key saves, and replays. */
-export type CreateResult = Either<IdTaken, VersionedPlant>;
+/**
+ * The outcome of a create that reached the store: what a key saves, and replays. Its change
+ * number is absent only in an outcome saved by a release before change numbers were saved.
+ */
+export type CreateResult = Either<IdTaken, VersionedPlant & Partial<AtChange>>;
 
 /** A keyed create's answer: its own outcome, or the one saved with the key by an earlier request. */
 export interface KeyedCreate {
@@ -149,7 +174,7 @@ export const idempotencyKeyReused = (key: IdempotencyKey): IdempotencyKeyReused 
  */
 export interface PlantStore {
   /** Adds a plant. A server-assigned id never collides with any existing id, client-chosen ones included. */
-  create(plant: NewPlant): TaskEither<IdTaken | StoreError, VersionedPlant>;
+  create(plant: NewPlant): TaskEither<IdTaken | StoreError, WrittenPlant>;
   /**
    * A create with an idempotency key, in ONE transaction with the key: when the owner's key holds
    * an unexpired saved outcome, that outcome (replayed, nothing changed) or, for another request,
@@ -164,7 +189,8 @@ export interface PlantStore {
    * once every key has been looked at; the next call starts over).
    */
   purgeExpiredKeys(limit: number): TaskEither<StoreError, PurgeStep>;
-  get(id: PlantId): TaskEither<PlantNotFound | StoreError, VersionedPlant & AtChange>;
+  /** A plant by id, or PlantNotFoundAt; either way with the change number of the read's snapshot. */
+  get(id: PlantId): TaskEither<PlantNotFoundAt | StoreError, VersionedPlant & AtChange>;
   /**
    * Applies a merge patch, when `condition` holds for the plant as it is, in one atomic step (the
    * check and the write in one transaction, after every earlier write). A patch that changes
@@ -175,12 +201,28 @@ export interface PlantStore {
     id: PlantId,
     patch: UpdatePlantRequest,
     condition: WriteCondition,
-  ): TaskEither<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
+  ): TaskEither<PlantNotFound | PreconditionFailed | StoreError, WrittenPlant>;
+  /**
+   * Makes the plant with `id` exactly `plant` (a member absent from it is removed), when
+   * `condition` holds, in one atomic step like update: an existing plant is replaced (a new
+   * version and `plant.updated` only when something changed, else nothing written), an absent
+   * one created (`created`, `plant.created`, the id counted as a client-chosen one). A condition
+   * on an absent plant: If-Match fails (PreconditionFailed, never PlantNotFound), If-None-Match
+   * holds. Of concurrent replaces of an absent id exactly one creates.
+   */
+  replace(
+    id: PlantId,
+    plant: ReplacePlantRequest,
+    condition: WriteCondition,
+  ): TaskEither<PreconditionFailed | StoreError, ReplacedPlant>;
   /**
    * Of concurrent deletes of one plant exactly one succeeds; the others get PlantNotFound. With a
    * condition, the check and the delete are one atomic step, as for update.
    */
-  delete(id: PlantId, condition?: WriteCondition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void>;
+  delete(
+    id: PlantId,
+    condition?: WriteCondition,
+  ): TaskEither<PlantNotFound | PreconditionFailed | StoreError, AtChange>;
   /**
    * The plants the filter keeps, in the query's order after its starting place, at most
    * query.limit. Name order is code-point order of the folded name, ties by id in the same

@@ -40,6 +40,8 @@ export interface IdempotencyKeyRow {
   readonly plantId: number;
   readonly expiresAt: number;
   readonly version: number;
+  /** The change number of the create a 201 saved (its X-Change-Seq); null for a 409 or a key saved before migration 10. */
+  readonly changeSeq: number | null;
 }
 
 export interface EndpointRow {

@@ -32,6 +32,8 @@ export const traceStore = (store: Store, tracing: Tracing, kind: 'sqlite' | 'pos
     purgeExpiredKeys: (limit) => plants.purgeExpiredKeys(limit),
     get: (id) => plantOp('SELECT')(plants.get(id)),
     update: (id, patch, condition) => plantOp('UPDATE')(plants.update(id, patch, condition)),
+    // An insert or an update, decided in the store (PUT): the verb of both, as SQL has it.
+    replace: (id, plant, condition) => plantOp('UPSERT')(plants.replace(id, plant, condition)),
     delete: (id, condition) => plantOp('DELETE')(plants.delete(id, condition)),
     list: (query) => plantOp('SELECT')(plants.list(query)),
     count: (filter) => plantOp('SELECT')(plants.count(filter)),

@@ -7,9 +7,11 @@ import { getAndDeleteContract, listByTagContract, listContract } from './plant-s
 import { idempotencyContract } from './plant-store/idempotency.js';
 import { lifecycleContract } from './plant-store/lifecycle.js';
 import { searchContract } from './plant-store/search.js';
+import { replaceContract } from './plant-store/replace.js';
 import { plantStoreSuite } from './plant-store/suite.js';
 import { tokensContract } from './plant-store/tokens.js';
 import { updateContract } from './plant-store/update.js';
+import { writePositionsContract } from './plant-store/write-positions.js';
 
 /**
  * The one contract every Store adapter passes, run on a real database.
@@ -43,9 +45,11 @@ export function plantStoreContract(
     searchContract(suite);
     listContract(suite);
     updateContract(suite);
+    replaceContract(suite);
     listByTagContract(suite);
     concurrencyContract(suite);
     changeLogContract(suite);
+    writePositionsContract(suite);
     idempotencyContract(suite);
     tokensContract(suite);
     lifecycleContract(suite);

@@ -102,6 +102,7 @@ const content: fc.Arbitrary<Content> = fc
         plantId: fc.integer({ min: 1, max: 10_000 }),
         expiresAt: fc.integer({ min: NOW + 60_000, max: NOW + 10 ** 9 }),
         version: fc.integer({ min: 0, max: 1_000_000 }),
+        changeSeq: fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: null }),
       }),
       { selector: (k) => `${k.owner}\u0000${k.key}`, maxLength: 4 },
     ),

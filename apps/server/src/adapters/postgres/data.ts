@@ -110,12 +110,14 @@ const TABLES: { readonly [T in DataTable]: TableMap } = {
       ['key', 'text'],
     ],
     columns: `owner, key, request, status::int4 AS status, plant_id::float8 AS plant_id, ${ms('expires_at')},
-              version::float8 AS version`,
+              version::float8 AS version, change_seq::float8 AS change_seq`,
     live: 'expires_at > to_timestamp($now / 1000.0)',
     insert: {
-      into: 'idempotency_keys (owner, key, request, status, plant_id, expires_at, version)',
-      select: `x.owner, x.key, x.request, x.status, x."plantId", to_timestamp(x."expiresAt" / 1000.0), x.version`,
-      record: `owner text, key text, request text, status int2, "plantId" int8, "expiresAt" float8, version int8`,
+      into: 'idempotency_keys (owner, key, request, status, plant_id, expires_at, version, change_seq)',
+      select: `x.owner, x.key, x.request, x.status, x."plantId", to_timestamp(x."expiresAt" / 1000.0), x.version,
+               x."changeSeq"`,
+      record: `owner text, key text, request text, status int2, "plantId" int8, "expiresAt" float8, version int8,
+               "changeSeq" int8`,
     },
   },
   webhook_endpoints: {

@@ -1,4 +1,4 @@
-import { plantNotFound, type IdTaken, type PlantNotFound } from '@plant-store/domain';
+import { plantNotFound, type IdTaken } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
@@ -6,10 +6,12 @@ import type postgres from 'postgres';
 import {
   storeUnavailable,
   type AtChange,
+  type PlantNotFoundAt,
   type PlantPage,
   type PlantStore,
   type StoreError,
   type VersionedPlant,
+  type WrittenPlant,
 } from '../../ports/plant-store.js';
 import { PostgresStoreError, type PostgresGate, type PostgresStoreLogger } from './gate.js';
 import { atChange, countStatement, matchesStatement, pageStatement, splitAtChange } from './plant-pages.js';
@@ -37,9 +39,17 @@ export const createPostgresPlantStore = (
   writes: PostgresWriteQueue,
   logger: PostgresStoreLogger | undefined,
 ): PlantStore => ({
-  create: (plant) => async (): Promise<E.Either<IdTaken | StoreError, VersionedPlant>> => {
+  create: (plant) => async (): Promise<E.Either<IdTaken | StoreError, WrittenPlant>> => {
     const outcome = await writes.create(plant);
-    if (E.isRight(outcome)) return outcome.right.result;
+    if (E.isRight(outcome)) {
+      const { result } = outcome.right;
+      if (E.isLeft(result)) return result;
+      const { changeSeq } = result.right;
+      // An unkeyed create is never a replay, so it always has its change number.
+      return changeSeq === undefined
+        ? E.left(storeUnavailable(new PostgresStoreError('a create came back without its change number', 'BAD_RESULT')))
+        : E.right({ ...result.right, changeSeq });
+    }
     // Without a key no key can be reused; should the queue say otherwise, that is a defect.
     const failure = outcome.left;
     return E.left(
@@ -61,9 +71,10 @@ export const createPostgresPlantStore = (
       E.map((rows) => ({ forgotten: rows.count, more: rows.count === limit })),
     ),
   update: (id, patch, condition) => () => writes.update(id, patch, condition),
+  replace: (id, plant, condition) => () => writes.replace(id, plant, condition),
   delete: (id, condition) => () => writes.delete(id, condition),
   get:
-    (id): TaskEither<PlantNotFound | StoreError, VersionedPlant & AtChange> =>
+    (id): TaskEither<PlantNotFoundAt | StoreError, VersionedPlant & AtChange> =>
     async () =>
       pipe(
         await gate.run(
@@ -71,11 +82,11 @@ export const createPostgresPlantStore = (
           // With the change log's newest number, in the same statement (one snapshot).
           () => sql.unsafe(GET_BY_ID, [id], { prepare: true }),
         ),
-        E.chainW((rows): E.Either<PlantNotFound | StoreError, VersionedPlant & AtChange> => {
+        E.chainW((rows): E.Either<PlantNotFoundAt | StoreError, VersionedPlant & AtChange> => {
           const row = rows[0] as { id?: unknown } | undefined;
           const state = changeStateFromRow(row);
           if (E.isLeft(state)) return state;
-          if (row?.id === null) return E.left(plantNotFound(id));
+          if (row?.id === null) return E.left({ ...plantNotFound(id), changeSeq: state.right.lastSeq });
           return pipe(
             logDecodeFailure(logger, 'get plant')(versionedPlantFromRow(row)),
             E.map((read) => ({ ...read, changeSeq: state.right.lastSeq })),

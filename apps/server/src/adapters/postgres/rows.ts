@@ -124,6 +124,7 @@ export const savedCreateFromRow = (row: unknown): E.Either<StoreUnavailable, Sav
     status: r['saved_status'],
     plant_id: r['saved_id'],
     version: r['saved_version'],
+    change_seq: r['saved_change_seq'],
   });
 };
 const decodeSaved = savedCreateDecoder(PlantIdFromPath, VersionFromText);
@@ -143,6 +144,8 @@ export const logDecodeFailure =
   };
 
 const TextOrNull = t.union([t.string, t.null]);
+/** A change number as float8 (exact up to 2^53), or NULL. */
+const ChangeSeq = t.union([t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'ChangeSeq'), t.null]);
 const ColumnOrAbsent = t.union([t.string, t.number, t.null, t.undefined]);
 /** What a write statement returns for each write of its segment, in order (see write-statements.ts). */
 export const SegmentRow = t.type(
@@ -153,6 +156,8 @@ export const SegmentRow = t.type(
     found: t.boolean,
     version: t.union([VersionFromText, t.null]),
     saved_status: t.union([t.number, t.null]),
+    // The write's change number (float8): NULL when it did nothing.
+    change_seq: ChangeSeq,
     // An update's plant after it, a column per member (plant-columns.ts); absent for other writes.
     ...Object.fromEntries(PLANT_FIELDS.map((f) => [f, ColumnOrAbsent])),
   },
@@ -161,12 +166,13 @@ export const SegmentRow = t.type(
 export type SegmentRow = t.TypeOf<typeof SegmentRow>;
 export const SegmentRows = t.readonlyArray(SegmentRow, 'SegmentRows');
 
-/** What the id gap statement returns: the id it found free (NULL: none), and the id and version it stored. */
+/** What the id gap statement returns: the id it found free (NULL: none), and the id, version and change number it stored. */
 export const GapRow = t.type(
   {
     candidate: t.union([t.string, t.null]),
     id: t.union([PlantIdFromPath, t.null]),
     version: t.union([VersionFromText, t.null]),
+    change_seq: ChangeSeq,
   },
   'GapRow',
 );

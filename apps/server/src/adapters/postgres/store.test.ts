@@ -303,8 +303,9 @@ describePostgres('PostgreSQL store traps', () => {
     // Writes apply in order: each create of the contested id follows a delete of it (or comes
     // first), so every one succeeds; each delete follows a create, so every one succeeds too.
     expect(written.map(tagOf)).toEqual(Array(600).fill('Right'));
-    const assigned = written.flatMap((r: E.Either<unknown, { readonly id: number } | void>, i) =>
-      i % 5 === 0 || E.isLeft(r) || r.right === undefined ? [] : [r.right.id],
+    const assigned = written.flatMap(
+      (r: E.Either<unknown, { readonly id: number } | { readonly changeSeq: number }>, i) =>
+        i % 5 === 0 || E.isLeft(r) || !('id' in r.right) ? [] : [r.right.id],
     );
     expect(new Set(assigned).size).toBe(480);
     for (const r of read) expect(['Right', 'PlantNotFound']).toContain(tagOf(r));

@@ -13,6 +13,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import {
   failedPrecondition,
+  failedPreconditionWhenAbsent,
   storeUnavailable,
   type NewPlant,
   type StoreError,
@@ -22,7 +23,7 @@ import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
 import { PostgresStoreError } from './gate.js';
 import { PLANT_FIELDS } from '../plant-columns.js';
 import { savedCreateFromRow, type SegmentRow } from './rows.js';
-import type { CreateWrite, UpdateOutcome, Write } from './write.js';
+import type { CreateWrite, ReplaceOutcome, UpdateOutcome, Write } from './write.js';
 
 // How the rows a committed write statement returned become each write's outcome.
 
@@ -45,11 +46,17 @@ export const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): C
       return;
     }
     if (write.kind === 'delete') {
-      write.resolve(row.done ? E.right(undefined) : E.left(notDone(write.id, row, write.condition)));
+      if (!row.done) write.resolve(E.left(notDone(write.id, row, write.condition)));
+      else if (row.change_seq === null) write.resolve(E.left(noChangeSeq()));
+      else write.resolve(E.right({ changeSeq: row.change_seq }));
       return;
     }
     if (write.kind === 'update') {
       write.resolve(row.done ? updatedPlant(write.id, row) : E.left(notDone(write.id, row, write.condition)));
+      return;
+    }
+    if (write.kind === 'replace') {
+      write.resolve(replacedPlant(write, row));
       return;
     }
     const { plant, claim } = write;
@@ -61,12 +68,17 @@ export const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): C
         write.resolve(E.left(unavailable(`the stored plant id ${String(row.id)} is out of range`, 'BAD_RESULT')));
         return;
       }
-      if (row.version === null) {
-        write.resolve(E.left(unavailable('the write statement returned no version for a stored plant', 'BAD_RESULT')));
+      if (row.version === null || row.change_seq === null) {
+        write.resolve(
+          E.left(unavailable('the write statement returned no version or change for a stored plant', 'BAD_RESULT')),
+        );
         return;
       }
       write.resolve(
-        E.right({ result: E.right({ plant: stored(id.right, plant), version: row.version }), replayed: false }),
+        E.right({
+          result: E.right({ plant: stored(id.right, plant), version: row.version, changeSeq: row.change_seq }),
+          replayed: false,
+        }),
       );
     } else if (plant.id !== undefined) {
       write.resolve(E.right({ result: E.left(idTaken(plant.id)), replayed: false }));
@@ -84,8 +96,12 @@ export const settle = (writes: readonly Write[], rows: readonly SegmentRow[]): C
 export const fail = (write: Write, failed: E.Either<StoreError, never>): void => {
   if (write.kind === 'create') write.resolve(failed);
   else if (write.kind === 'update') write.resolve(failed);
+  else if (write.kind === 'replace') write.resolve(failed);
   else write.resolve(failed);
 };
+
+const noChangeSeq = (): StoreError =>
+  unavailable('the write statement returned no change number for a write it did', 'BAD_RESULT');
 
 /** Why an update or delete did nothing: no plant, or (found) a precondition that failed. */
 const notDone = (
@@ -107,5 +123,28 @@ const updatedPlant = (id: PlantId, row: SegmentRow): UpdateOutcome => {
   const plant = Plant.decode(withoutNulls({ ...Object.fromEntries(PLANT_FIELDS.map((f) => [f, columns[f]])), id }));
   if (E.isLeft(plant) || row.version === null)
     return E.left(unavailable('the write statement returned an updated plant that does not decode', 'BAD_RESULT'));
-  return E.right({ plant: plant.right, version: row.version });
+  if (row.change_seq === null) return E.left(noChangeSeq());
+  return E.right({ plant: plant.right, version: row.version, changeSeq: row.change_seq });
+};
+
+/**
+ * A PUT's outcome: done, the plant is the body with its id (created when no plant was found);
+ * not done, the precondition that failed (If-Match for a plant that was not there).
+ */
+const replacedPlant = (write: Extract<Write, { readonly kind: 'replace' }>, row: SegmentRow): ReplaceOutcome => {
+  const { id, plant, condition } = write;
+  if (!row.done) {
+    const header = row.found
+      ? row.version === null
+        ? undefined
+        : failedPrecondition(condition, row.version)
+      : failedPreconditionWhenAbsent(condition);
+    return E.left(
+      header === undefined
+        ? unavailable(`the write statement did not replace plant ${id} although its conditions hold`, 'BAD_RESULT')
+        : preconditionFailed(id, header, !row.found),
+    );
+  }
+  if (row.version === null || row.change_seq === null) return E.left(noChangeSeq());
+  return E.right({ plant: stored(id, plant), version: row.version, changeSeq: row.change_seq, created: !row.found });
 };

@@ -1,11 +1,11 @@
-import { MAX_PLANT_ID, type PlantId, type UpdatePlantRequest } from '@plant-store/domain';
+import { MAX_PLANT_ID, type PlantId, type ReplacePlantRequest, type UpdatePlantRequest } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import type postgres from 'postgres';
 import type { IdempotencyClaim, NewPlant, WriteCondition } from '../../ports/plant-store.js';
 import type { SpanHandle, StoreTracing, WriteTrace } from '../../tracing/tracing.js';
 import { PostgresStoreError, type PostgresGate } from './gate.js';
 import { GapRow, SegmentRows, type SegmentRow } from './rows.js';
-import type { CreateOutcome, CreateWrite, DeleteOutcome, UpdateOutcome, Write } from './write.js';
+import type { CreateOutcome, CreateWrite, DeleteOutcome, ReplaceOutcome, UpdateOutcome, Write } from './write.js';
 import { fail, settle, stored, unavailable } from './write-outcomes.js';
 import { createsStatement, functionStatement, gapStatement } from './write-statements.js';
 
@@ -84,6 +84,13 @@ export class PostgresWriteQueue {
   update(id: PlantId, patch: UpdatePlantRequest, condition: WriteCondition): Promise<UpdateOutcome> {
     return new Promise((resolve) =>
       this.submit({ kind: 'update', id, patch, condition, resolve, trace: this.options.tracing?.current() }),
+    );
+  }
+
+  /** A PUT under `condition`: replaces the plant, or creates it when absent (see plant_store_write_v4). */
+  replace(id: PlantId, plant: ReplacePlantRequest, condition: WriteCondition): Promise<ReplaceOutcome> {
+    return new Promise((resolve) =>
+      this.submit({ kind: 'replace', id, plant, condition, resolve, trace: this.options.tracing?.current() }),
     );
   }
 
@@ -209,11 +216,11 @@ export class PostgresWriteQueue {
       const decoded = outcome.right;
       if (E.isLeft(decoded))
         return E.left(unavailable('the id gap statement returned an unexpected row', 'BAD_RESULT'));
-      const { candidate, id, version } = decoded.right;
+      const { candidate, id, version, change_seq: changeSeq } = decoded.right;
       if (candidate === null)
         return E.left(unavailable(`every plant id from 1 to ${MAX_PLANT_ID} is in use`, 'IDS_EXHAUSTED'));
-      if (id !== null && version !== null)
-        return E.right({ result: E.right({ plant: stored(id, plant), version }), replayed: false });
+      if (id !== null && version !== null && changeSeq !== null)
+        return E.right({ result: E.right({ plant: stored(id, plant), version, changeSeq }), replayed: false });
     }
     return E.left(unavailable('could not claim a free plant id; other writers took each one first', 'ID_CONTENTION'));
   }
@@ -221,7 +228,7 @@ export class PostgresWriteQueue {
   /**
    * One transaction for writes that name distinct ids and keys, one statement on a pooled
    * connection: createsStatement when every write is a create without a key, otherwise
-   * plant_store_write_v2 (see migrations/write-function.ts). Resolves to one row per write, in order.
+   * the write function (PLANT_WRITE_FUNCTION). Resolves to one row per write, in order.
    */
   private async runSegment(writes: readonly Write[]): Promise<readonly SegmentRow[]> {
     const { sql, idempotencyTtlSeconds } = this.options;

@@ -53,6 +53,29 @@ const patchMembers = (patch: Readonly<Record<string, unknown>>): Record<string, 
   return members;
 };
 
+/** A whole plant as the write function reads it: every column `f` set (`set_f`), an absent member NULL. */
+const replaceMembers = (plant: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const members: Record<string, unknown> = {};
+  for (const f of PLANT_FIELDS) {
+    members[f] = plant[f] ?? null;
+    members[`set_${f}`] = true;
+  }
+  return members;
+};
+
+/**
+ * The change log's newest number, locked (FOR NO KEY UPDATE, as the triggers' update of it) once
+ * `after` (a CTE that takes the writers' lock) has run: the row as the last writer committed it,
+ * whatever the statement's snapshot, and no other writer can number a change before this
+ * statement commits. So its insert's trigger numbers the plants it stores from here, in id order
+ * (plant_store_log_changes_v2): the first `last_seq + 1`. The subquery in the WHERE makes the
+ * writers' lock come first, as in every other writer (no deadlock).
+ */
+const lockedLog = (sql: postgres.Sql, after: string): postgres.PendingQuery<postgres.Row[]> => sql`
+  log AS (
+    SELECT s.last_seq FROM plant_change_state s WHERE (SELECT count(*) FROM ${sql.unsafe(after)}) > 0 FOR NO KEY UPDATE
+  )`;
+
 // The statements of the write queue (see PostgresWriteQueue): the two a segment can take, and
 // the one for a server-assigned create once the high-water mark is used up.
 
@@ -80,6 +103,8 @@ const patchMembers = (patch: Readonly<Record<string, unknown>>): Record<string, 
  *   the lock is held), in this transaction. What the function needs its second statement for (a
  *   snapshot taken after the lock) is the idempotency-key lookup, which these creates lack.
  *
+ * - Each stored plant's change number, without a second statement: see lockedLog.
+ *
  * Returns one row per create, in order, shaped as the function's (found and
  * saved_status are always false or NULL here, and no plant column is returned), so the write queue reads both alike.
  */
@@ -105,9 +130,9 @@ export const createsStatement = (
           FROM counter c WHERE c.id <= 9007199254740991
         ON CONFLICT (id) DO NOTHING
         RETURNING plants.id, ${sql.unsafe(plantColumnList('plants'))}, plants.version
-      ), ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
+      ), ${lockedLog(sql, 'counter')}, ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
       SELECT 0 AS i, c.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
-             NULL::int2 AS saved_status
+             NULL::int2 AS saved_status, CASE WHEN s.id IS NOT NULL THEN (SELECT l.last_seq + 1 FROM log l) END::float8 AS change_seq
         FROM counter c LEFT JOIN stored s ON true`;
   }
   let autos = 0;
@@ -143,10 +168,12 @@ export const createsStatement = (
       SELECT n.id, ${sql.unsafe(plantColumnList('n'))}, n.folded FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
       ON CONFLICT (id) DO NOTHING
       RETURNING plants.id, ${sql.unsafe(plantColumnList('plants'))}, plants.version
+    ), ${lockedLog(sql, 'counter')}, numbered AS (
+      SELECT s.id, (SELECT l.last_seq FROM log l) + row_number() OVER (ORDER BY s.id) AS seq FROM stored s
     ), ${outbox(sql, sql`n.trace_parent, n.trace_state FROM stored s JOIN input n ON n.id = s.id`)}
     SELECT n.i, n.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
-           NULL::int2 AS saved_status
-      FROM input n LEFT JOIN stored s ON s.id = n.id
+           NULL::int2 AS saved_status, q.seq::float8 AS change_seq
+      FROM input n LEFT JOIN stored s ON s.id = n.id LEFT JOIN numbered q ON q.id = s.id
      ORDER BY n.i`;
 };
 
@@ -175,8 +202,8 @@ const outbox = (
   )`;
 
 /**
- * A call of the write function (PLANT_WRITE_FUNCTION: plant_store_write_v3, see
- * migrations/write-function-v3.ts), for any segment: one row per write, in order.
+ * A call of the write function (PLANT_WRITE_FUNCTION: plant_store_write_v4, see
+ * migrations/write-function-v4.ts), for any segment: one row per write, in order.
  */
 export const functionStatement = (
   sql: postgres.Sql,
@@ -190,6 +217,17 @@ export const functionStatement = (
     // 2^53−1 would otherwise send every later server-assigned create to the gap search for good.
     if (write.kind === 'delete')
       return { i, op: 'delete', id: write.id, ...conditionColumns(write.condition), ...traceMembers(write.trace) };
+    // A replace raises the mark only when it creates, which the function decides.
+    if (write.kind === 'replace')
+      return {
+        i,
+        op: 'put',
+        id: write.id,
+        ...replaceMembers(write.plant),
+        name_folded: fold(write.plant.name),
+        ...conditionColumns(write.condition),
+        ...traceMembers(write.trace),
+      };
     if (write.kind === 'update') {
       const { name } = write.patch;
       return {
@@ -220,7 +258,7 @@ export const functionStatement = (
     SELECT * FROM ${sql.unsafe(PLANT_WRITE_FUNCTION.name)}(${sql.json(input)}, ${maxExplicit}::int8, ${autos}::int8, ${idempotencyTtlSeconds}::int4)`;
 };
 
-/** `condition` as plant_store_write_v2 reads it: NULL, the JSON string "*", or an array of versions. */
+/** `condition` as the write function reads it: NULL, the JSON string "*", or an array of versions. */
 const conditionColumns = (
   condition: WriteCondition | undefined,
 ): { if_match: string | readonly number[] | null; if_none_match: string | readonly number[] | null } => ({
@@ -266,21 +304,22 @@ export const gapStatement = (
     INSERT INTO plants (id, ${sql.unsafe(COLUMNS)}, name_folded) SELECT id, ${parameters(sql, plant)}, ${fold(plant.name)}::text FROM moved
     ON CONFLICT (id) DO NOTHING
     RETURNING id, ${sql.unsafe(COLUMNS)}, version
-  ), keyed AS (
-    -- The key of a keyed create, with the plant. No key can be saved meanwhile: the
-    -- batch that sent this create here found none, and this process holds it in flight.
-    INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at)
+  ), ${lockedLog(sql, 'cursor')}, keyed AS (
+    -- The key of a keyed create, with the plant and its change number. No key can be saved
+    -- meanwhile: the batch that sent this create here found none, and this process holds it in flight.
+    INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at, change_seq)
     SELECT ${claim?.owner ?? null}, ${claim?.key ?? null}, ${claim?.request ?? null}, 201, id, version,
-           now() + make_interval(secs => ${idempotencyTtlSeconds}::int4)
+           now() + make_interval(secs => ${idempotencyTtlSeconds}::int4), (SELECT l.last_seq + 1 FROM log l)
       FROM inserted WHERE ${claim !== undefined}
     ON CONFLICT (owner, key) DO UPDATE SET
       request = EXCLUDED.request, status = EXCLUDED.status, plant_id = EXCLUDED.plant_id,
-      version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
+      version = EXCLUDED.version, expires_at = EXCLUDED.expires_at, change_seq = EXCLUDED.change_seq
   ), counter AS (
     SELECT clock_timestamp() AS at
   ), stored AS (
     SELECT * FROM inserted
   ), ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
   SELECT (SELECT id::text FROM found) AS candidate, (SELECT id::text FROM inserted) AS id,
-         (SELECT version::text FROM inserted) AS version`;
+         (SELECT version::text FROM inserted) AS version,
+         (SELECT (l.last_seq + 1)::float8 FROM log l WHERE EXISTS (SELECT 1 FROM inserted)) AS change_seq`;
 };

@@ -1,13 +1,21 @@
-import type { PlantId, PlantNotFound, PreconditionFailed, UpdatePlantRequest } from '@plant-store/domain';
+import type {
+  PlantId,
+  PlantNotFound,
+  PreconditionFailed,
+  ReplacePlantRequest,
+  UpdatePlantRequest,
+} from '@plant-store/domain';
 import type * as E from 'fp-ts/lib/Either.js';
 import type {
+  AtChange,
   IdempotencyClaim,
   IdempotencyKeyReused,
   KeyedCreate,
   NewPlant,
+  ReplacedPlant,
   StoreError,
-  VersionedPlant,
   WriteCondition,
+  WrittenPlant,
 } from '../../ports/plant-store.js';
 import type { WriteTrace } from '../../tracing/tracing.js';
 
@@ -16,8 +24,9 @@ import type { WriteTrace } from '../../tracing/tracing.js';
 
 /** A create's outcome; `replayed` only for a keyed create that found its key saved. */
 export type CreateOutcome = E.Either<IdempotencyKeyReused | StoreError, KeyedCreate>;
-export type UpdateOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant>;
-export type DeleteOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, void>;
+export type UpdateOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, WrittenPlant>;
+export type ReplaceOutcome = E.Either<PreconditionFailed | StoreError, ReplacedPlant>;
+export type DeleteOutcome = E.Either<PlantNotFound | PreconditionFailed | StoreError, AtChange>;
 
 export type Write =
   | {
@@ -33,6 +42,14 @@ export type Write =
       readonly patch: UpdatePlantRequest;
       readonly condition: WriteCondition;
       readonly resolve: (outcome: UpdateOutcome) => void;
+      readonly trace?: WriteTrace | undefined;
+    }
+  | {
+      readonly kind: 'replace';
+      readonly id: PlantId;
+      readonly plant: ReplacePlantRequest;
+      readonly condition: WriteCondition;
+      readonly resolve: (outcome: ReplaceOutcome) => void;
       readonly trace?: WriteTrace | undefined;
     }
   | {

@@ -98,12 +98,12 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
   idempotency_keys: tableMap(
     'idempotency_keys',
     ['owner', 'key'],
-    'owner, key, request, status, plant_id, expires_at, version',
+    'owner, key, request, status, plant_id, expires_at, version, change_seq',
     {
       live: 'expires_at > @now',
-      insert:
-        'INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at, version) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      toRow: (k) => [k.owner, k.key, k.request, k.status, k.plantId, k.expiresAt, k.version],
+      insert: `INSERT INTO idempotency_keys (owner, key, request, status, plant_id, expires_at, version, change_seq)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      toRow: (k) => [k.owner, k.key, k.request, k.status, k.plantId, k.expiresAt, k.version, k.changeSeq],
     },
   ),
   webhook_endpoints: tableMap(

@@ -53,8 +53,9 @@ describe('group commit', () => {
                 : store.plants.delete(o.id as PlantId)(),
             ),
           );
-          const outcomes = results.map((r: E.Either<{ readonly _tag: string }, { readonly id: number } | void>) =>
-            E.isLeft(r) ? r.left._tag : r.right === undefined ? 'deleted' : `created ${r.right.id}`,
+          const outcomes = results.map(
+            (r: E.Either<{ readonly _tag: string }, { readonly id: number } | { readonly changeSeq: number }>) =>
+              E.isLeft(r) ? r.left._tag : 'id' in r.right ? `created ${r.right.id}` : 'deleted',
           );
           const model = sequentially(ops);
           expect(outcomes).toEqual(model.outcomes);

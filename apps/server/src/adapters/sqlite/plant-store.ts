@@ -8,6 +8,7 @@ import {
   type PlantId,
   type PlantNotFound,
   type PreconditionFailed,
+  type ReplacePlantRequest,
   type UpdatePlantRequest,
 } from '@plant-store/domain';
 import type Database from 'better-sqlite3';
@@ -15,6 +16,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import {
   failedPrecondition,
+  failedPreconditionWhenAbsent,
   isConditional,
   storeUnavailable,
   type IdempotencyClaim,
@@ -23,10 +25,13 @@ import {
   type AtChange,
   type NewPlant,
   type PageQuery,
+  type PlantNotFoundAt,
   type PlantStore,
+  type ReplacedPlant,
   type StoreError,
   type VersionedPlant,
   type WriteCondition,
+  type WrittenPlant,
 } from '../../ports/plant-store.js';
 import type { GroupCommit } from './group-commit.js';
 import { whenDurable, type WalSync } from './wal-sync.js';
@@ -50,6 +55,17 @@ const patchParameters = (patch: UpdatePlantRequest): Record<string, unknown> => 
     const value = members[f];
     parameters[`set_${f}`] = value === undefined ? 0 : 1;
     parameters[f] = value ?? null;
+  }
+  return parameters;
+};
+
+/** A whole plant as the update statement's parameters: every column set, an absent member NULL. */
+const replaceParameters = (plant: ReplacePlantRequest): Record<string, unknown> => {
+  const members = plant as Readonly<Record<string, unknown>>;
+  const parameters: Record<string, unknown> = {};
+  for (const f of PLANT_FIELDS) {
+    parameters[`set_${f}`] = 1;
+    parameters[f] = members[f] ?? null;
   }
   return parameters;
 };
@@ -97,6 +113,13 @@ export const createSqlitePlantStore = (
     `SELECT (SELECT last_seq FROM plant_change_state) AS last_seq, id, ${columns}, version FROM plants WHERE id = ?`,
   );
   const changeState = db.prepare('SELECT last_seq, forgotten_through FROM plant_change_state');
+  // A write's place in the log, read in its transaction right after it: its change's number (the
+  // triggers of migrations 8 and 9 give it), or, when it changed nothing, the newest one.
+  const lastSeq = db.prepare('SELECT last_seq FROM plant_change_state').pluck();
+  const seqNow = (): number => lastSeq.get() as number;
+  // A read of a plant that is not there, again in one read transaction with the log's state (the
+  // hot read above has no row to carry the number when the plant is missing).
+  const missAtChange = db.transaction((id: number) => ({ row: byIdAtChange.get(id), state: changeState.get() }));
   // A page and the change log's newest number in one read transaction: one snapshot, whatever
   // another process commits meanwhile.
   const pageAtChange = db.transaction((query: PageQuery) => ({
@@ -106,19 +129,26 @@ export const createSqlitePlantStore = (
   const pages = createPlantPages(db);
   const ping = db.prepare('SELECT 1').pluck();
   const savedKey = db.prepare<[string, string]>(
-    'SELECT request, status, plant_id, version FROM idempotency_keys WHERE owner = ? AND key = ?',
+    'SELECT request, status, plant_id, version, change_seq FROM idempotency_keys WHERE owner = ? AND key = ?',
   );
   // Claims a key for a create, as its 201: a new key, or one whose saved outcome has expired
-  // (overwritten). No change: the key holds an unexpired outcome, to be replayed.
+  // (overwritten). No row back: the key holds an unexpired outcome, to be replayed. The change
+  // number saved is the one the create's insert is about to take (its trigger adds one to
+  // last_seq); createOnce checks it once the plant is in.
   const claimKey = db.prepare<[string, string, string, number, number, number, number]>(
-    `INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at) VALUES (?, ?, ?, 201, ?, ?, ?)
+    `INSERT INTO idempotency_keys (owner, key, request, status, plant_id, version, expires_at, change_seq)
+     VALUES (?, ?, ?, 201, ?, ?, ?, (SELECT last_seq + 1 FROM plant_change_state))
      ON CONFLICT (owner, key) DO UPDATE SET
        request = excluded.request, status = 201, plant_id = excluded.plant_id, version = excluded.version,
-       expires_at = excluded.expires_at
-     WHERE idempotency_keys.expires_at <= ?`,
+       expires_at = excluded.expires_at, change_seq = excluded.change_seq
+     WHERE idempotency_keys.expires_at <= ?
+     RETURNING change_seq`,
   );
   const keyGotConflict = db.prepare<[string, string]>(
-    'UPDATE idempotency_keys SET status = 409 WHERE owner = ? AND key = ?',
+    'UPDATE idempotency_keys SET status = 409, change_seq = NULL WHERE owner = ? AND key = ?',
+  );
+  const keyChangeSeq = db.prepare<[number, string, string]>(
+    'UPDATE idempotency_keys SET change_seq = ? WHERE owner = ? AND key = ?',
   );
   const forgetKey = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE owner = ? AND key = ?');
   // The purge sweeps the keys in key order, `limit` at a time, from where the last step stopped.
@@ -154,9 +184,11 @@ export const createSqlitePlantStore = (
     return E.right({ plant: stored, version });
   };
 
-  const create = (plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, VersionedPlant> => {
+  const create = (plant: NewPlant, batch: SqliteBatch): E.Either<IdTaken | StoreError, WrittenPlant> => {
     const id = idFor(plant, batch.ids);
-    return id === undefined ? E.left(idsExhausted()) : insertAt(id, batch.ids.nextVersion(), plant, batch);
+    if (id === undefined) return E.left(idsExhausted());
+    const stored = insertAt(id, batch.ids.nextVersion(), plant, batch);
+    return E.isLeft(stored) ? stored : E.right({ ...stored.right, changeSeq: seqNow() });
   };
 
   /** The plant as this transaction sees it, or PlantNotFound. */
@@ -178,7 +210,7 @@ export const createSqlitePlantStore = (
     patch: UpdatePlantRequest,
     condition: WriteCondition,
     batch: SqliteBatch,
-  ): E.Either<PlantNotFound | PreconditionFailed | StoreError, VersionedPlant> => {
+  ): E.Either<PlantNotFound | PreconditionFailed | StoreError, WrittenPlant> => {
     if (isConditional(condition)) {
       const found = current(id);
       if (E.isLeft(found)) return found;
@@ -186,24 +218,69 @@ export const createSqlitePlantStore = (
       if (failed !== undefined) return E.left(preconditionFailed(id, failed));
     }
     const folded = patch.name === undefined ? null : fold(patch.name);
-    const row = changeWhereDifferent.get({
-      id,
-      ...patchParameters(patch),
-      folded,
-      version: batch.ids.nextVersion(),
-    });
-    if (row === undefined) return current(id);
-    if (folded !== null) refold.run(folded, id);
-    const changed = versionedPlantFromRow(row);
-    if (E.isRight(changed)) batch.outbox.updated(changed.right.plant);
-    return changed;
+    return changeIfDifferent(id, patchParameters(patch), folded, batch);
+  };
+
+  /**
+   * The update statement for `parameters` (patchParameters, replaceParameters): the plant after
+   * it, the same version when nothing changed (no write), or PlantNotFound; with the write's
+   * place in the log.
+   */
+  const changeIfDifferent = (
+    id: PlantId,
+    parameters: Record<string, unknown>,
+    folded: string | null,
+    batch: SqliteBatch,
+  ): E.Either<PlantNotFound | StoreError, WrittenPlant> => {
+    const row = changeWhereDifferent.get({ id, ...parameters, folded, version: batch.ids.nextVersion() });
+    if (row !== undefined) {
+      if (folded !== null) refold.run(folded, id);
+      const changed = versionedPlantFromRow(row);
+      if (E.isLeft(changed)) return changed;
+      batch.outbox.updated(changed.right.plant);
+      return E.right({ ...changed.right, changeSeq: seqNow() });
+    }
+    const found = current(id);
+    return E.isLeft(found) ? found : E.right({ ...found.right, changeSeq: seqNow() });
+  };
+
+  /**
+   * A PUT inside its batch's transaction, after every earlier write: the plant as it is decides
+   * between creating it (absent: unless If-Match, which fails on a missing plant) and replacing
+   * it (present: when the conditions hold; written only when something differs, as a patch that
+   * names every member). Both in this transaction, so of concurrent PUTs of an absent id the
+   * first creates and the others replace.
+   */
+  const replace = (
+    id: PlantId,
+    plant: ReplacePlantRequest,
+    condition: WriteCondition,
+    batch: SqliteBatch,
+  ): E.Either<PreconditionFailed | StoreError, ReplacedPlant> => {
+    const version = versionOf.get(id) as number | undefined;
+    if (version === undefined) {
+      const failed = failedPreconditionWhenAbsent(condition);
+      if (failed !== undefined) return E.left(preconditionFailed(id, failed, true));
+      const created = insertAt(id, batch.ids.nextVersion(), { ...plant, id }, batch);
+      // The plant was absent in this transaction, so its id is free.
+      if (E.isLeft(created)) return E.left(storeUnavailable(new Error(`plant ${id} appeared during its PUT`)));
+      return E.right({ ...created.right, changeSeq: seqNow(), created: true });
+    }
+    const failed = failedPrecondition(condition, version);
+    if (failed !== undefined) return E.left(preconditionFailed(id, failed));
+    const replaced = changeIfDifferent(id, replaceParameters(plant), fold(plant.name), batch);
+    if (E.isLeft(replaced))
+      return E.left(
+        replaced.left._tag === 'PlantNotFound' ? storeUnavailable(new Error(`plant ${id} vanished`)) : replaced.left,
+      );
+    return E.right({ ...replaced.right, created: false });
   };
 
   const removeAt = (
     id: PlantId,
     condition: WriteCondition | undefined,
     batch: SqliteBatch,
-  ): E.Either<PlantNotFound | PreconditionFailed | StoreError, void> => {
+  ): E.Either<PlantNotFound | PreconditionFailed | StoreError, AtChange> => {
     if (isConditional(condition)) {
       const version = versionOf.get(id) as number | undefined;
       if (version === undefined) return E.left(plantNotFound(id));
@@ -212,7 +289,7 @@ export const createSqlitePlantStore = (
     }
     if (!batch.ids.removing(id, () => remove.run(id).changes > 0)) return E.left(plantNotFound(id));
     batch.outbox.deleted(id);
-    return E.right(undefined);
+    return E.right({ changeSeq: seqNow() });
   };
 
   /**
@@ -235,12 +312,19 @@ export const createSqlitePlantStore = (
     if (id === undefined) return E.left(idsExhausted());
     const now = Date.now();
     const version = batch.ids.nextVersion();
-    if (claimKey.run(owner, key, request, id, version, now + ttlMs, now).changes === 0) {
+    const claimed = claimKey.get(owner, key, request, id, version, now + ttlMs, now) as
+      { readonly change_seq: number } | undefined;
+    if (claimed === undefined) {
       return E.chainW((saved: SavedCreate) => replayOf(saved, claim))(savedCreateFromRow(savedKey.get(owner, key)));
     }
     try {
       const result = insertAt(id, version, plant, batch);
-      if (E.isRight(result)) return E.right({ result, replayed: false });
+      if (E.isRight(result)) {
+        const changeSeq = seqNow();
+        // Only a trigger that numbered the create otherwise would make these differ.
+        if (changeSeq !== claimed.change_seq) keyChangeSeq.run(changeSeq, owner, key);
+        return E.right({ result: E.right({ ...result.right, changeSeq }), replayed: false });
+      }
       if (result.left._tag === 'IdTaken') {
         keyGotConflict.run(owner, key);
         return E.right({ result: E.left(result.left), replayed: false });
@@ -257,7 +341,7 @@ export const createSqlitePlantStore = (
 
   return {
     create:
-      (plant): TaskEither<IdTaken | StoreError, VersionedPlant> =>
+      (plant): TaskEither<IdTaken | StoreError, WrittenPlant> =>
       () =>
         commits.submit((batch) => create(plant, batch)),
     createOnce: (plant, claim) => () => commits.submit((batch) => createOnce(plant, claim, batch)),
@@ -280,16 +364,25 @@ export const createSqlitePlantStore = (
         { background: true },
       ),
     update: (id, patch, condition) => () => commits.submit((batch) => update(id, patch, condition, batch)),
+    replace: (id, plant, condition) => () => commits.submit((batch) => replace(id, plant, condition, batch)),
     delete:
-      (id, condition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, void> =>
+      (id, condition): TaskEither<PlantNotFound | PreconditionFailed | StoreError, AtChange> =>
       () =>
         commits.submit((batch) => removeAt(id, condition, batch)),
     get: (id) => async () =>
       whenDurable(
         wal,
-        attempt<PlantNotFound | StoreError, VersionedPlant & AtChange>(isClosed, () => {
-          const row = byIdAtChange.get(id);
-          if (row === undefined) return E.left(plantNotFound(id));
+        attempt<PlantNotFoundAt | StoreError, VersionedPlant & AtChange>(isClosed, () => {
+          let row = byIdAtChange.get(id);
+          if (row === undefined) {
+            // Missing: read again with the log's state in one snapshot (it may have appeared since).
+            const miss = missAtChange(id);
+            if (miss.row === undefined) {
+              const state = changeStateFromRow(miss.state);
+              return E.isLeft(state) ? state : E.left({ ...plantNotFound(id), changeSeq: state.right.lastSeq });
+            }
+            row = miss.row;
+          }
           const state = changeStateFromRow(row);
           if (E.isLeft(state)) return state;
           const read = versionedPlantFromRow(row);

@@ -13,18 +13,18 @@ export const getAndDeleteContract = (suite: PlantStoreSuite): void => {
       store = suite.store();
     });
 
-    it('returns PlantNotFound for an unknown id', async () => {
+    it('returns PlantNotFound for an unknown id, with the change number of the read', async () => {
       const id = plantId(freshBase() + 1);
       expect(await store.plants.get(id)().then(plainPlant)).toEqual({
         _tag: 'Left',
-        left: { _tag: 'PlantNotFound', id },
+        left: { _tag: 'PlantNotFound', id, changeSeq: expect.any(Number) },
       });
     });
 
     it('deletes a plant once; afterwards get and delete return PlantNotFound', async () => {
       const id = plantId(freshBase() + 1);
       rightOf(await create({ id, name: plantName('short-lived') }));
-      expect(await store.plants.delete(id)()).toEqual({ _tag: 'Right', right: undefined });
+      expect(await store.plants.delete(id)()).toEqual({ _tag: 'Right', right: { changeSeq: expect.any(Number) } });
       expect(tagOf(await store.plants.get(id)().then(plainPlant))).toBe('PlantNotFound');
       expect(await store.plants.delete(id)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
     });

@@ -6,7 +6,8 @@ import { migration0005 } from './0005-plant-versions.js';
 import { migration0006 } from './0006-folded-names.js';
 import { migration0007 } from './0007-trace-context.js';
 import { migration0008 } from './0008-change-log.js';
-import { migration0009, MIGRATION_9_COLUMNS } from './0009-whole-plant.js';
+import { migration0009 } from './0009-whole-plant.js';
+import { migration0010, MIGRATION_10_COLUMNS } from './0010-write-positions.js';
 import type { PostgresMigration } from './postgres-migration.js';
 
 /**
@@ -31,11 +32,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   migration0007,
   migration0008,
   migration0009,
+  migration0010,
 ];
 
 /**
- * The write function this release calls for keys, updates, deletes and conditions, and the plant
+ * The write function this release calls for keys, updates, replaces, deletes and conditions, and the plant
  * columns it was made for (plant-columns.test.ts: they must be the codec's members). A migration
  * that adds a plant column makes a new version of the function and names it here.
  */
-export const PLANT_WRITE_FUNCTION = { name: 'plant_store_write_v3', columns: MIGRATION_9_COLUMNS } as const;
+export const PLANT_WRITE_FUNCTION = { name: 'plant_store_write_v4', columns: MIGRATION_10_COLUMNS } as const;
