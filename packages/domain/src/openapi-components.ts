@@ -31,6 +31,18 @@ const text = (maxLength: number, description: string) => ({
   ),
 });
 
+/** What `X-Change-Seq` says, on a read and on a write. */
+const CHANGE_SEQ_DESCRIPTION = prose(
+  'Where this answer stands in the change log. On a read (a page, a plant, and the 304, 404 and 412 of',
+  '`GET /plants/{id}`): the number of the newest change it includes, read in the same snapshot as the answer',
+  "(0: no change yet). Read every page, then follow the changes from the first page's number, skipping for each plant",
+  'the changes at or below the number of the page it came from: the copy is then exact.',
+  'On a successful write: the number of the change it made (a create, a `PATCH` or `PUT` that changed the plant,',
+  'a delete), or, for a write that changed nothing (a `PATCH` or `PUT` of the values the plant has), the newest',
+  'number its snapshot saw; a replayed 201 carries the number of the original. Follow the feed from it',
+  '(`GET /plants/changes?since=N`) to see what happened after your write.',
+);
+
 export const components = {
   securitySchemes: {
     bearer: {
@@ -63,22 +75,23 @@ export const components = {
     ETag: {
       description: prose(
         "The plant's strong entity tag (RFC 9110 §8.8.3), on a 201, on a `GET`/`HEAD` 200 or 304,",
-        'and on a `PATCH` 200: the ETag of the plant as `GET /plants/{id}` shows it.',
+        'and on a `PATCH` or `PUT` 200: the ETag of the plant as `GET /plants/{id}` shows it.',
         'Opaque: compare it, send it back in `If-Match` or `If-None-Match`, never parse it.',
-        "It changes exactly when the plant's representation changes (a patch that sets the values it already has",
-        'keeps it), and a plant is never given an ETag it or an earlier plant with its id had.',
+        "It changes exactly when the plant's representation changes (a patch or a `PUT` that sets the values it",
+        'already has keeps it), and a plant is never given an ETag it or an earlier plant with its id had.',
       ),
       required: true,
       schema: { type: 'string', pattern: '^"[0-9a-z]{1,11}"$' },
       example: '"1k3"',
     },
     'X-Change-Seq': {
-      description: prose(
-        'The number of the newest change in the change log that this answer includes, read in the same',
-        'snapshot as the answer (0: no change yet). Read every page, then follow the changes from the',
-        "first page's number, skipping for each plant the changes at or below the number of the page it",
-        'came from: the copy is then exact.',
-      ),
+      description: CHANGE_SEQ_DESCRIPTION,
+      schema: { type: 'integer', minimum: 0 },
+    },
+    // The same header where every answer of the status carries it.
+    'X-Change-Seq.required': {
+      description: CHANGE_SEQ_DESCRIPTION,
+      required: true,
       schema: { type: 'integer', minimum: 0 },
     },
     'X-Request-Id': {
@@ -121,6 +134,20 @@ export const components = {
       description: prose(
         'A JSON Merge Patch (RFC 7396) of a plant: an absent member keeps its value, `tag: null` removes the tag.',
         '`id` (a plant keeps its id), any other member, or `"name": null` → 400 naming it. `{}` changes nothing.',
+      ),
+    },
+    ReplacePlantRequest: {
+      type: 'object',
+      required: ['name'],
+      additionalProperties: false,
+      properties: {
+        name: { $ref: '#/components/schemas/PlantName' },
+        tag: { $ref: '#/components/schemas/PlantTag' },
+      },
+      description: prose(
+        'The whole plant but its id (the path gives it): the plant becomes exactly this, so a member left out is',
+        'removed (no `tag`: the plant has no tag). `id` (a plant keeps the id of its path), any other member,',
+        'or `null` for a member (`"tag": null` too, as on create) → 400 naming it.',
       ),
     },
     CreatePlantResponse: {

@@ -93,6 +93,8 @@ const createPlant = (idempotencyTtlSeconds: number) =>
             schema: { type: 'string', pattern: '^/plants/[1-9][0-9]*$', example: '/plants/42' },
           },
           ...etagHeader,
+          // Not required: a replay of an outcome saved before change numbers were saved has none.
+          'X-Change-Seq': { $ref: '#/components/headers/X-Change-Seq' },
           ...idempotentReplayed,
         },
         content: {

@@ -3,7 +3,15 @@ import type * as t from 'io-ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { openApiDocument as doc, TEXT_PATTERN } from './openapi.js';
-import { CreatePlantRequest, CreatePlantResponse, Plant, PlantName, PlantPage, PlantTag } from './plant.js';
+import {
+  CreatePlantRequest,
+  CreatePlantResponse,
+  Plant,
+  PlantName,
+  PlantPage,
+  PlantTag,
+  ReplacePlantRequest,
+} from './plant.js';
 import { PlantId, PlantIdFromPath } from './plant-id.js';
 import { ErrorBody, ListQuery } from './wire.js';
 import { ChangePage } from './change.js';
@@ -51,6 +59,7 @@ describe('openApiDocument', () => {
       'options',
       'parameters',
       'patch',
+      'put',
     ]);
     for (const path of ['/docs', '/openapi.json', '/healthz', '/readyz'] as const)
       expect(Object.keys(doc.paths[path]).sort()).toEqual(['get', 'head', 'options']);
@@ -168,13 +177,16 @@ describe('openApiDocument', () => {
       const body = /\/(requestBody|responses\/(\d+))\/content\/application\/json\//.exec(path);
       if (body === null) continue;
       const status = body[2] === undefined ? undefined : Number(body[2]);
+      const put = path.startsWith('#/paths//plants/{id}/put/');
       const codec = path.startsWith('#/webhooks/')
         ? WebhookEvent
         : status === undefined
-          ? CreatePlantRequest
+          ? put
+            ? ReplacePlantRequest
+            : CreatePlantRequest
           : status >= 400
             ? ErrorBody
-            : status === 201
+            : status === 201 && !put
               ? CreatePlantResponse
               : path.includes('/plants/{id}/')
                 ? Plant

@@ -2,7 +2,7 @@ import cors from '@koa/cors';
 import type { AppMiddleware } from './context.js';
 
 /** The methods a browser may use across origins: every method of the /plants routes. */
-export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 /** The request headers a browser may send across origins (besides the CORS-safelisted ones). */
 export const CORS_ALLOW_HEADERS = [
   'Authorization',

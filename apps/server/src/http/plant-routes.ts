@@ -10,6 +10,7 @@ import {
   Plant,
   PlantIdFromPath,
   PlantPage,
+  ReplacePlantRequest,
   UpdatePlantRequest,
   type InvalidPlant,
 } from '@plant-store/domain';
@@ -19,6 +20,7 @@ import { KeysInFlight } from '../idempotency/keys-in-flight.js';
 import type { NextPage, PlantService } from '../plants/plant-service.js';
 import {
   failedPrecondition,
+  type AtChange,
   type IdempotencyKeyReused,
   type KeyedCreate,
   type StoreError,
@@ -40,6 +42,7 @@ const decodeCreate = decodeWith(CreatePlantRequest);
 const decodeId = decodeWith(PlantIdFromPath, 'id');
 const decodeListQuery = decodeWith(ListQuery);
 const decodeUpdate = decodeWith(UpdatePlantRequest);
+const decodeReplace = decodeWith(ReplacePlantRequest);
 
 /**
  * A create's body, decoded; with problems the JSON body step found in the raw text, the one 400
@@ -57,11 +60,22 @@ const decodeCreateBody = (
   return E.left(invalidPlant([...(E.isLeft(others) ? others.left.problems : []), ...fromBody.map((p) => p.problem)]));
 };
 
+/**
+ * `X-Change-Seq`: where the answer stands in the change log (a write's own change, or the
+ * snapshot a read or an unchanged write saw). A replay of an outcome saved before change numbers
+ * were saved has none, and says none.
+ */
+const setChangeSeq = (ctx: AppContext, { changeSeq }: Partial<AtChange>): void => {
+  if (changeSeq !== undefined) setHeader(ctx, 'X-Change-Seq', String(changeSeq));
+};
+
 /** The 201 of a create: `Location` carries the id, the body name and tag only; the plant's ETag. */
-const answerCreated = (ctx: AppContext, { plant, version }: VersionedPlant): void => {
+const answerCreated = (ctx: AppContext, created: VersionedPlant & Partial<AtChange>): void => {
+  const { plant, version } = created;
   ctx.status = 201;
   setHeader(ctx, 'Location', `/plants/${plant.id}`);
   setHeader(ctx, 'ETag', etagOf(version));
+  setChangeSeq(ctx, created);
   sendJson(ctx, CreatePlantResponse.encode(plant));
 };
 
@@ -113,6 +127,8 @@ export const addPlantRoutes = (
     },
   });
   const patchBody = createJsonBody(bodyLimitBytes, { mergePatch: true });
+  // PUT takes create's media type; an Idempotency-Key is accepted and ignored (PUT is idempotent).
+  const putBody = createJsonBody(bodyLimitBytes);
   const inFlight = new KeysInFlight();
 
   router.post('/plants', canWrite, createBody, async (ctx) => {
@@ -163,7 +179,12 @@ export const addPlantRoutes = (
     const condition = readConditions(ctx.req);
     if (E.isLeft(condition)) return sendError(ctx, condition.left);
     const found = await service.get(id.right)();
-    if (E.isLeft(found)) return sendError(ctx, found.left);
+    if (E.isLeft(found)) {
+      // A 404 read a snapshot too, and says which.
+      if (found.left._tag === 'PlantNotFound') setChangeSeq(ctx, found.left);
+      return sendError(ctx, found.left);
+    }
+    setChangeSeq(ctx, found.right);
     const failed = failedPrecondition(condition.right, found.right.version);
     if (failed === 'If-Match') return sendError(ctx, preconditionFailed(id.right, failed));
     if (failed === 'If-None-Match') {
@@ -171,7 +192,6 @@ export const addPlantRoutes = (
       setHeader(ctx, 'ETag', etagOf(found.right.version));
       return;
     }
-    setHeader(ctx, 'X-Change-Seq', String(found.right.changeSeq));
     answerPlant(ctx, found.right);
   });
 
@@ -186,7 +206,28 @@ export const addPlantRoutes = (
     const updated = await service.update(id.right, changes, condition.right)();
     if (E.isLeft(updated)) return sendError(ctx, updated.left);
     onCommit();
+    setChangeSeq(ctx, updated.right);
     answerPlant(ctx, updated.right);
+  });
+
+  // Replace or create (RFC 9110 §9.3.4): 201 with Location when the plant was absent, else 200.
+  router.put('/plants/:id', canWrite, putBody, async (ctx) => {
+    const id = decodeId(ctx.params.id);
+    if (E.isLeft(id)) return sendError(ctx, id.left);
+    const plant = decodeReplace(ctx.request.body);
+    if (E.isLeft(plant)) return sendError(ctx, plant.left);
+    const condition = readConditions(ctx.req);
+    if (E.isLeft(condition)) return sendError(ctx, condition.left);
+    const { id: _never, ...body } = plant.right;
+    const replaced = await service.replace(id.right, body, condition.right)();
+    if (E.isLeft(replaced)) return sendError(ctx, replaced.left);
+    onCommit();
+    if (replaced.right.created) {
+      ctx.status = 201;
+      setHeader(ctx, 'Location', `/plants/${id.right}`);
+    }
+    setChangeSeq(ctx, replaced.right);
+    answerPlant(ctx, replaced.right);
   });
 
   router.delete('/plants/:id', canWrite, async (ctx) => {
@@ -197,6 +238,7 @@ export const addPlantRoutes = (
     const removed = await service.remove(id.right, condition.right)();
     if (E.isLeft(removed)) return sendError(ctx, removed.left);
     onCommit();
+    setChangeSeq(ctx, removed.right);
     ctx.status = 204;
   });
 };

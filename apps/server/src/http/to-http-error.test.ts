@@ -1,4 +1,4 @@
-import { idTaken, invalidPlant, plantNotFound, type PlantId } from '@plant-store/domain';
+import { idTaken, invalidPlant, plantNotFound, preconditionFailed, type PlantId } from '@plant-store/domain';
 import { describe, expect, it } from 'vitest';
 import { storeUnavailable } from '../ports/plant-store.js';
 import {
@@ -31,6 +31,8 @@ describe('toHttpError', () => {
     [invalidPlant(['name: required']), 400],
     [plantNotFound(id), 404],
     [idTaken(id), 409],
+    [preconditionFailed(id, 'If-Match'), 412],
+    [preconditionFailed(id, 'If-Match', true), 412],
     [storeUnavailable(new Error('SQLITE_BUSY at /var/lib/db')), 503],
     [missingCredentials('missing'), 401],
     [invalidAuthRequest('bad'), 400],
@@ -51,6 +53,16 @@ describe('toHttpError', () => {
     [internalError, 500],
   ])('maps %j to %i', (error, status) => {
     expect(toHttpError(error).status).toBe(status);
+  });
+
+  it('says which precondition failed, and when it failed because the plant is missing (a PUT with If-Match)', () => {
+    expect(toHttpError(preconditionFailed(id, 'If-Match')).message).toBe(
+      'plant 42 has changed: If-Match does not name its current ETag',
+    );
+    expect(toHttpError(preconditionFailed(id, 'If-None-Match')).message).toBe('plant 42 matches If-None-Match');
+    expect(toHttpError(preconditionFailed(id, 'If-Match', true)).message).toBe(
+      'no plant with id 42: If-Match needs an existing plant',
+    );
   });
 
   it('asks for a retry after 1 s on every 503', () => {

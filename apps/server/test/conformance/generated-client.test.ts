@@ -27,12 +27,15 @@ import type { components, paths } from './schema.js';
 const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:1' });
 
 type Created = paths['/plants']['post']['responses'][201];
+type Replaced = paths['/plants/{id}']['put']['responses'][200];
+type ReplaceBody = paths['/plants/{id}']['put']['requestBody']['content']['application/json'];
 type CreateBody = paths['/plants']['post']['requestBody']['content']['application/json'];
 type PlantIdParameter = paths['/plants/{id}']['get']['parameters']['path']['id'];
 type Is<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 export const idIsANumber: Is<PlantIdParameter, number> = true;
 export const locationIsARequiredString: Is<Created['headers']['Location'], string> = true;
+export const changeSeqIsARequiredNumber: Is<Replaced['headers']['X-Change-Seq'], number> = true;
 export const errorBody: components['schemas']['Error'] = { error: 404, message: 'no plant with id 7' };
 
 export const use = async (): Promise<string> => {
@@ -43,6 +46,8 @@ export const use = async (): Promise<string> => {
   if (created.data !== undefined) return created.data.name;
   const page = await client.GET('/plants', { params: { query: { limit: 10, after: 0 } } });
   await client.DELETE('/plants/{id}', { params: { path: { id: 7 } } });
+  const replaced = await client.PUT('/plants/{id}', { params: { path: { id: 7 } }, body: { name: 'Fern' } });
+  if (replaced.data !== undefined) return replaced.data.name + String(replaced.data.id);
   return String(page.data?.length);
 };
 
@@ -61,8 +66,11 @@ export const misuse = async (): Promise<void> => {
   await client.GET('/plants', { params: { query: { limit: 'ten' } } });
   // @ts-expect-error no such route
   await client.GET('/plant/{id}', { params: { path: { id: 7 } } });
-  // @ts-expect-error no PUT on /plants/{id}
-  await client.PUT('/plants/{id}', { params: { path: { id: 7 } }, body: { name: 'Fern' } });
+  // @ts-expect-error no PUT on /plants
+  await client.PUT('/plants', { body: { name: 'Fern' } });
+  // @ts-expect-error a PUT body has no id (the path gives it)
+  const withId: ReplaceBody = { id: 7, name: 'Fern' };
+  void withId;
 };
 `;
 

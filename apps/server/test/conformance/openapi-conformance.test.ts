@@ -10,6 +10,8 @@
  *   undocumented media type) get the 4xx the document gives for it;
  * - every answer validates against the document: a documented status, the required headers,
  *   each header and body against its schema (Ajv, JSON Schema 2020-12);
+ * - every successful write (a 2xx to POST, PUT, PATCH or DELETE) says where it is in the change
+ *   log (`X-Change-Seq`), and every operation was driven by conforming requests;
  * - every method the document leaves out of a path is answered 405 with the documented `Allow`.
  *
  * CI runs a fixed seed. Longer: `PLANT_STORE_CONFORMANCE_RUNS=20000 PLANT_STORE_CONFORMANCE_SEED=random
@@ -46,7 +48,8 @@ interface Call {
 
 let server: TestServer;
 let doc: Document;
-const tried = { conforming: 0, broken: 0, statuses: new Map<number, number>() };
+const tried = { conforming: 0, broken: 0, statuses: new Map<number, number>(), byOperation: new Map<string, number>() };
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -306,8 +309,13 @@ describe('the served OpenAPI document', () => {
         fc.asyncProperty(fc.oneof(...doc.operations.map(conformingCall)).map(printable), async (call) => {
           tried.conforming++;
           const reply = await send(call);
+          tried.byOperation.set(call.op.id, (tried.byOperation.get(call.op.id) ?? 0) + 1);
           const problems = responseProblems(doc, call.op, reply);
           expect(problems, shown(call, reply)).toEqual([]);
+          if (WRITES.has(call.op.method) && reply.status >= 200 && reply.status < 300)
+            expect(reply.headers['x-change-seq'], `a write without X-Change-Seq: ${shown(call, reply)}`).toMatch(
+              /^(0|[1-9][0-9]*)$/,
+            );
           expect([400, 413, 415], `a conforming request was refused: ${shown(call, reply)}`).not.toContain(
             reply.status,
           );
@@ -315,6 +323,8 @@ describe('the served OpenAPI document', () => {
         }),
         { numRuns: runs, seed, endOnFailure: true },
       );
+      const undriven = doc.operations.filter((op) => !tried.byOperation.has(op.id)).map((op) => op.id);
+      if (runs >= 200) expect(undriven, 'operations no conforming request reached').toEqual([]);
     },
     timeout,
   );

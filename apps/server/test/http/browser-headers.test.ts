@@ -147,7 +147,7 @@ describe('CORS', () => {
       expect(reply.status, path).toBe(204);
       expect(corsHeaders(reply), path).toEqual({
         'access-control-allow-origin': ALLOWED,
-        'access-control-allow-methods': 'GET,HEAD,POST,PATCH,DELETE,OPTIONS',
+        'access-control-allow-methods': 'GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS',
         'access-control-allow-headers':
           'Authorization,Content-Type,Idempotency-Key,If-Match,If-None-Match,Prefer,Last-Event-ID',
         'access-control-max-age': '600',

@@ -80,6 +80,31 @@ describe.runIf(runMetricsTests)('GET /metrics', () => {
     expect(sampleSum(families, 'plant_store_store_errors_total')).toBe(0);
   });
 
+  it('counts PUT under /plants/{id}: a create, a replace and a 412, none of them a store error', async () => {
+    const put = (headers: Record<string, string> = {}) =>
+      request(server, '/plants/6161', {
+        method: 'PUT',
+        headers: { ...bearer(server.tokens.all), 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ name: 'put' }),
+      });
+    expect((await put()).status).toBe(201);
+    expect((await put()).status).toBe(200);
+    expect((await put({ 'if-none-match': '*' })).status).toBe(412);
+    const families = await scrape();
+    for (const [status, n] of [
+      ['201', 1],
+      ['200', 1],
+      ['412', 1],
+    ] as const)
+      expect(sampleSum(families, 'http_requests_total', { method: 'PUT', route: '/plants/{id}', status }), status).toBe(
+        n,
+      );
+    expect(sampleSum(families, 'http_request_duration_seconds_count', { method: 'PUT', route: '/plants/{id}' })).toBe(
+      3,
+    );
+    expect(sampleSum(families, 'plant_store_store_errors_total')).toBe(0);
+  });
+
   it('never labels with a raw path, an id, a token or plant data', async () => {
     await createPlant(server, { id: 777_001, name: 'secret-plant-name', tag: 'secret-tag' });
     const text = await (await fetch(metricsUrl)).text();

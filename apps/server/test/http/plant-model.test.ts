@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, request, startTestServer, type Reply, type TestServer } from './support.js';
 
 /*
- * A model-based test (fast-check `commands`): random sequences of create / get / patch / delete /
- * list-by-tag, with and without If-Match / If-None-Match (current, stale, `*`, unknown), against
- * the listening server, each answer checked against a small in-memory model of the store. Both
- * stores: the `postgres` project runs this file again. The seed is fixed for CI (MODEL_SEED to
- * change it, MODEL_RUNS for more sequences); a failure prints the shrunk sequence and the seed.
+ * A model-based test (fast-check `commands`): random sequences of create / get / patch / put /
+ * delete / list-by-tag, with and without If-Match / If-None-Match (current, stale, `*`, unknown),
+ * against the listening server, each answer checked against a small in-memory model of the store,
+ * its `X-Change-Seq` included (nothing else writes to this server: each change the model makes is
+ * the next number, a write that changes nothing and every read carry the newest). Both stores:
+ * the `postgres` project runs this file again. The seed is fixed for CI (MODEL_SEED to change it,
+ * MODEL_RUNS for more sequences); a failure prints the shrunk sequence and the seed.
  */
 
 const SEED = Number(process.env['MODEL_SEED'] ?? 20261124);
@@ -28,6 +30,8 @@ interface Model {
   readonly ids: number[];
   /** This sequence's own tags, so that list-by-tag sees only its plants. */
   readonly tags: readonly string[];
+  /** The newest change number of the store: each change the sequence makes is the next one. */
+  seq: number;
 }
 
 interface Real {
@@ -79,6 +83,20 @@ const expectStatus = (reply: Reply, status: number, what: string): void => {
   if (reply.status !== status) throw new Error(`${what}: expected ${status}, got ${reply.status} ${reply.text}`);
 };
 
+/** Checks the answer's X-Change-Seq: the next number when it made a change (and counts it), else the newest. */
+const expectSeq = (model: Model, reply: Reply, changed: boolean, what: string): void => {
+  if (changed) model.seq += 1;
+  const value = reply.headers['x-change-seq'];
+  if (value !== String(model.seq))
+    throw new Error(`${what}: expected X-Change-Seq ${model.seq}, got ${String(value)} on a ${reply.status}`);
+};
+
+/** A write that failed (409, 412, 404) says nothing of the log. */
+const expectNoSeq = (reply: Reply, what: string): void => {
+  if (reply.headers['x-change-seq'] !== undefined)
+    throw new Error(`${what}: a ${reply.status} carries X-Change-Seq ${String(reply.headers['x-change-seq'])}`);
+};
+
 const plantBody = (id: number, plant: { name: string; tag?: string | undefined }) =>
   plant.tag === undefined ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
 
@@ -109,8 +127,12 @@ class Create implements fc.AsyncCommand<Model, Real> {
       headers: { ...bearer(server.tokens.all), 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    if (id !== undefined && model.plants.has(id)) return expectStatus(reply, 409, this.toString());
+    if (id !== undefined && model.plants.has(id)) {
+      expectNoSeq(reply, this.toString());
+      return expectStatus(reply, 409, this.toString());
+    }
     expectStatus(reply, 201, this.toString());
+    expectSeq(model, reply, true, this.toString());
     const created = Number(String(reply.headers.location).split('/').pop());
     if (id !== undefined) expect(created).toBe(id);
     else model.ids.push(created);
@@ -136,6 +158,8 @@ class Get implements fc.AsyncCommand<Model, Real> {
     const plant = model.plants.get(id);
     const { ifMatch, ifNoneMatch, headers } = preconditions(model, id, this.ifMatch, this.ifNoneMatch);
     const reply = await request(server, `/plants/${id}`, { headers: { ...bearer(server.tokens.all), ...headers } });
+    // A get says where its snapshot stands, whatever it answers (200, 304, 404 or 412).
+    expectSeq(model, reply, false, this.toString());
     if (plant === undefined) return expectStatus(reply, 404, this.toString());
     if (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) return expectStatus(reply, 412, this.toString());
     if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, plant)) {
@@ -171,17 +195,22 @@ class Patch implements fc.AsyncCommand<Model, Real> {
       headers: { ...bearer(server.tokens.all), 'content-type': 'application/merge-patch+json', ...headers },
       body: JSON.stringify(body),
     });
-    if (plant === undefined) return expectStatus(reply, 404, this.toString());
+    if (plant === undefined) {
+      expectNoSeq(reply, this.toString());
+      return expectStatus(reply, 404, this.toString());
+    }
     if (
       (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) ||
       (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, plant))
     ) {
+      expectNoSeq(reply, this.toString());
       return expectStatus(reply, 412, this.toString());
     }
     expectStatus(reply, 200, this.toString());
     const name = this.name ?? plant.name;
     const nextTag = tag === undefined ? plant.tag : (tag ?? undefined);
     const changed = name !== plant.name || nextTag !== plant.tag;
+    expectSeq(model, reply, changed, this.toString());
     const etag = changed ? newEtag(model, id, reply.headers.etag, this.toString()) : plant.etag;
     expect(reply.headers.etag).toBe(etag);
     const next: ModelPlant = { name, ...(nextTag === undefined ? {} : { tag: nextTag }), etag };
@@ -209,9 +238,54 @@ class Delete implements fc.AsyncCommand<Model, Real> {
     if (plant === undefined) return expectStatus(reply, 404, this.toString());
     if (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) return expectStatus(reply, 412, this.toString());
     expectStatus(reply, 204, this.toString());
+    expectSeq(model, reply, true, this.toString());
     model.plants.delete(id);
   }
   toString = () => `delete(id#${this.pick}, If-Match ${this.ifMatch})`;
+}
+
+class Put implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly pick: number,
+    readonly name: string,
+    readonly tag: number | undefined,
+    readonly ifMatch: Precondition,
+    readonly ifNoneMatch: Precondition,
+  ) {}
+  check = () => true;
+  async run(model: Model, { server }: Real): Promise<void> {
+    const id = idOf(model, this.pick);
+    const plant = model.plants.get(id);
+    const tag = this.tag === undefined ? undefined : model.tags[this.tag % model.tags.length];
+    const body = { name: this.name, ...(tag === undefined ? {} : { tag }) };
+    const { ifMatch, ifNoneMatch, headers } = preconditions(model, id, this.ifMatch, this.ifNoneMatch);
+    const reply = await request(server, `/plants/${id}`, {
+      method: 'PUT',
+      headers: { ...bearer(server.tokens.all), 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    // RFC 9110 §13.1.1: If-Match fails on a missing plant (412, never 404); If-None-Match holds.
+    const refused =
+      plant === undefined
+        ? ifMatch !== undefined
+        : (ifMatch !== undefined && !ifMatchHolds(ifMatch, plant)) ||
+          (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, plant));
+    if (refused) {
+      expectNoSeq(reply, this.toString());
+      return expectStatus(reply, 412, this.toString());
+    }
+    expectStatus(reply, plant === undefined ? 201 : 200, this.toString());
+    if (plant === undefined) expect(reply.headers.location).toBe(`/plants/${id}`);
+    const changed = plant === undefined || plant.name !== this.name || plant.tag !== tag;
+    expectSeq(model, reply, changed, this.toString());
+    const etag = changed ? newEtag(model, id, reply.headers.etag, this.toString()) : plant.etag;
+    expect(reply.headers.etag).toBe(etag);
+    const next: ModelPlant = { ...body, etag };
+    model.plants.set(id, next);
+    expect(reply.json).toEqual(plantBody(id, next));
+  }
+  toString = () =>
+    `put(id#${this.pick}, ${JSON.stringify(this.name)}, tag#${String(this.tag)}, If-Match ${this.ifMatch}, If-None-Match ${this.ifNoneMatch})`;
 }
 
 class ListByTag implements fc.AsyncCommand<Model, Real> {
@@ -228,6 +302,7 @@ class ListByTag implements fc.AsyncCommand<Model, Real> {
       if (pages > 100) throw new Error(`${this.toString()}: more than 100 pages`);
       const reply = await request(server, path, { headers: bearer(server.tokens.all) });
       expectStatus(reply, 200, this.toString());
+      expectSeq(model, reply, false, this.toString());
       const page = reply.json as unknown[];
       seen.push(...page);
       const link = reply.headers.link as string | undefined;
@@ -270,6 +345,9 @@ const commands = [
       precondition,
     )
     .map(([p, n, t, m, nm]) => new Patch(p, n, t, m, nm)),
+  fc
+    .tuple(pick, name, fc.option(tagPick, { nil: undefined }), precondition, precondition)
+    .map(([p, n, t, m, nm]) => new Put(p, n, t, m, nm)),
   fc.tuple(pick, precondition).map(([p, m]) => new Delete(p, m)),
   fc.tuple(tagPick, fc.integer({ min: 1, max: 3 })).map(([t, l]) => new ListByTag(t, l)),
 ];
@@ -281,7 +359,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('the plant store against a model', () => {
-  it('answers random sequences of create, get, patch, delete and list-by-tag as the model says', async () => {
+  it('answers random sequences of create, get, patch, put, delete and list-by-tag as the model says', async () => {
     let sequence = 0;
     // Ids this file may choose: counting down from a random high id, below every id the server
     // assigns (it assigns above the highest id stored), and each sequence gets its own.
@@ -292,11 +370,13 @@ describe('the plant store against a model', () => {
         sequence += 1;
         const chosen = Array.from({ length: 4 }, () => (nextChosen -= 1));
         const run = `${sequence}-${Math.random().toString(36).slice(2, 6)}`;
+        const start = await request(server, '/plants?limit=1', { headers: bearer(server.tokens.all) });
         const model: Model = {
           plants: new Map(),
           etags: new Map(),
           ids: chosen,
           tags: [`a ${run}`, `b ${run}`, `A ${run}`, `a+&% é ${run}`],
+          seq: Number(start.headers['x-change-seq']),
         };
         commandsRun += [...cmds].length;
         await fc.asyncModelRun(() => ({ model, real: { server } }), cmds);

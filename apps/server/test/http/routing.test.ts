@@ -41,8 +41,7 @@ describe('routing', () => {
 
   it.each([
     ['PUT', '/plants', 'GET, HEAD, POST, OPTIONS'],
-    ['PUT', '/plants/1', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
-    ['POST', '/plants/1', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
+    ['POST', '/plants/1', 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'],
     ['PATCH', '/plants', 'GET, HEAD, POST, OPTIONS'],
     ['DELETE', '/plants', 'GET, HEAD, POST, OPTIONS'],
     ['POST', '/healthz', 'GET, HEAD, OPTIONS'],
@@ -58,7 +57,7 @@ describe('routing', () => {
   it('answers OPTIONS with 204 and Allow, without authentication', async () => {
     const reply = await request(server, '/plants/5', { method: 'OPTIONS' });
     expect(reply.status).toBe(204);
-    expect(reply.headers.allow).toBe('GET, HEAD, PATCH, DELETE, OPTIONS');
+    expect(reply.headers.allow).toBe('GET, HEAD, PUT, PATCH, DELETE, OPTIONS');
     expect(reply.text).toBe('');
   });
 

@@ -179,14 +179,13 @@ describe('PATCH /plants/{id}', () => {
     expectError(anonymous, 401);
   });
 
-  it('is answered 405 with Allow for PUT', async () => {
+  it('lists PUT beside PATCH in Allow', async () => {
     const reply = await request(server, '/plants/1', {
-      method: 'PUT',
+      method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{}',
     });
     expectError(reply, 405);
-    expect(reply.headers.allow).toBe('GET, HEAD, PATCH, DELETE, OPTIONS');
+    expect(reply.headers.allow).toBe('GET, HEAD, PUT, PATCH, DELETE, OPTIONS');
   });
 });
 
