@@ -20,6 +20,8 @@ Commands:
   get <id>                                   show one plant and its ETag
   update <id> [--name N] [--tag T | --no-tag] [--if-match ETAG]
                                              change a plant's name or tag
+  put <id> --name N [--tag T] [--if-match ETAG | --if-none-match]
+                                             replace a plant whole, or create it with this id
   delete <id> [--if-match ETAG]              delete a plant
   list [--q TEXT] [--tag T] [--sort S] [--count] [--limit N] [--all]
                                              list, search and count plants
@@ -76,6 +78,23 @@ update with --if-match and the ETag it printed. If the plant changed in between,
 exits 1 and changes nothing: get it again and decide. An update is retried after a lost
 connection or a 5xx; when the lost attempt had been applied, the retry finds the new ETag
 and exits 1 saying so.
+
+${GLOBAL_HELP}
+`,
+  put: `Usage: plant-store put <id> --name NAME [--tag TAG] [--if-match ETAG | --if-none-match] [options]
+
+Makes the plant with this id exactly what you pass: creates it when there is none, replaces
+it otherwise, and prints it with its ETag. A tag you leave out is removed (unlike update).
+
+  --name NAME      the name, 1–200 characters (required)
+  --tag TAG        the tag, 1–100 characters; without it the plant has no tag
+${IF_MATCH_HELP}
+                   (a plant that does not exist is not replaced either)
+  --if-none-match  only create: if a plant with this id exists, exit 1 and change nothing
+
+A put is retried after a lost connection or a 5xx: the same plant sent twice leaves the same
+plant. When the lost attempt had been applied, the retry finds the plant it made: it prints
+"Replaced", or with --if-none-match exits 1 saying so.
 
 ${GLOBAL_HELP}
 `,

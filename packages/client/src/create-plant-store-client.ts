@@ -9,6 +9,7 @@ import {
   PlantId,
   PlantIdFromPath,
   PlantPage,
+  ReplacePlantRequest,
   UpdatePlantRequest,
   type PlantSort,
 } from '@plant-store/domain';
@@ -38,6 +39,9 @@ import type {
   NotModified,
   PlantListPage,
   PlantsApi,
+  PutOptions,
+  PutPlant,
+  PutPlantInput,
   UpdatedPlant,
   UpdateOptions,
   UpdatePlantInput,
@@ -133,6 +137,22 @@ const idFromLocation = (exchange: Exchange): PlantId => {
   return id.right;
 };
 
+/** Checks that a 201's `Location` names the request's own path (a PUT that created the plant). */
+const locationOfRequest = (exchange: Exchange): void => {
+  const location = exchange.headers.location;
+  let target: URL | undefined;
+  try {
+    target = location === undefined || location === '' ? undefined : new URL(location, exchange.url);
+  } catch {
+    target = undefined;
+  }
+  if (target?.origin === exchange.url.origin && target.pathname === exchange.url.pathname) return;
+  throw new UnexpectedResponseError(
+    [`the Location header ${JSON.stringify(location ?? '')} is not ${exchange.url.pathname}, the plant put`],
+    { ...exchange.details, status: exchange.status },
+  );
+};
+
 /** An `ETag` the contract requires on this response (a PATCH 200, a 304). */
 const requiredETag = (exchange: Exchange): string => {
   if (exchange.etag !== undefined) return exchange.etag;
@@ -209,7 +229,7 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     const created = decodeOrThrow(CreatePlantResponse, exchange);
     // The 201's members as the codec decoded them, the id from Location first: the order of Plant.
     const plant: Plant = { id, ...created };
-    return withMetadata(plant, { replayed: exchange.replayed, etag: exchange.etag });
+    return withMetadata(plant, { replayed: exchange.replayed, etag: exchange.etag, changeSeq: changeSeqOf(exchange) });
   };
 
   const remove = async (id: number, options?: DeleteOptions): Promise<void> => {
@@ -249,7 +269,31 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     );
     expectStatus(exchange, 200);
     const plant = decodeOrThrow(Plant, exchange);
-    return withMetadata(plant, { etag: requiredETag(exchange) });
+    return withMetadata(plant, { etag: requiredETag(exchange), changeSeq: changeSeqOf(exchange) });
+  };
+
+  const put = async (id: number, input: PutPlantInput, options?: PutOptions): Promise<PutPlant> => {
+    const path = `plants/${pathId(id)}`;
+    const body = validate ? ReplacePlantRequest.encode(checkInput(ReplacePlantRequest, input)) : input;
+    const ifMatch = condition(options?.ifMatch, 'ifMatch');
+    const ifNoneMatch = condition(options?.ifNoneMatch, 'ifNoneMatch');
+    const exchange = await send(
+      {
+        method: 'PUT',
+        path,
+        body: JSON.stringify(body),
+        conditions: { ifMatch, ifNoneMatch },
+        // The same whole plant sent twice leaves the same plant. See PutOptions.ifNoneMatch for what a retry can meet.
+        retryable: idempotent,
+      },
+      options,
+    );
+    expectStatus(exchange, 200, 201);
+    const plant = decodeOrThrow(Plant, exchange);
+    const created = exchange.status === 201;
+    // A 201 names the plant it made: the one of the request's path, nothing else.
+    if (created) locationOfRequest(exchange);
+    return withMetadata(plant, { etag: requiredETag(exchange), created, changeSeq: changeSeqOf(exchange) });
   };
 
   const listPage = async (
@@ -324,6 +368,7 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     delete: remove,
     get,
     update,
+    put,
     list,
     all,
     changes,

@@ -17,6 +17,9 @@ import type {
   NotModified,
   PlantListPage,
   PlantsApi,
+  PutOptions,
+  PutPlant,
+  PutPlantInput,
   UpdatedPlant,
   UpdateOptions,
   UpdatePlantInput,
@@ -41,6 +44,8 @@ export interface PlantsTaskEither {
   get(id: number, options: GetOptions): TE.TaskEither<PlantStoreError, FetchedPlant | NotModified>;
   /** `PreconditionFailedError` is a `Left` when `ifMatch` no longer names the plant's ETag. */
   update(id: number, patch: UpdatePlantInput, options?: UpdateOptions): TE.TaskEither<PlantStoreError, UpdatedPlant>;
+  /** `PreconditionFailedError` is a `Left` when `ifMatch` or `ifNoneMatch` does not hold. */
+  put(id: number, plant: PutPlantInput, options?: PutOptions): TE.TaskEither<PlantStoreError, PutPlant>;
   list<S extends PlantSort = IdSort>(
     query?: ListPlantsQuery<S>,
     options?: ListOptions & { readonly count?: false },
@@ -98,6 +103,7 @@ export const createPlantsTaskEither = (plants: PlantsApi): PlantsTaskEither => {
     delete: (id, options) => toTaskEither(() => plants.delete(id, options)),
     get,
     update: (id, patch, options) => toTaskEither(() => plants.update(id, patch, options)),
+    put: (id, plant, options) => toTaskEither(() => plants.put(id, plant, options)),
     list,
     listAll: (query, options) =>
       toTaskEither(async () => {

@@ -29,12 +29,19 @@ export interface CreateOptions extends CallOptions {
  *   attempt of this call whose response was lost. Either way the plant was created once, by that
  *   first request;
  * - `etag`, the plant's `ETag` as the 201 carried it (on a replay: the ETag the plant had when it
- *   was created), for `update` and `delete` with `ifMatch`; undefined when the server sent none.
+ *   was created), for `update` and `delete` with `ifMatch`; undefined when the server sent none;
+ * - `changeSeq`, the number of the create's change in the change log (`X-Change-Seq`; on a replay:
+ *   the first answer's), from which `changes({ since })` shows what happened after it; undefined
+ *   from a server that sends none.
  *
- * Both are non-enumerable own properties: `plant.replayed` reads them, but `Object.keys`,
+ * All are non-enumerable own properties: `plant.replayed` reads them, but `Object.keys`,
  * spreading, `JSON.stringify` and deep equality see only `{ id, name, tag? }`, exactly as before.
  */
-export type CreatedPlant = Plant & { readonly replayed: boolean; readonly etag: string | undefined };
+export type CreatedPlant = Plant & {
+  readonly replayed: boolean;
+  readonly etag: string | undefined;
+  readonly changeSeq: ChangePosition | undefined;
+};
 
 /**
  * What `plants.get` resolves to when the server sent the plant (200): the `Plant` plus its `etag`
@@ -98,8 +105,53 @@ export interface UpdatePlantInput {
   readonly tag?: string | null;
 }
 
-/** What `plants.update` resolves to: the whole plant after the change, plus its new `etag` (non-enumerable). */
-export type UpdatedPlant = Plant & { readonly etag: string };
+/**
+ * What `plants.update` resolves to: the whole plant after the change, plus (non-enumerable) its
+ * new `etag` and `changeSeq`, the number of the patch's change in the change log (for a patch that
+ * changed nothing, the newest number the server saw; undefined from a server that sends none).
+ */
+export type UpdatedPlant = Plant & { readonly etag: string; readonly changeSeq: ChangePosition | undefined };
+
+/**
+ * What `plants.put` takes: the whole plant but its id (the path gives it). The plant becomes
+ * exactly this: a member you leave out is removed (no `tag`: the plant has no tag afterwards).
+ */
+export interface PutPlantInput {
+  readonly name: string;
+  readonly tag?: string;
+}
+
+/** The options of `plants.put`: those of every call, plus `ifMatch` and `ifNoneMatch`. */
+export interface PutOptions extends CallOptions {
+  /**
+   * Sent as `If-Match`: replace only, and only the plant whose current ETag is this one (or `*`:
+   * any existing plant). A plant that has changed, or does not exist, rejects with
+   * `PreconditionFailedError` (412) and nothing is created or changed.
+   */
+  readonly ifMatch?: string;
+  /**
+   * Sent as `If-None-Match`: `*` creates only (an existing plant → `PreconditionFailedError`); an
+   * ETag (or several, comma-separated) refuses to touch a plant that has it.
+   *
+   * Retries: a put is retried like a GET (the same body twice leaves the same plant). When the
+   * first attempt was applied but its response was lost, the retry sees the plant it made: with
+   * `ifNoneMatch: '*'` it rejects with `PreconditionFailedError` whose `attempts` is above 1, and
+   * without conditions it resolves with `created: false`. Pass `retry: 0` to rule that out.
+   */
+  readonly ifNoneMatch?: string;
+}
+
+/**
+ * What `plants.put` resolves to: the whole plant as the body made it, plus (non-enumerable, as on
+ * `update`) its `etag`, `created` (true: the plant did not exist and was created, 201; false: it
+ * was replaced, or already was so, 200) and `changeSeq`, the number of the put's change in the
+ * change log (for a put that changed nothing, the newest number the server saw).
+ */
+export type PutPlant = Plant & {
+  readonly etag: string;
+  readonly created: boolean;
+  readonly changeSeq: ChangePosition | undefined;
+};
 
 /** The orders by id (their pages continue with `after`). */
 export type IdSort = Extract<PlantSort, 'id' | '-id'>;
@@ -210,6 +262,13 @@ export interface PlantsApi {
    * its ETag (see `UpdateOptions` for what a retry means then).
    */
   update(id: number, patch: UpdatePlantInput, options?: UpdateOptions): Promise<UpdatedPlant>;
+  /**
+   * `PUT /plants/{id}`: makes the plant with this id exactly `plant`, creating it when there is
+   * none (`created: true`) and replacing it otherwise; resolves with the plant, its `etag` and
+   * `created`. `PreconditionFailedError` when `ifMatch` or `ifNoneMatch` does not hold (see
+   * `PutOptions`); never `NotFoundError`.
+   */
+  put(id: number, plant: PutPlantInput, options?: PutOptions): Promise<PutPlant>;
   /** `GET /plants?limit&sort&after&cursor&q&tag`: one page; `next` is the query of the following one. */
   list<S extends PlantSort = IdSort>(
     query?: ListPlantsQuery<S>,

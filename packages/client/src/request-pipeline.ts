@@ -115,7 +115,7 @@ export interface Call {
 
 /** One request about to be sent. */
 export interface Attempt {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly url: URL;
   /** 1 for the first request of the call. */
   readonly attempt: number;

@@ -64,6 +64,12 @@ const commandOptions = {
     'no-tag': { type: 'boolean' },
     'if-match': { type: 'string' },
   },
+  put: {
+    name: { type: 'string' },
+    tag: { type: 'string' },
+    'if-match': { type: 'string' },
+    'if-none-match': { type: 'boolean' },
+  },
   list: {
     limit: { type: 'string' },
     after: { type: 'string' },
@@ -86,7 +92,7 @@ const commandOptions = {
 
 type Command = keyof typeof commandOptions;
 const isCommand = (s: string): s is Command => Object.hasOwn(commandOptions, s);
-const takesId: ReadonlySet<Command> = new Set(['get', 'delete', 'update']);
+const takesId: ReadonlySet<Command> = new Set(['get', 'delete', 'update', 'put']);
 
 const plantLine = (plant: Plant): string => `${plant.id}\t${plant.name}\t${plant.tag ?? ''}\n`;
 const tagSuffix = (plant: Plant): string => (plant.tag === undefined ? '' : ` [${plant.tag}]`);
@@ -103,19 +109,24 @@ const ifMatchArg = (value: string | undefined): string | undefined => {
 };
 
 /** What a conditional command sent, to explain a 412 in one line. */
-interface Precondition {
-  readonly id: PlantId;
-  readonly ifMatch: string;
-  readonly verb: 'updated' | 'deleted';
-}
+type Precondition =
+  | { readonly id: PlantId; readonly ifMatch: string; readonly verb: 'updated' | 'deleted' | 'replaced' }
+  | { readonly id: PlantId; readonly ifNoneMatch: '*' };
 
-const describePreconditionFailed = (error: PreconditionFailedError, { id, ifMatch, verb }: Precondition): string => {
+const describePreconditionFailed = (error: PreconditionFailedError, precondition: Precondition): string => {
+  const { id } = precondition;
   const retried =
     error.attempts > 1
       ? ' (this was a retry: the first attempt, whose answer was lost, may have made that change)'
       : '';
   const facts = ['HTTP 412', ...(error.requestId === undefined ? [] : [`request id ${error.requestId}`])].join(', ');
-  return `plant-store: plant ${id} has changed: its ETag is no longer ${ifMatch}, so nothing was ${verb}${retried}; run "plant-store get ${id}" to see it now (${facts})\n`;
+  const what =
+    'ifNoneMatch' in precondition
+      ? `plant ${id} exists already and --if-none-match only creates, so nothing was changed`
+      : precondition.verb === 'replaced'
+        ? `plant ${id} does not have the ETag ${precondition.ifMatch} (it has changed, or does not exist), so nothing was replaced`
+        : `plant ${id} has changed: its ETag is no longer ${precondition.ifMatch}, so nothing was ${precondition.verb}`;
+  return `plant-store: ${what}${retried}; run "plant-store get ${id}" to see it now (${facts})\n`;
 };
 
 const describeFailure = (error: PlantStoreError): string => {
@@ -159,6 +170,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         ...globalOptions,
         ...commandOptions.create,
         ...commandOptions.update,
+        ...commandOptions.put,
         ...commandOptions.list,
         ...commandOptions.import,
         ...commandOptions.watch,
@@ -261,6 +273,28 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         const plant = await client.plants.update(id, patch, ifMatch === undefined ? {} : { ifMatch });
         if (values.json === true) json({ ...plant, etag: plant.etag });
         else out(`Updated plant ${plant.id}: ${plant.name}${tagSuffix(plant)} (ETag ${plant.etag})\n`);
+        return EXIT.ok;
+      }
+      case 'put': {
+        const id = decodeArg(PlantIdFromPath, 'id', args[0] as string);
+        if (values.name === undefined)
+          throw new UsageError('put needs --name (the whole plant: a tag you leave out is removed)');
+        const onlyCreate = values['if-none-match'] === true;
+        const ifMatch = ifMatchArg(values['if-match']);
+        if (ifMatch !== undefined && onlyCreate)
+          throw new UsageError('put takes --if-match or --if-none-match, not both');
+        if (ifMatch !== undefined) precondition = { id, ifMatch, verb: 'replaced' };
+        if (onlyCreate) precondition = { id, ifNoneMatch: '*' };
+        const plant = await client.plants.put(
+          id,
+          { name: values.name, ...(values.tag === undefined ? {} : { tag: values.tag }) },
+          ifMatch !== undefined ? { ifMatch } : onlyCreate ? { ifNoneMatch: '*' } : {},
+        );
+        if (values.json === true) json({ ...plant, etag: plant.etag, created: plant.created });
+        else
+          out(
+            `${plant.created ? 'Created' : 'Replaced'} plant ${plant.id}: ${plant.name}${tagSuffix(plant)} (ETag ${plant.etag})\n`,
+          );
         return EXIT.ok;
       }
       case 'delete': {

@@ -27,7 +27,7 @@ export interface CallOptions {
 }
 
 export interface OutgoingRequest {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the base URL, without a leading slash: `plants`, `plants/7`. */
   readonly path: string;
   /** Written with `URLSearchParams` (`application/x-www-form-urlencoded`: a space becomes `+`). */

@@ -1,9 +1,9 @@
 // A small node:http server that answers like the real Plant Store would (docs/reference/api.md): bearer
-// auth, the five plant routes (PATCH included), `{error, message}` bodies, Location, Link (with
+// auth, the six plant routes (PATCH and PUT included), `{error, message}` bodies, Location, Link (with
 // the tag and q filters, the sort, and an opaque cursor for name orders), Prefer: count=exact,
 // X-Request-Id, Idempotency-Key on creates (replays, 422 for a reused key), and ETags with
 // If-Match / If-None-Match (304, 412), and the change feed: a change log written by the routes,
-// `X-Change-Seq` on reads, and `GET /plants/changes` as JSON pages or a stream that tests can end,
+// `X-Change-Seq` on reads and writes, and `GET /plants/changes` as JSON pages or a stream that tests can end,
 // cut or write to. Tests can queue one-shot handlers to script failures (500s, 429s, garbage,
 // hangs, dropped sockets, a key still in progress, a 410 or a 503 of the feed).
 import { randomUUID } from 'node:crypto';
@@ -30,6 +30,7 @@ import {
   ListQuery,
   parseIdempotencyKeyField,
   PlantIdFromPath,
+  ReplacePlantRequest,
   UpdatePlantRequest,
   type Change,
   type Plant,
@@ -335,6 +336,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     return answer(201, input.tag === undefined ? { name: input.name } : { name: input.name, tag: input.tag }, {
       location: `${prefix}/plants/${id}`,
       etag: etagOf(id) as string,
+      'x-change-seq': String(newest()),
     });
   };
 
@@ -343,7 +345,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     if (!url.pathname.startsWith(`${prefix}/plants`)) return sendError(res, 404, `no route ${url.pathname}`);
     const rest = url.pathname.slice(`${prefix}/plants`.length);
     const method = req.method ?? 'GET';
-    const allowed = rest === '' ? ['GET', 'POST'] : rest === '/changes' ? ['GET'] : ['GET', 'PATCH', 'DELETE'];
+    const allowed = rest === '' ? ['GET', 'POST'] : rest === '/changes' ? ['GET'] : ['GET', 'PUT', 'PATCH', 'DELETE'];
     if (!allowed.includes(method))
       return sendError(res, 405, `${method} is not allowed here`, { allow: allowed.join(', ') });
 
@@ -465,8 +467,40 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       if (E.isLeft(decoded)) return sendError(res, 400, formatErrors(decoded.left).join('; '));
       patch = decoded.right;
     }
+    let replacement: ReplacePlantRequest | undefined;
+    if (method === 'PUT') {
+      const type = req.headers['content-type'] ?? '';
+      if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type))
+        return sendError(res, 415, 'expected Content-Type: application/json');
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        return sendError(res, 400, 'the body is not valid JSON');
+      }
+      const decoded = ReplacePlantRequest.decode(json);
+      if (E.isLeft(decoded)) return sendError(res, 400, formatErrors(decoded.left).join('; '));
+      replacement = decoded.right;
+    }
     const plant = plants.get(id.right);
-    if (plant === undefined) return sendError(res, 404, `no plant with id ${id.right}`);
+    const made = (from: ReplacePlantRequest): Plant =>
+      from.tag === undefined ? { id: id.right, name: from.name } : { id: id.right, name: from.name, tag: from.tag };
+    if (plant === undefined && replacement !== undefined) {
+      // A PUT creates a missing plant, unless If-Match (which needs one); If-None-Match holds.
+      if (conditions.ifMatch !== undefined)
+        return sendError(res, 412, `no plant with id ${id.right}: If-Match needs an existing plant`);
+      plants.set(id.right, made(replacement));
+      recordChange('plant.created', id.right);
+      return sendJson(res, 201, plants.get(id.right), {
+        location: `${prefix}/plants/${id.right}`,
+        etag: etagOf(id.right) as string,
+        'x-change-seq': String(newest()),
+      });
+    }
+    if (plant === undefined) {
+      const seq: Record<string, string> = method === 'GET' ? { 'x-change-seq': String(newest()) } : {};
+      return sendError(res, 404, `no plant with id ${id.right}`, seq);
+    }
     const current = etagOf(id.right) as string;
     // If-Match compares strongly (a weak tag never matches); If-None-Match weakly.
     const { ifMatch, ifNoneMatch } = conditions;
@@ -484,7 +518,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       plants.delete(id.right);
       generations.set(id.right, (generations.get(id.right) ?? 0) + 1);
       recordChange('plant.deleted', id.right);
-      res.writeHead(204);
+      res.writeHead(204, { 'x-change-seq': String(newest()) });
       return void res.end();
     }
     if (patch !== undefined) {
@@ -493,8 +527,12 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       plants.set(id.right, tag === undefined ? { id: id.right, name } : { id: id.right, name, tag });
       if (etagOf(id.right) !== current) recordChange('plant.updated', id.right);
     }
-    const headers: Record<string, string> = { etag: etagOf(id.right) as string };
-    if (method === 'GET') headers['x-change-seq'] = String(newest());
+    if (replacement !== undefined) {
+      plants.set(id.right, made(replacement));
+      if (etagOf(id.right) !== current) recordChange('plant.updated', id.right);
+    }
+    // Every answer here carries where it stands in the change log: a read's snapshot, a write's change.
+    const headers: Record<string, string> = { etag: etagOf(id.right) as string, 'x-change-seq': String(newest()) };
     return sendJson(res, 200, plants.get(id.right), headers);
   };
 
