@@ -91,4 +91,20 @@ describePostgres('two server processes over one PostgreSQL database', () => {
     expect(lost).toHaveLength(19);
     for (const a of lost) expect((a as PromiseRejectedResult).reason).toBeInstanceOf(NotFoundError);
   });
+
+  it('concurrent PUTs of one new id across both → exactly one creates it, every answer a state it had', async () => {
+    const puts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => clientOf(i % 2).put(8_000_004, { name: `writer ${i}` })),
+    );
+    expect(puts.filter((p) => p.created)).toHaveLength(1);
+    puts.forEach((p, i) => expect(p).toEqual({ id: 8_000_004, name: `writer ${i}` }));
+    // In change order, the last answer is what both instances hold.
+    const last = puts.reduce((a, b) => ((a.changeSeq ?? 0) > (b.changeSeq ?? 0) ? a : b));
+    expect(new Set(puts.map((p) => p.changeSeq)).size).toBe(20);
+    for (const index of [0, 1]) {
+      const stored = await clientOf(index).get(8_000_004);
+      expect(stored).toEqual(last);
+      expect(stored.etag).toBe(last.etag);
+    }
+  });
 });

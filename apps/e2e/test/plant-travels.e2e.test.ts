@@ -26,7 +26,8 @@ import {
  * CreatePlantRequest's codec go through every path that carries a plant, and each path must give
  * back the codec's encoding byte for byte: create (201 and Location; by HTTP, the client or the
  * CLI), a keyed replay, PATCH to the next plant's name and tag (the tag removed when it has none;
- * by HTTP, the client or the CLI), get, list, search, the change feed, webhook deliveries,
+ * by HTTP, the client or the CLI), PUT to the name and tag of the plant two ahead (by the same
+ * three), get, list, search, the change feed, webhook deliveries,
  * plants.mirror(), the client's and the CLI's get and list, both CLIs' export, import into an
  * empty store, backup (SQLite), and migrate to the other kind of store and back. One run is a
  * batch of 5–8 plants; at its end they are deleted, so each run sees only its own. SQLite always;
@@ -117,6 +118,34 @@ const patch = async (
     expect(result.code, result.stderr).toBe(0);
     const { etag } = JSON.parse(result.stdout) as { etag: string };
     expect(result.stdout).toBe(cliJsonOf({ ...(JSON.parse(bytesOf(after)) as object), etag }));
+  }
+  return after;
+};
+
+/** Replaces `plant` whole by `to`'s members (PUT) by `via`; returns the plant after. */
+const replace = async (
+  store: TravelStore,
+  client: PlantStoreClient,
+  via: Via,
+  plant: Plant,
+  to: Plant,
+): Promise<Plant> => {
+  const after = plantOf(plant.id, to);
+  const { id: _id, ...body } = to;
+  if (via === 'http') {
+    const answer = await store.call('PUT', `/plants/${plant.id}`, JSON.stringify(body), JSON_BODY);
+    expect(answer.status, answer.body).toBe(200);
+    expect(answer.body).toBe(bytesOf(after));
+  } else if (via === 'client') {
+    const put = await client.plants.put(plant.id, body);
+    expect([put.created, JSON.stringify(put)]).toEqual([false, bytesOf(after)]);
+  } else {
+    const args = ['put', String(plant.id), `--name=${to.name}`, '--json'];
+    if (to.tag !== undefined) args.push(`--tag=${to.tag}`);
+    const result = await store.cli(args);
+    expect(result.code, result.stderr).toBe(0);
+    const { etag } = JSON.parse(result.stdout) as { etag: string };
+    expect(result.stdout).toBe(cliJsonOf({ ...(JSON.parse(bytesOf(after)) as object), etag, created: false }));
   }
   return after;
 };
@@ -230,6 +259,16 @@ const travel = async (store: TravelStore, requests: readonly CreatePlantRequest[
         created[(i + 1) % created.length] as Plant,
       );
       patched.push(after);
+      if (bytesOf(after) !== bytesOf(plant)) events.push(`plant.updated ${bytesOf(after)}`);
+    }
+    tally.found += await readBack(store, client, patched);
+
+    // PUT (issue 56): each plant replaced whole by the one two ahead, by each path in turn.
+    const before = [...patched];
+    for (const [i, plant] of before.entries()) {
+      const to = before[(i + 2) % before.length] as Plant;
+      const after = await replace(store, client, VIA[(i + 2) % 3] as Via, plant, to);
+      patched[i] = after;
       if (bytesOf(after) !== bytesOf(plant)) events.push(`plant.updated ${bytesOf(after)}`);
     }
     tally.found += await readBack(store, client, patched);
