@@ -101,7 +101,7 @@ describe('plant-store put', () => {
       /^Usage: plant-store put <id> --name NAME \[--tag TAG\] \[--if-match ETAG \| --if-none-match\]/,
     );
     expect((await run(['--help'])).stdout).toMatch(
-      /\n  put <id> --name N \[--tag T\] \[--if-match ETAG \| --if-none-match\]\n/,
+      /\n {2}put <id> --name N \[--tag T\] \[--if-match ETAG \| --if-none-match\]\n/,
     );
   });
 });

@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   BadRequestError,
@@ -132,8 +133,7 @@ describe('plants.put', () => {
     const right = await client.fp.plants.put(7, { name: 'Fern' })();
     expect(right).toMatchObject({ _tag: 'Right', right: { id: 7, name: 'Fern' } });
     const left = await client.fp.plants.put(7, { name: 'Fern' }, { ifNoneMatch: '*' })();
-    expect(left._tag).toBe('Left');
-    expect(left._tag === 'Left' && left.left).toBeInstanceOf(PreconditionFailedError);
+    expect(E.isLeft(left) && left.left).toBeInstanceOf(PreconditionFailedError);
   });
 });
 
