@@ -7,6 +7,7 @@ import { migration0006 } from './0006-folded-names.js';
 import { migration0007 } from './0007-trace-context.js';
 import { migration0008 } from './0008-change-log.js';
 import { migration0009, MIGRATION_9_COLUMNS } from './0009-whole-plant.js';
+import { migration0011 } from './0011-left-tags.js';
 import type { PostgresMigration } from './postgres-migration.js';
 
 /**
@@ -31,6 +32,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   migration0007,
   migration0008,
   migration0009,
+  migration0011,
 ];
 
 /**
