@@ -9,11 +9,17 @@ import { plantColumnList } from '../plant-columns.js';
 /** Every plant column (plant-columns.ts), as a change keeps the plant after it, and the tag it left (migration 11). */
 const COLUMNS = `${plantColumnList()}, left_tag`;
 
+/** A change as read (`p`: plant_changes): numbers as float8, JS numbers. */
+const SELECTED = `p.seq::float8 AS seq, p.type, p.plant_id::float8 AS plant_id, ${plantColumnList('p')}, p.left_tag,
+  p.version::float8 AS version, p.at::float8 AS at`;
+
 /**
  * The change log in PostgreSQL (migration 8: statement triggers on `plants` fill it, numbered
  * under the state row's lock, so in commit order; migration 11: the left tags and the indexes by
  * tag). A read is one statement: the state and the
- * changes above a number in one snapshot.
+ * changes above a number in one snapshot. (`ORDER BY plant_changes.seq`, not `seq`: that would be
+ * the float8 the select names so, which no index holds in order, and a page from far behind would
+ * sort every change above it.)
  */
 export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): ChangeLog => ({
   above: (since, limit, expiredBefore) => async () =>
@@ -25,7 +31,7 @@ export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): 
             FROM plant_change_state s LEFT JOIN LATERAL (
               SELECT seq::float8 AS seq, type, plant_id::float8 AS plant_id, ${sql.unsafe(COLUMNS)}, version::float8 AS version,
                      at::float8 AS at
-                FROM plant_changes WHERE seq > ${since}::int8 ORDER BY seq LIMIT ${limit}::int4
+                FROM plant_changes WHERE seq > ${since}::int8 ORDER BY plant_changes.seq LIMIT ${limit}::int4
             ) c ON true`,
       ),
       E.chainW((rows) =>
@@ -55,15 +61,12 @@ export const createPostgresChangeLog = (sql: postgres.Sql, gate: PostgresGate): 
                  s.untagged_through::float8 AS untagged_through,
                  (SELECT at::float8 FROM plant_changes WHERE seq > ${since}::int8 ORDER BY seq LIMIT 1) AS first_at, c.*
             FROM plant_change_state s LEFT JOIN LATERAL (
-              SELECT pc.seq::float8 AS seq, pc.type, pc.plant_id::float8 AS plant_id, ${sql.unsafe(COLUMNS)},
-                     pc.version::float8 AS version, pc.at::float8 AS at
-                FROM (
-                  (SELECT seq FROM plant_changes WHERE tag = ${tag} AND seq > ${since}::int8 ORDER BY seq LIMIT ${limit}::int4)
-                  UNION ALL
-                  (SELECT seq FROM plant_changes WHERE left_tag = ${tag} AND seq > ${since}::int8 ORDER BY seq LIMIT ${limit}::int4)
-                  ORDER BY seq LIMIT ${limit}::int4
-                ) m JOIN plant_changes pc ON pc.seq = m.seq
-               ORDER BY pc.seq
+              (SELECT ${sql.unsafe(SELECTED)} FROM plant_changes p
+                WHERE p.tag = ${tag} AND p.seq > ${since}::int8 ORDER BY p.seq LIMIT ${limit}::int4)
+              UNION ALL
+              (SELECT ${sql.unsafe(SELECTED)} FROM plant_changes p
+                WHERE p.left_tag = ${tag} AND p.seq > ${since}::int8 ORDER BY p.seq LIMIT ${limit}::int4)
+              ORDER BY seq LIMIT ${limit}::int4
             ) c ON true`,
       ),
       E.chainW((rows) =>

@@ -13,15 +13,15 @@ import { whenDurable, type WalSync } from './wal-sync.js';
 const COLUMNS = `seq, type, plant_id, ${plantColumnList()}, left_tag, version, at`;
 
 /**
- * A page of one tag: the first `@limit` changes above `@since` whose tag is `@tag`, and the first
- * `@limit` whose left tag is (never both: a change's left tag differs from its tag), each a range
- * of its partial index (migration 11), merged by number (store.test.ts checks the plan).
+ * A page of one tag, as two reads of one snapshot: the first `limit` changes above `since` whose
+ * tag is it, and the first `limit` whose left tag is (never both: a change's left tag differs from
+ * its tag), each a range of its partial index (migration 11) and a seek per change by number; the
+ * two are merged by number. store.test.ts checks the plans.
  */
-export const TAGGED_PAGE_SQL = `SELECT ${COLUMNS} FROM plant_changes WHERE seq IN (
-       SELECT seq FROM (SELECT seq FROM plant_changes WHERE tag = @tag AND seq > @since ORDER BY seq LIMIT @limit)
-       UNION ALL
-       SELECT seq FROM (SELECT seq FROM plant_changes WHERE left_tag = @tag AND seq > @since ORDER BY seq LIMIT @limit))
-     ORDER BY seq LIMIT @limit`;
+export const TAGGED_PAGE_SQL = {
+  tag: `SELECT ${COLUMNS} FROM plant_changes WHERE tag = @tag AND seq > @since ORDER BY seq LIMIT @limit`,
+  leftTag: `SELECT ${COLUMNS} FROM plant_changes WHERE left_tag = @tag AND seq > @since ORDER BY seq LIMIT @limit`,
+} as const;
 
 /**
  * The change log in SQLite (migration 8: the triggers on `plants` fill it; migration 11: the
@@ -42,12 +42,17 @@ export const createSqliteChangeLog = (
     rows: page.all(since, limit),
   }));
   const firstAt = db.prepare<[number]>('SELECT at FROM plant_changes WHERE seq > ? ORDER BY seq LIMIT 1').pluck();
-  const tagged = db.prepare<{ since: number; tag: string; limit: number }>(TAGGED_PAGE_SQL);
-  const readTagged = db.transaction((since: number, tag: string, limit: number) => ({
-    state: state.get(),
-    firstAt: firstAt.get(since),
-    rows: tagged.all({ since, tag, limit }),
-  }));
+  const withTag = db.prepare<{ since: number; tag: string; limit: number }>(TAGGED_PAGE_SQL.tag);
+  const withLeftTag = db.prepare<{ since: number; tag: string; limit: number }>(TAGGED_PAGE_SQL.leftTag);
+  const readTagged = db.transaction((since: number, tag: string, limit: number) => {
+    const entered = withTag.all({ since, tag, limit }) as { seq: number }[];
+    const left = withLeftTag.all({ since, tag, limit }) as { seq: number }[];
+    return {
+      state: state.get(),
+      firstAt: firstAt.get(since),
+      rows: left.length === 0 ? entered : [...entered, ...left].sort((x, y) => x.seq - y.seq).slice(0, limit),
+    };
+  });
   // The oldest changes committed before a time, at most a number of them; the state remembers the
   // newest number forgotten (a reader behind it has missed changes: 410).
   const forgetOldest = db.prepare<[number, number]>(
