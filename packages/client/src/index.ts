@@ -78,6 +78,7 @@ export type {
   PlantDeletedChange,
   PlantDeletedEvent,
   PlantId,
+  PlantLeftChange,
   PlantName,
   PlantSort,
   PlantTag,
