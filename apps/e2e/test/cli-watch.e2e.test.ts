@@ -102,6 +102,23 @@ describe('plant-store watch against the real server', () => {
     expect(run.stderr()).toBe('');
   });
 
+  it('--tag prints only the changes of plants with that tag, plant.left for one that leaves', async () => {
+    const since = (await plants().list({ limit: 1 })).changeSeq ?? 0;
+    const palm = await plants().create({ name: 'Palm', tag: 'watched tag' });
+    await plants().create({ name: 'Cactus', tag: 'desert' });
+    await plants().update(palm.id, { tag: 'desert' });
+    await plants().update(palm.id, { name: 'Palm tree' }); // not of the tag any more
+    const run = watch(['--since', String(since), '--tag', 'watched tag']);
+    await until('two lines', () => run.lines().length === 2, 20_000);
+    run.child.kill('SIGINT');
+    expect(await run.exit()).toBe(130);
+    expect(run.lines()).toEqual([
+      `${since + 1} plant.created ${palm.id} "Palm" watched tag`,
+      `${since + 3} plant.left ${palm.id}`,
+    ]);
+    expect(run.stderr()).toBe('');
+  });
+
   it('ends quietly with exit 0 at the next change once its reader has gone (| head)', async () => {
     const run = watch(['--since', '0', '--json']);
     await until('the first line', () => run.lines().length >= 1, 20_000);

@@ -27,7 +27,7 @@ import {
  * back the codec's encoding byte for byte: create (201 and Location; by HTTP, the client or the
  * CLI), a keyed replay, PATCH to the next plant's name and tag (the tag removed when it has none;
  * by HTTP, the client or the CLI), PUT to the name and tag of the plant two ahead (by the same
- * three), get, list, search, the change feed, webhook deliveries,
+ * three), get, list, search, the change feed (whole and of one tag), webhook deliveries,
  * plants.mirror(), the client's and the CLI's get and list, both CLIs' export, import into an
  * empty store, backup (SQLite), and migrate to the other kind of store and back. One run is a
  * batch of 5–8 plants; at its end they are deleted, so each run sees only its own. SQLite always;
@@ -282,6 +282,18 @@ const travel = async (store: TravelStore, requests: readonly CreatePlantRequest[
       changes.map((c) => `${c.type} ${JSON.stringify(c.data)}`),
       'the change feed',
     ).toEqual(events);
+
+    // The feed of one tag (a tag of the batch, sent form-urlencoded) carries the same bytes.
+    const tag = created.find((p) => p.tag !== undefined)?.tag;
+    if (tag !== undefined) {
+      const query = new URLSearchParams({ since: String(since), tag, limit: '1000' }).toString();
+      const ofTag = await store.call('GET', `/plants/changes?${query}`, undefined, { accept: 'application/json' });
+      expect(ofTag.status, ofTag.body).toBe(200);
+      const shown = (parseExact(ofTag.body) as typeof changes).filter((c) => c.type !== 'plant.left');
+      const whole = new Map(changes.map((c) => [c.seq, JSON.stringify(c)]));
+      expect(shown.length, 'the feed of one tag').toBeGreaterThan(0);
+      for (const c of shown) expect(JSON.stringify(c), 'the feed of one tag').toBe(whole.get(c.seq));
+    }
 
     // Deletes of the batch before may still arrive: only creates and updates are this batch's.
     const delivered = () =>

@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Change, ChangePosition, ChangePositionFromString, formatErrors } from '@plant-store/domain';
+import { Change, ChangePosition, ChangePositionFromString, formatErrors, PlantTag } from '@plant-store/domain';
 // eventsource-parser is the npm parser of the WHATWG event-stream format (the one `EventSource`
 // follows): CR, LF and CRLF line ends, a line or an event split across chunks, `retry:`, comments
 // and a leading BOM. Those rules are easy to get subtly wrong by hand, and a missed event here is a
@@ -36,6 +36,14 @@ export interface ChangesOptions {
    * first change still misses nothing. Checked before anything is sent (`ValidationError`).
    */
   readonly since?: number;
+  /**
+   * Only the changes of plants that have this tag before or after the change (exactly, as
+   * `list({ tag })` matches). A plant that leaves the tag (its tag changed or removed) arrives as a
+   * `plant.left` change, `data: { id }`: it still exists, it no longer has the tag. The server's
+   * bookmarks move the position the iteration resumes from past the changes it did not send, so a
+   * quiet subset resumed after a while meets no 410 because of it. Checked before anything is sent.
+   */
+  readonly tag?: string;
   /** Ends the iteration quietly (it returns, nothing is thrown) and closes the stream; the client-wide signal does too. */
   readonly signal?: AbortSignal;
   /**
@@ -69,14 +77,28 @@ type Ending =
       readonly retryAfterMs?: number | undefined;
     };
 
+/**
+ * A bookmark of a stream of one tag: the server passed every change up to `seq` without sending
+ * it (none of them is of the tag). Not given to callers of `changes`; the mirror reads them.
+ */
+export interface Bookmark {
+  readonly type: 'bookmark';
+  readonly seq: ChangePosition;
+}
+
+/** What a feed brings: a change, or a bookmark. */
+export type FeedItem = Change | Bookmark;
+
 /** What one iteration knows across its connections. */
 interface Feed {
   /** Its signal, request id, timeout and trace context, the same for every connection. */
   readonly call: Call;
   readonly idleTimeout: number;
+  /** The tag of a feed of one tag. */
+  readonly tag: PlantTag | undefined;
   /** The `since` of the stream's URL: the caller's, or the newest number when the iteration began. */
   start: ChangePosition | undefined;
-  /** The number of the last change handed to the caller (`start` before the first). */
+  /** The number of the last change handed to the caller, or of the last bookmark (`start` before either). */
   position: ChangePosition | undefined;
   /** The stream's `retry:` (the server announces 2000), the base of the backoff; before it, the client's `retry.baseDelayMs`. */
   reconnectMs: number;
@@ -118,6 +140,19 @@ const checkSince = (since: number): ChangePosition => {
   throw new ValidationError([`since: expected an integer from 0 to 9007199254740991, got ${String(since)}`]);
 };
 
+const checkTag = (tag: string): PlantTag => {
+  const decoded = PlantTag.decode(tag);
+  if (E.isRight(decoded)) return decoded.right;
+  throw new ValidationError(formatErrors(decoded.left, 'tag'));
+};
+
+/** The feed's URL: `plants/changes` with the tag of a feed of one tag. */
+const feedUrl = (config: TransportConfig, tag: PlantTag | undefined): URL => {
+  const url = new URL('plants/changes', config.baseUrl);
+  if (tag !== undefined) url.searchParams.set('tag', tag);
+  return url;
+};
+
 const checkPositiveMs = (name: string, value: number): number => {
   if (!Number.isFinite(value) || value <= 0)
     throw new TypeError(`${name} must be a positive number of ms, got ${value}`);
@@ -153,8 +188,15 @@ const readBody = async (request: Duplex, limit: number, ms: number): Promise<Buf
   return Buffer.concat(chunks).subarray(0, limit);
 };
 
-/** The change an event carries, checked against the event's `id` and `event` and against the order. */
-const changeOf = (message: EventSourceMessage, position: number | undefined, details: PlantStoreErrorDetails) => {
+/**
+ * What an event carries, checked against the event's `id` and `event` and against the order: a
+ * change, or (a stream of one tag) a bookmark, `{"seq":M}` with `id: M`.
+ */
+const itemOf = (
+  message: EventSourceMessage,
+  position: number | undefined,
+  details: PlantStoreErrorDetails,
+): FeedItem => {
   const unexpected = (problems: readonly string[]) =>
     new UnexpectedResponseError(problems, { ...details, status: 200 });
   const what = `the event with id ${JSON.stringify(message.id ?? null)}`;
@@ -164,17 +206,26 @@ const changeOf = (message: EventSourceMessage, position: number | undefined, det
   } catch (error) {
     throw unexpected([`${what} has data that is not JSON (${error instanceof Error ? error.message : String(error)})`]);
   }
-  const decoded = Change.decode(json);
-  if (E.isLeft(decoded)) throw unexpected(formatErrors(decoded.left, 'data').map((line) => `${what}: ${line}`));
-  const change = decoded.right;
-  if (message.id !== String(change.seq)) throw unexpected([`${what} carries change ${change.seq}`]);
-  if (message.event !== change.type) {
-    throw unexpected([`${what} is a ${JSON.stringify(message.event ?? null)} event carrying a ${change.type}`]);
+  let item: FeedItem;
+  if (message.event === 'bookmark') {
+    const seq = (json as { readonly seq?: unknown } | null)?.seq;
+    if (!ChangePosition.is(seq)) throw unexpected([`${what} is a bookmark whose data has no change number`]);
+    if (message.id !== String(seq)) throw unexpected([`${what} is a bookmark of ${seq}`]);
+    item = { type: 'bookmark', seq };
+  } else {
+    const decoded = Change.decode(json);
+    if (E.isLeft(decoded)) throw unexpected(formatErrors(decoded.left, 'data').map((line) => `${what}: ${line}`));
+    item = decoded.right;
+    if (message.id !== String(item.seq)) throw unexpected([`${what} carries change ${item.seq}`]);
+    if (message.event !== item.type) {
+      throw unexpected([`${what} is a ${JSON.stringify(message.event ?? null)} event carrying a ${item.type}`]);
+    }
   }
-  if (position !== undefined && change.seq <= position) {
-    throw unexpected([`change ${change.seq} came after change ${position}: the feed must be in seq order`]);
+  if (position !== undefined && item.seq <= position) {
+    const kind = item.type === 'bookmark' ? 'bookmark' : 'change';
+    throw unexpected([`${kind} ${item.seq} came after change ${position}: the feed must be in seq order`]);
   }
-  return change;
+  return item;
 };
 
 /** The `changes` operation over a resolved transport configuration. */
@@ -255,7 +306,7 @@ export const createChangeFeed = (config: TransportConfig, pipeline: Pipeline = c
 
   /** The newest change number, from the `Link` of an empty JSON page; undefined when the iteration may go on. */
   const probe = async (feed: Feed): Promise<Ending | undefined> => {
-    const url = new URL('plants/changes', config.baseUrl);
+    const url = feedUrl(config, feed.tag);
     url.searchParams.set('limit', '1');
     const opened = await open(feed, url, 'application/json');
     if ('kind' in opened) return opened;
@@ -291,8 +342,8 @@ export const createChangeFeed = (config: TransportConfig, pipeline: Pipeline = c
   };
 
   /** One connection of the stream: its changes, then why it ended. */
-  async function* follow(feed: Feed): AsyncGenerator<Change, Ending, undefined> {
-    const url = new URL('plants/changes', config.baseUrl);
+  async function* follow(feed: Feed): AsyncGenerator<FeedItem, Ending, undefined> {
+    const url = feedUrl(config, feed.tag);
     url.searchParams.set('since', String(feed.start));
     feed.connections += 1;
     const opened = await open(feed, url, 'text/event-stream');
@@ -340,9 +391,9 @@ export const createChangeFeed = (config: TransportConfig, pipeline: Pipeline = c
           });
         }
         for (let message = received.shift(); message !== undefined; message = received.shift()) {
-          const change = changeOf(message, feed.position, details);
-          feed.position = change.seq as number as ChangePosition;
-          yield change;
+          const item = itemOf(message, feed.position, details);
+          feed.position = item.seq as number as ChangePosition;
+          yield item;
         }
       }
       ended = true;
@@ -373,15 +424,18 @@ export const createChangeFeed = (config: TransportConfig, pipeline: Pipeline = c
   /**
    * The feed: the probe when there is no `since`, then one connection after another, each lost
    * one opened again after `reconnectDelay` (based on the stream's `retry:`). Only an abort ends
-   * it quietly; a status that another attempt would not change ends it with its error.
+   * it quietly; a status that another attempt would not change ends it with its error. Changes
+   * and bookmarks, in order.
    */
-  async function* changes(options: ChangesOptions = {}): AsyncGenerator<Change, void, undefined> {
+  async function* items(options: ChangesOptions = {}): AsyncGenerator<FeedItem, void, undefined> {
     const since = options.since === undefined ? undefined : checkSince(options.since);
+    const tag = options.tag === undefined ? undefined : checkTag(options.tag);
     // Every connection belongs to the caller's span and carries one request id, as every retry of a call does.
     const call = pipeline.startCall({ signal: options.signal, requestId: options.requestId });
     const feed: Feed = {
       call,
       idleTimeout: checkPositiveMs('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS),
+      tag,
       start: since,
       position: since,
       reconnectMs: config.retry.baseDelayMs,
@@ -405,5 +459,10 @@ export const createChangeFeed = (config: TransportConfig, pipeline: Pipeline = c
     }
   }
 
-  return changes;
+  /** The feed as callers of `plants.changes` see it: the changes, the bookmarks kept inside. */
+  async function* changes(options: ChangesOptions = {}): AsyncGenerator<Change, void, undefined> {
+    for await (const item of items(options)) if (item.type !== 'bookmark') yield item;
+  }
+
+  return { changes, items };
 };

@@ -29,7 +29,7 @@ Commands:
                                              every plant that matches, as JSON Lines
   import <file.jsonl> [--concurrency N]      create the plants of a JSON Lines file
                                              (safe to run again after an interruption)
-  watch [--since N] [--json]                 print each change as it happens, until Ctrl-C
+  watch [--since N] [--tag T] [--json]       print each change as it happens, until Ctrl-C
 
 ${GLOBAL_HELP}
   -V, --version    print the version
@@ -167,7 +167,7 @@ run the same import again to finish).
 
 ${GLOBAL_HELP}
 `,
-  watch: `Usage: plant-store watch [--since N] [--json] [options]
+  watch: `Usage: plant-store watch [--since N] [--tag T] [--json] [options]
 
 Prints every change of a plant as the server commits it, one line each, in order, until Ctrl-C:
   42 plant.created 7 "Monstera" tropical
@@ -180,6 +180,10 @@ twice. A reader that stops (| head) ends it quietly.
 
   --since N        start after change number N (0: every change the server still keeps);
                    default: only the changes from now on
+  --tag T          only the changes of plants with tag T before or after the change; a plant
+                   whose tag changes away from T (or is removed) prints as
+                     45 plant.left 7
+                   (it still exists; it is no longer tagged T)
   --json           print each change as the server sends it, one JSON object per line:
                    {"seq","type","timestamp","data","etag"?}
 

@@ -7,11 +7,11 @@ import type { PlantStoreClient } from './create-plant-store-client.js';
 /**
  * A change as one line for people: its number, type and plant id, then for a create or an update
  * the name (JSON-quoted, so spaces and quotes stay readable) and the tag, if any.
- * `42 plant.created 7 "Monstera" tropical`, `44 plant.deleted 7`.
+ * `42 plant.created 7 "Monstera" tropical`, `44 plant.deleted 7`, `45 plant.left 8` (`--tag`).
  */
 export const changeLine = (change: Change): string => {
   const words = [String(change.seq), change.type, String(change.data.id)];
-  if (change.type !== 'plant.deleted') {
+  if (change.type === 'plant.created' || change.type === 'plant.updated') {
     words.push(JSON.stringify(change.data.name));
     if (change.data.tag !== undefined) words.push(change.data.tag);
   }
@@ -26,6 +26,8 @@ export interface WatchIo {
 
 export interface WatchOptions {
   readonly since?: ChangePosition | undefined;
+  /** Only the changes of plants with this tag before or after them (`plant.left` for one that leaves). */
+  readonly tag?: string | undefined;
   /** Each change's JSON, byte for byte as the server sent it, one per line. */
   readonly json: boolean;
 }
@@ -39,13 +41,14 @@ export interface WatchOptions {
  */
 export const watchChanges = async (
   client: PlantStoreClient,
-  { since, json }: WatchOptions,
+  { since, tag, json }: WatchOptions,
   io: WatchIo,
 ): Promise<'interrupted' | 'expired'> => {
   let position: number | undefined = since;
   try {
     for await (const change of client.plants.changes({
       ...(since === undefined ? {} : { since }),
+      ...(tag === undefined ? {} : { tag }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     })) {
       await writeLine(io.stdout, json ? `${changeBody(change)}\n` : changeLine(change), io.signal);

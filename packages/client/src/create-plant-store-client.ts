@@ -362,7 +362,7 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     }
   }
 
-  const changes = createChangeFeed(config, pipeline);
+  const { changes, items } = createChangeFeed(config, pipeline);
   const plants: PlantsApi = {
     create,
     delete: remove,
@@ -372,7 +372,7 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
     list,
     all,
     changes,
-    mirror: (options) => startMirror(plants, options),
+    mirror: (options) => startMirror({ list, items }, options),
   };
   return { plants, fp: { plants: createPlantsTaskEither(plants) } };
 }

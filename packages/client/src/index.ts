@@ -81,6 +81,7 @@ export type {
   PlantDeletedChange,
   PlantDeletedEvent,
   PlantId,
+  PlantLeftChange,
   PlantName,
   PlantSort,
   PlantTag,

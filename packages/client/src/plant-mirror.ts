@@ -1,8 +1,10 @@
 /**
- * `client.plants.mirror()`: a copy of the whole store, made by listing every plant and kept up to
- * date by the change feed ("List, then follow" in docs/guides/changes.md).
+ * `client.plants.mirror()`: a copy of the whole store (or of the plants with one tag), made by
+ * listing every plant and kept up to date by the change feed ("List, then follow" in
+ * docs/guides/changes.md).
  */
 import type { Change, ChangePosition, PlantId, PlantSort } from '@plant-store/domain';
+import type { ChangesOptions, FeedItem } from './change-feed.js';
 import { AbortError, ChangesExpiredError, UnexpectedResponseError } from './client-error.js';
 import { advanceProblem } from './list-page.js';
 import type { MirroredPlant, MirrorOptions, NextPageQuery, PlantMirror, PlantsApi } from './plants-api.js';
@@ -21,12 +23,19 @@ interface Listing {
 
 const noop = (): void => undefined;
 
-/** Starts a mirror over `plants.list` and `plants.changes`. */
-export const startMirror = (plants: Pick<PlantsApi, 'list' | 'changes'>, options: MirrorOptions = {}): PlantMirror => {
+/** What a mirror reads: the list, and the feed with its bookmarks. */
+export interface MirrorSource {
+  readonly list: PlantsApi['list'];
+  readonly items: (options: ChangesOptions) => AsyncIterable<FeedItem>;
+}
+
+/** Starts a mirror over `plants.list` and the change feed (with `tag`: of the plants with that tag). */
+export const startMirror = (plants: MirrorSource, options: MirrorOptions = {}): PlantMirror => {
   const controller = new AbortController();
   const signal =
     options.signal === undefined ? controller.signal : AbortSignal.any([controller.signal, options.signal]);
   const limit = options.limit ?? 1000;
+  const { tag } = options;
   const copy = new Map<PlantId, MirroredPlant>();
   let position = 0 as ChangePosition;
 
@@ -36,7 +45,7 @@ export const startMirror = (plants: Pick<PlantsApi, 'list' | 'changes'>, options
     let first: ChangePosition | undefined;
     let highest = 0;
     let previous: NextPageQuery<PlantSort> | undefined;
-    let page = await plants.list({ limit }, { signal });
+    let page = await plants.list(tag === undefined ? { limit } : { limit, tag }, { signal });
     for (;;) {
       const seq = page.changeSeq;
       if (seq === undefined) {
@@ -60,7 +69,8 @@ export const startMirror = (plants: Pick<PlantsApi, 'list' | 'changes'>, options
   };
 
   const apply = (change: Change): void => {
-    if (change.type === 'plant.deleted') copy.delete(change.data.id);
+    // A plant that left the tag is gone from a copy of the tag, like a deleted one.
+    if (change.type === 'plant.deleted' || change.type === 'plant.left') copy.delete(change.data.id);
     else copy.set(change.data.id, withMetadata(change.data, { etag: change.etag }));
   };
 
@@ -93,13 +103,19 @@ export const startMirror = (plants: Pick<PlantsApi, 'list' | 'changes'>, options
       await options.onReload?.();
       markReady();
       try {
-        for await (const change of plants.changes({ since: listing.first, signal })) {
+        for await (const item of plants.items({
+          since: listing.first,
+          signal,
+          ...(tag === undefined ? {} : { tag }),
+        })) {
+          // A bookmark: every change up to it concerned other plants.
+          const change = item.type === 'bookmark' ? undefined : item;
           // A plant's page already showed its changes up to the page's number.
-          const shown = listedAt.get(change.data.id);
-          const skip = shown !== undefined && change.seq <= shown;
+          const shown = change === undefined ? undefined : listedAt.get(change.data.id);
+          const skip = change === undefined || (shown !== undefined && change.seq <= shown);
           if (!skip) apply(change);
-          position = change.seq as number as ChangePosition;
-          if (change.seq >= highest) listedAt.clear();
+          position = item.seq as number as ChangePosition;
+          if (item.seq >= highest) listedAt.clear();
           if (!skip) await options.onChange?.(change);
         }
         // The feed ends quietly only when a signal stopped it.

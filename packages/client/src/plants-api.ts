@@ -290,15 +290,17 @@ export interface PlantsApi {
    */
   all(query?: AllPlantsQuery, options?: CallOptions): AsyncIterable<Plant>;
   /**
-   * `GET /plants/changes` as a stream: every change after `since`, in order, for as long as you
+   * `GET /plants/changes` as a stream: every change after `since` (with `tag`: of the plants with
+   * that tag before or after it, `plant.left` for one that leaves), in order, for as long as you
    * iterate. It reconnects by itself (network errors, a server restart, a 503) and resumes after
    * the last change it gave you, so none is missed or repeated; it ends with `ChangesExpiredError`
    * when the server no longer has the changes after that position (410). See `ChangesOptions`.
    */
   changes(options?: ChangesOptions): AsyncIterable<Change>;
   /**
-   * Starts keeping a copy of the whole store: lists every plant, then follows the changes, and
-   * starts again from a fresh list after a 410. See `PlantMirror`.
+   * Starts keeping a copy of the whole store (with `tag`: of the plants with that tag): lists
+   * every plant, then follows the changes, and starts again from a fresh list after a 410. See
+   * `PlantMirror`.
    */
   mirror(options?: MirrorOptions): PlantMirror;
 }
@@ -312,11 +314,17 @@ export type MirroredPlant = Plant & { readonly etag: string | undefined };
 
 /** What `plants.mirror` takes. */
 export interface MirrorOptions {
+  /**
+   * Keep only the plants with this tag: list `{ tag }`, then follow `changes({ tag })`. A plant
+   * that gains the tag comes in, one that loses it (`plant.left`) or is deleted goes out, so
+   * `plants` holds exactly the store's plants with that tag.
+   */
+  readonly tag?: string;
   /** Stops the mirror, like `close()`; the client-wide signal does too. */
   readonly signal?: AbortSignal;
   /**
    * Called with each change the mirror applied, after `plants` shows it (not with the changes it
-   * skipped because the list already showed them). A promise it returns is awaited before the
+   * skipped because the list already showed them; with `tag`, `plant.left` too). A promise it returns is awaited before the
    * next change; an exception it throws stops the mirror (`done` rejects with it).
    */
   readonly onChange?: (change: Change) => void | Promise<void>;
@@ -339,7 +347,10 @@ export interface MirrorOptions {
 export interface PlantMirror {
   /** The copy: id → plant. Read it, do not change it: the mirror replaces its content as changes come. */
   readonly plants: ReadonlyMap<number, MirroredPlant>;
-  /** The number of the newest change the copy includes (0 before the first list). */
+  /**
+   * The number of the newest change the copy includes (0 before the first list); with `tag`, it
+   * also moves past changes of other plants (the server's bookmarks).
+   */
   readonly position: ChangePosition;
   /**
    * Resolves once the first list is in `plants`. Rejects with the error that stopped the mirror

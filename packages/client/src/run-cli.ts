@@ -87,7 +87,7 @@ const commandOptions = {
     sort: { type: 'string' },
   },
   import: { concurrency: { type: 'string' } },
-  watch: { since: { type: 'string' } },
+  watch: { since: { type: 'string' }, tag: { type: 'string' } },
 } as const;
 
 type Command = keyof typeof commandOptions;
@@ -367,7 +367,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'watch': {
         const since =
           values.since === undefined ? undefined : decodeArg(ChangePositionFromString, '--since', values.since);
-        const end = await watchChanges(client, { since, json: values.json === true }, io);
+        const end = await watchChanges(client, { since, tag: values.tag, json: values.json === true }, io);
         return end === 'expired' ? EXIT.failed : EXIT.interrupted;
       }
     }

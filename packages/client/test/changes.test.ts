@@ -180,6 +180,86 @@ describe('plants.changes', () => {
     expect(feedRequests(server).map((r) => r.headers['last-event-id'])).toEqual([undefined, '1']);
   });
 
+  it('follows one tag: plant.left for a plant that leaves, and bookmarks move where it resumes', async () => {
+    const client = clientFor();
+    const fern = await client.plants.create({ name: 'Fern', tag: 'a b' }); // 1
+    await client.plants.create({ name: 'Ivy', tag: 'other' }); // 2
+    await client.plants.update(fern.id, { tag: 'other' }); // 3: leaves
+    const feed = iterate(client.plants.changes({ since: 0, tag: 'a b' }));
+    expect(await feed.next()).toMatchObject({ seq: 1, type: 'plant.created', data: { name: 'Fern', tag: 'a b' } });
+    expect(await feed.next()).toEqual({
+      seq: 3,
+      type: 'plant.left',
+      timestamp: server.changes[2]?.timestamp,
+      data: { id: fern.id },
+    });
+    await streamOpen();
+    // Changes of other plants, then the server's bookmark: not given, but where it resumes from.
+    await client.plants.create({ name: 'Moss' }); // 4
+    await client.plants.create({ name: 'Palm', tag: 'other' }); // 5
+    server.bookmarkStreams();
+    const next = feed.next();
+    // The stream ends cleanly after the bookmark (a shutdown): the client reads both, in order.
+    server.endStreams();
+    await eventually('the reconnection', () => feedRequests(server).length === 2 && server.openStreams() === 1);
+    await client.plants.update(fern.id, { tag: 'a b' }); // 6: enters again
+    expect(await next).toMatchObject({ seq: 6, type: 'plant.updated', data: { id: fern.id, tag: 'a b' } });
+    await feed.stop();
+    expect(feedRequests(server).map((r) => [r.url, r.headers['last-event-id']])).toEqual([
+      ['/plants/changes?tag=a+b&since=0', undefined],
+      ['/plants/changes?tag=a+b&since=0', '5'],
+    ]);
+  });
+
+  it('without since, asks for the newest number of the feed of its tag', async () => {
+    const client = clientFor();
+    await client.plants.create({ name: 'Before', tag: 'x' });
+    const feed = iterate(client.plants.changes({ tag: 'x' }));
+    const first = feed.next();
+    await streamOpen();
+    await client.plants.create({ name: 'After', tag: 'x' });
+    expect(await first).toMatchObject({ seq: 2, data: { name: 'After' } });
+    await feed.stop();
+    expect(feedRequests(server).map((r) => r.url)).toEqual([
+      '/plants/changes?tag=x&limit=1',
+      '/plants/changes?tag=x&since=1',
+    ]);
+  });
+
+  it('refuses a tag the server would refuse before sending anything', async () => {
+    const client = clientFor();
+    for (const tag of ['', 'x'.repeat(101), 'a\u0007b']) {
+      const error = await failureOf(client.plants.changes({ since: 0, tag }));
+      expect(error, JSON.stringify(tag)).toBeInstanceOf(BadRequestError);
+      expect((error as BadRequestError).message, JSON.stringify(tag)).toMatch(/^tag: /);
+    }
+    expect(feedRequests(server)).toEqual([]);
+  });
+
+  it('refuses a bookmark that is not one: no number, another id, or a number it has passed', async () => {
+    const client = clientFor();
+    await client.plants.create({ name: 'One', tag: 't' });
+    await client.plants.create({ name: 'Two', tag: 't' });
+    for (const [bookmark, problem] of [
+      ['id: 3\nevent: bookmark\ndata: {}\n\n', 'is a bookmark whose data has no change number'],
+      ['id: 3\nevent: bookmark\ndata: {"seq":4}\n\n', 'is a bookmark of 4'],
+      ['id: 1\nevent: bookmark\ndata: {"seq":1}\n\n', 'bookmark 1 came after change 2'],
+    ] as const) {
+      const feed = iterate(client.plants.changes({ since: 0, tag: 't' }));
+      await feed.next();
+      await feed.next();
+      await streamOpen();
+      server.writeToStreams(bookmark);
+      const failure = await feed.end().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure, bookmark).toBeInstanceOf(UnexpectedResponseError);
+      expect(String((failure as UnexpectedResponseError).problems), bookmark).toContain(problem);
+      await eventually('the stream to close', () => server.openStreams() === 0);
+    }
+  });
+
   it('reconnects after a network error before any answer', async () => {
     const client = clientFor();
     await client.plants.create({ name: 'One' });

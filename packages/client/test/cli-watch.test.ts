@@ -75,6 +75,21 @@ describe('plant-store watch', () => {
     expect(stdout).toBe(`${changeBody(server.changes[1]!)}\n${changeBody(server.changes[2]!)}\n`);
   });
 
+  it('--tag prints the changes of plants with that tag, plant.left for one that leaves', async () => {
+    const run = watch(['--since', '0', '--tag', 'tropical']);
+    await streamOpen();
+    const palm = await client.plants.create({ name: 'Palm', tag: 'tropical' });
+    await client.plants.create({ name: 'Cactus', tag: 'desert' });
+    await client.plants.update(palm.id, { tag: 'shade' });
+    await eventually('two lines', () => run.lines().length === 2);
+    expect(await run.stop()).toEqual({
+      code: 130,
+      stdout: `1 plant.created ${palm.id} "Palm" tropical\n3 plant.left ${palm.id}\n`,
+      stderr: '',
+    });
+    expect(feedRequests(server).map((r) => r.url)).toEqual(['/plants/changes?tag=tropical&since=0']);
+  });
+
   it('goes on after a lost connection without printing a change twice', async () => {
     const run = watch(['--since', '0']);
     await streamOpen();
@@ -125,15 +140,22 @@ describe('plant-store watch', () => {
       code: 2,
       stderr: expect.stringMatching(/^plant-store: watch does not take --limit/),
     });
+    expect(await watch(['--tag', '']).done()).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^plant-store: tag: /),
+    });
     expect(server.requests).toEqual([]);
   });
 
   it('has help of its own, and the top help lists it', async () => {
     const help = await runCliAgainst(server, ['watch', '--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: plant-store watch \[--since N\] \[--json\]/);
+    expect(help.stdout).toMatch(/^Usage: plant-store watch \[--since N\] \[--tag T\] \[--json\]/);
     expect(help.stdout).toContain('42 plant.created 7 "Monstera" tropical');
+    expect(help.stdout).toContain('45 plant.left 7');
     const top = await runCliAgainst(server, ['--help']);
-    expect(top.stdout).toMatch(/\n {2}watch \[--since N\] \[--json\] +print each change as it happens, until Ctrl-C\n/);
+    expect(top.stdout).toMatch(
+      /\n {2}watch \[--since N\] \[--tag T\] \[--json\] +print each change as it happens, until Ctrl-C\n/,
+    );
   });
 });

@@ -85,6 +85,12 @@ export interface FakeServer {
    * `plants`). Tests may also push changes of their own.
    */
   readonly changes: Change[];
+  /**
+   * The tag each change of `changes` took its plant away from, by number (a patch that changed
+   * the tag, a delete of a plant with a tag): what a feed of one tag shows as `plant.left` (or the
+   * delete). Tests that push changes of their own may set it too.
+   */
+  readonly leftTags: Map<number, string>;
   /** How the change feed behaves; change it at any time. */
   readonly feed: FakeFeedSettings;
   /** How many change streams are open now. */
@@ -95,6 +101,8 @@ export interface FakeServer {
   cutStreams(): void;
   /** Writes `text` as it is to every open stream: a heartbeat, a malformed event. */
   writeToStreams(text: string): void;
+  /** Sends each open stream of one tag a bookmark of the newest number, as the server does after quiet. */
+  bookmarkStreams(): void;
   close(): Promise<void>;
 }
 
@@ -239,13 +247,22 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
   };
 
   const changes: Change[] = [];
+  const leftTags = new Map<number, string>();
   const feed: FakeFeedSettings = { retryMs: 10, expiredBefore: 0 };
-  const streams = new Set<{ readonly res: ServerResponse; position: number }>();
+  const streams = new Set<{ readonly res: ServerResponse; position: number; readonly tag: string | null }>();
   const newest = (): number => changes.at(-1)?.seq ?? 0;
   const eventOf = (change: Change): string =>
     `id: ${change.seq}\nevent: ${change.type}\ndata: ${changeBody(change)}\n\n`;
+  /** The change as a feed of `tag` shows it (all: as it is), or undefined when it does not. */
+  const shownIn = (change: Change, tag: string | null): Change | undefined => {
+    if (tag === null) return change;
+    if (change.type !== 'plant.deleted' && change.type !== 'plant.left' && change.data.tag === tag) return change;
+    if (leftTags.get(change.seq) !== tag) return undefined;
+    if (change.type === 'plant.deleted') return change;
+    return { seq: change.seq, type: 'plant.left', timestamp: change.timestamp, data: { id: change.data.id } } as Change;
+  };
   /** Appends a change of plant `id` as it is now (gone: a delete) and sends it to the open streams. */
-  const recordChange = (type: Change['type'], id: PlantId): void => {
+  const recordChange = (type: Change['type'], id: PlantId, tagBefore?: string): void => {
     const seq = newest() + 1;
     const timestamp = new Date().toISOString();
     const plant = plants.get(id);
@@ -255,10 +272,13 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
         : { seq, type, timestamp, data: plant, etag: etagOf(id) }
     ) as Change;
     changes.push(change);
+    if (tagBefore !== undefined && (plant === undefined || plant.tag !== tagBefore)) leftTags.set(seq, tagBefore);
     for (const stream of streams) {
       if (change.seq <= stream.position) continue;
+      const shown = shownIn(change, stream.tag);
+      if (shown === undefined) continue;
       stream.position = change.seq;
-      stream.res.write(eventOf(change));
+      stream.res.write(eventOf(shown));
     }
   };
 
@@ -283,22 +303,31 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       }
     }
     const position = since ?? newest();
+    const tag = url.searchParams.get('tag');
+    const shown = (from: number): Change[] =>
+      changes
+        .filter((change) => change.seq > from)
+        .map((change) => shownIn(change, tag))
+        .filter((change): change is Change => change !== undefined);
     const accept = req.headers.accept ?? '*/*';
     if (accept === 'text/event-stream') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
-      const stream = { res, position };
+      const stream = { res, position, tag };
       streams.add(stream);
       res.on('close', () => streams.delete(stream));
-      const waiting = changes.filter((change) => change.seq > position);
+      const waiting = shown(position);
       stream.position = waiting.at(-1)?.seq ?? position;
       res.write(`retry: ${feed.retryMs}\n\n${waiting.map(eventOf).join('')}`);
       return;
     }
     const limit = Number(url.searchParams.get('limit') ?? 100);
-    const page = changes.filter((change) => change.seq > position).slice(0, limit);
+    const page = shown(position).slice(0, limit);
+    // Like the server: a page of one tag that is not full moves to the newest number.
+    const next = tag !== null && page.length < limit ? newest() : (page.at(-1)?.seq ?? position);
+    const tagParam = tag === null ? '' : `&${new URLSearchParams({ tag }).toString()}`;
     res.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
-      link: `<${prefix}/plants/changes?since=${page.at(-1)?.seq ?? position}&limit=${limit}>; rel="next"`,
+      link: `<${prefix}/plants/changes?since=${next}${tagParam}&limit=${limit}>; rel="next"`,
     });
     res.end(`[${page.map(changeBody).join(',')}]`);
   };
@@ -517,7 +546,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     if (method === 'DELETE') {
       plants.delete(id.right);
       generations.set(id.right, (generations.get(id.right) ?? 0) + 1);
-      recordChange('plant.deleted', id.right);
+      recordChange('plant.deleted', id.right, plant.tag);
       res.writeHead(204, { 'x-change-seq': String(newest()) });
       return void res.end();
     }
@@ -525,11 +554,11 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
       const name = patch.name ?? plant.name;
       const tag = patch.tag === undefined ? plant.tag : (patch.tag ?? undefined);
       plants.set(id.right, tag === undefined ? { id: id.right, name } : { id: id.right, name, tag });
-      if (etagOf(id.right) !== current) recordChange('plant.updated', id.right);
+      if (etagOf(id.right) !== current) recordChange('plant.updated', id.right, plant.tag);
     }
     if (replacement !== undefined) {
       plants.set(id.right, made(replacement));
-      if (etagOf(id.right) !== current) recordChange('plant.updated', id.right);
+      if (etagOf(id.right) !== current) recordChange('plant.updated', id.right, plant.tag);
     }
     // Every answer here carries where it stands in the change log: a read's snapshot, a write's change.
     const headers: Record<string, string> = { etag: etagOf(id.right) as string, 'x-change-seq': String(newest()) };
@@ -560,6 +589,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     idempotencyKeys,
     enqueue: (...handlers) => void queue.push(...handlers),
     changes,
+    leftTags,
     feed,
     openStreams: () => streams.size,
     endStreams: () => {
@@ -570,6 +600,14 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     },
     writeToStreams: (text) => {
       for (const { res } of streams) res.write(text);
+    },
+    bookmarkStreams: () => {
+      const at = newest();
+      for (const stream of streams) {
+        if (stream.tag === null || stream.position >= at) continue;
+        stream.position = at;
+        stream.res.write(`id: ${at}\nevent: bookmark\ndata: {"seq":${at}}\n\n`);
+      }
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -141,6 +141,43 @@ describe('plants.mirror', () => {
     expect(feedRequests(server)[0]?.url).toBe('/plants/changes?since=0');
   });
 
+  it('with a tag, holds exactly the plants of that tag as plants enter, leave and go', async () => {
+    stagePlants(server, [
+      { id: 1, name: 'A', tag: 'fern' },
+      { id: 2, name: 'B' },
+      { id: 3, name: 'C', tag: 'fern' },
+      { id: 4, name: 'D', tag: 'moss' },
+    ]);
+    const applied: Change[] = [];
+    mirror = client.plants.mirror({ tag: 'fern', limit: 1, onChange: (c) => void applied.push(c) });
+    await mirror.ready;
+    const ofTag = () => stored().filter((p) => p.tag === 'fern');
+    expect(copied(mirror)).toEqual(ofTag());
+    expect(server.requests.filter((r) => r.url.startsWith('/plants?')).map((r) => r.url)).toEqual([
+      '/plants?limit=1&tag=fern',
+      '/plants?limit=1&after=1&tag=fern',
+      '/plants?limit=1&after=3&tag=fern',
+    ]);
+    await client.plants.update(2, { tag: 'fern' }); // 1: enters
+    await client.plants.update(1, { tag: 'moss' }); // 2: leaves
+    await client.plants.update(4, { name: 'D2' }); // 3: not of the tag
+    await client.plants.delete(3); // 4: a plant of the tag goes
+    await client.plants.update(1, { tag: null }); // 5: not of the tag any more
+    await eventually('the mirror to apply the delete', () => applied.length === 3);
+    expect(copied(mirror)).toEqual(ofTag());
+    expect(applied.map((c) => [c.seq, c.type, c.data])).toEqual([
+      [1, 'plant.updated', { id: 2, name: 'B', tag: 'fern' }],
+      [2, 'plant.left', { id: 1 }],
+      [4, 'plant.deleted', { id: 3 }],
+    ]);
+    expect(feedRequests(server).map((r) => r.url)).toEqual(['/plants/changes?tag=fern&since=0']);
+    // A bookmark moves the mirror past the changes of other plants.
+    expect(mirror.position).toBe(4);
+    server.bookmarkStreams();
+    await caughtUp(mirror);
+    expect(mirror.position).toBe(5);
+  });
+
   it('starts again from a fresh list after a 410', async () => {
     stagePlants(server, [{ id: 1, name: 'Fern' }]);
     let reloads = 0;

@@ -169,13 +169,14 @@ it('runs the README changes and mirror snippets', async () => {
   const controller = new AbortController(); // abort it to stop
   let seen = 0;
   for await (const change of client.plants.changes({ since, signal: controller.signal })) {
-    if (change.type === 'plant.deleted') console.log(change.seq, 'deleted', change.data.id);
+    if (change.type === 'plant.deleted' || change.type === 'plant.left')
+      console.log(change.seq, 'gone', change.data.id);
     else console.log(change.seq, change.type, change.data.name, change.etag); // the plant after the change
     if (++seen === 3) controller.abort();
   }
   expect(logged).toEqual([
     [since + 1, 'plant.created', 'Fern', fern.etag],
-    [since + 2, 'deleted', 7],
+    [since + 2, 'gone', 7],
     [since + 3, 'plant.created', 'Fern', server.etagOf(7)],
   ]);
 

@@ -30,11 +30,24 @@ describe('Change', () => {
       data: { id: 7 },
     });
     expect(E.isRight(deleted)).toBe(true);
+    const left = Change.decode({
+      seq: 14,
+      type: 'plant.left',
+      timestamp: '2026-11-24T10:00:02.000Z',
+      data: { id: 8, name: 'dropped' },
+    });
+    expect(left).toEqual(
+      E.right({ seq: 14, type: 'plant.left', timestamp: '2026-11-24T10:00:02.000Z', data: { id: 8 } }),
+    );
+    if (E.isRight(left))
+      expect(changeBody(left.right)).toBe(
+        '{"seq":14,"type":"plant.left","timestamp":"2026-11-24T10:00:02.000Z","data":{"id":8}}',
+      );
   });
 
   it('names what is wrong', () => {
     expect(problems(Change.decode({ seq: 1, type: 'plant.moved' }))).toEqual([
-      'type: expected one of plant.created, plant.updated, plant.deleted, got a string "plant.moved"',
+      'type: expected one of plant.created, plant.updated, plant.deleted, plant.left, got a string "plant.moved"',
     ]);
     expect(
       problems(
@@ -55,11 +68,16 @@ describe('Change', () => {
 });
 
 describe('ChangesQuery', () => {
-  it('takes since, limit and wait, with limit 100 by default', () => {
+  it('takes since, tag, limit and wait, with limit 100 by default', () => {
     expect(ChangesQuery.decode({})).toEqual(E.right({ limit: 100 }));
-    expect(ChangesQuery.decode({ since: '0', limit: '1000', wait: '30' })).toEqual(
-      E.right({ since: 0, limit: 1000, wait: 30 }),
+    expect(ChangesQuery.decode({ since: '0', limit: '1000', wait: '30', tag: 'a b 🌵' })).toEqual(
+      E.right({ since: 0, tag: 'a b 🌵', limit: 1000, wait: 30 }),
     );
+    expect(ChangesQuery.encode({ since: 3 as never, tag: 'x' as never, limit: 7 as never })).toEqual({
+      since: '3',
+      tag: 'x',
+      limit: '7',
+    });
   });
 
   it('refuses bad values, repeats and strangers by name', () => {
@@ -68,10 +86,13 @@ describe('ChangesQuery', () => {
         expect.stringMatching(/^since: expected decimal digits/),
         expect.stringMatching(/^wait: expected whole seconds from 1 to 30/),
         expect.stringMatching(/^limit: expected an integer from 1 to 1000/),
-        expect.stringMatching(/^sort: unknown query parameter \(allowed: since, limit, wait\)/),
-        expect.stringMatching(/^tag: unknown query parameter/),
+        expect.stringMatching(/^sort: unknown query parameter \(allowed: since, tag, limit, wait\)/),
+        'tag: expected a single value, got the parameter repeated',
       ],
     );
+    // The list's tag rules: an empty tag, or one past the length limit, is refused.
+    expect(problems(ChangesQuery.decode({ tag: '' }))).toEqual([expect.stringMatching(/^tag: /)]);
+    expect(problems(ChangesQuery.decode({ tag: 'x'.repeat(101) }))).toEqual([expect.stringMatching(/^tag: /)]);
     expect(problems(ChangesQuery.decode({ since: ['1', '2'] }))).toEqual([
       'since: expected a single value, got the parameter repeated',
     ]);

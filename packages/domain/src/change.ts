@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { describeValue } from './describe-value.js';
-import { Plant } from './plant.js';
+import { Plant, PlantTag } from './plant.js';
 import { MAX_PLANT_ID, parseDecimal, PlantId } from './plant-id.js';
 import { isObject, struct } from './struct.js';
 import { WebhookTimestamp } from './webhook-event.js';
@@ -97,10 +97,28 @@ export const PlantDeletedChange = struct(
   'strip',
 );
 
+/**
+ * In a feed of one tag only (`GET /plants/changes?tag=T`): the change took the plant out of the
+ * tag (its tag changed to another, or was removed). The plant still exists; it no longer belongs
+ * to the subset. `data` is `{id}`; no ETag.
+ */
+export const PlantLeftChange = struct(
+  'PlantLeftChange',
+  {
+    seq: ChangeSeq,
+    type: t.literal('plant.left'),
+    timestamp: WebhookTimestamp,
+    data: struct('LeftPlant', { id: PlantId }, {}, 'strip'),
+  },
+  {},
+  'strip',
+);
+
 const changeCodecs = {
   'plant.created': PlantCreatedChange,
   'plant.updated': PlantUpdatedChange,
   'plant.deleted': PlantDeletedChange,
+  'plant.left': PlantLeftChange,
 } as const;
 type ChangeCodec = (typeof changeCodecs)[keyof typeof changeCodecs];
 const changeTypes = Object.keys(changeCodecs);
@@ -133,6 +151,9 @@ export const Change: t.Type<t.TypeOf<ChangeCodec>, t.OutputOf<ChangeCodec>, unkn
 );
 export type Change = t.TypeOf<typeof Change>;
 
+/** The types of change; `plant.left` only in a feed of one tag. */
+export const CHANGE_TYPES = changeTypes as readonly Change['type'][];
+
 /** A JSON page of `GET /plants/changes`: changes in `seq` order. */
 export const ChangePage = t.readonlyArray(Change, 'ChangePage');
 export type ChangePage = t.TypeOf<typeof ChangePage>;
@@ -156,17 +177,25 @@ const WaitSecondsFromString = new t.Type<number, string, unknown>(
 export interface ChangesQuery {
   /** Changes numbered above this one (absent: only those committed after the request arrived). */
   readonly since?: ChangePosition;
+  /** Only the changes of plants with this tag before or after the change (the list's tag rules). */
+  readonly tag?: PlantTag;
   /** At most this many changes in a JSON page (the stream ignores it). */
   readonly limit: PageLimit;
   /** Seconds an empty JSON page waits for a change (long polling); absent: answer at once. */
   readonly wait?: number;
 }
 
-const changesParams = { since: ChangePositionFromString, limit: PageLimitFromString, wait: WaitSecondsFromString };
+const changesParams = {
+  since: ChangePositionFromString,
+  tag: PlantTag,
+  limit: PageLimitFromString,
+  wait: WaitSecondsFromString,
+};
 
 /**
  * The query of `GET /plants/changes` as a parsed query string (a repeated parameter arriving as
- * an array): `since`, `limit` (default 100) and `wait`; a repeated or unknown one is refused by name.
+ * an array): `since`, `tag`, `limit` (default 100) and `wait`; a repeated or unknown one is
+ * refused by name.
  */
 export const ChangesQuery = new t.Type<ChangesQuery, Record<string, string>, unknown>(
   'ChangesQuery',
@@ -179,9 +208,10 @@ export const ChangesQuery = new t.Type<ChangesQuery, Record<string, string>, unk
     const { errors } = decodeQueryParams(changesParams, u as ListQueryInput, c, output);
     return errors.length > 0 ? t.failures(errors) : t.success(output);
   },
-  ({ since, limit, wait }) => {
+  ({ since, tag, limit, wait }) => {
     const encoded: Record<string, string> = {};
     if (since !== undefined) encoded['since'] = String(since);
+    if (tag !== undefined) encoded['tag'] = tag;
     encoded['limit'] = String(limit);
     if (wait !== undefined) encoded['wait'] = String(wait);
     return encoded;

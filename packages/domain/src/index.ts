@@ -10,6 +10,7 @@ export {
   MAX_CHANGES_WAIT_SECONDS,
   PlantCreatedChange,
   PlantDeletedChange,
+  PlantLeftChange,
   PlantUpdatedChange,
   type ChangePositionBrand,
   type ChangeSeqBrand,

@@ -1,5 +1,5 @@
 /** The `/plants/changes` path of the OpenAPI document: the change feed, as a stream and as JSON pages. */
-import { MAX_CHANGES_WAIT_SECONDS } from './change.js';
+import { CHANGE_TYPES, MAX_CHANGES_WAIT_SECONDS } from './change.js';
 import {
   authErrors,
   common,
@@ -24,6 +24,8 @@ const changeExample = {
   etag: '"1"',
 } as const;
 
+const leftExample = { seq: 57, type: 'plant.left', timestamp: '2026-11-24T10:03:00.000Z', data: { id: 7 } } as const;
+
 const listChanges = {
   tags: ['plants'],
   operationId: 'listChanges',
@@ -42,6 +44,14 @@ const listChanges = {
     'A stream or a waiting long poll counts once against the rate limit; an instance holds at most',
     '`CHANGES_MAX_STREAMS` of them (beyond: 503 with `Retry-After`). `EventSource` cannot send a bearer token:',
     'read the stream with `fetch`.',
+    'With `tag`, only the changes of plants that have that tag before or after the change: a plant that enters the',
+    'subset arrives as the change that brought it (`plant.created`, or `plant.updated` with the whole plant), one that',
+    'leaves it (its tag changed or removed) as `plant.left` (`data` its id, no `etag`; the plant still exists), a',
+    'delete of one of its plants as `plant.deleted`; every other change has the same `seq`, `timestamp` and `data`',
+    'as in the whole feed. Its position keeps moving when nothing matches: a JSON page that is not full links to',
+    'the newest change number the answer saw, and a stream sends `event: bookmark` (`id:` and `data: {"seq":M}`)',
+    'at least every `CHANGES_HEARTBEAT_MS` while it has passed changes it did not send, so a client that resumes',
+    'with `Last-Event-ID` reads none of them again and meets no 410 only because its subset was quiet.',
   ),
   security: [{ bearer: ['plants:read'] }],
   parameters: [
@@ -54,6 +64,16 @@ const listChanges = {
       ),
       schema: position,
       example: 41,
+    },
+    {
+      name: 'tag',
+      in: 'query',
+      description: proseString(
+        'Only the changes of plants that have this tag before or after the change (exactly, code point for code',
+        'point), a plant that leaves it as `plant.left`. Form-urlencoded, as for `GET /plants`.',
+      ),
+      schema: { $ref: '#/components/schemas/PlantTag' },
+      example: 'tropical',
     },
     {
       name: 'limit',
@@ -84,7 +104,8 @@ const listChanges = {
         Link: {
           description: proseString(
             'JSON pages only, always: the next page, `since` the last change’s number (or this page’s `since` when it',
-            'is empty) and the `limit` used.',
+            'is empty), `tag` when one was asked, and the `limit` used. With `tag`, `since` is the last change’s number',
+            'when the page is full, else the newest change number the answer saw: a page may be empty and still move.',
           ),
           schema: { type: 'string', example: '</plants/changes?since=42&limit=100>; rel="next"' },
         },
@@ -96,15 +117,24 @@ const listChanges = {
         },
         'text/event-stream': {
           schema: { type: 'string' },
-          example: `retry: 2000\n\nid: 42\nevent: plant.created\ndata: ${JSON.stringify(changeExample)}\n\n`,
+          examples: {
+            whole: {
+              summary: 'Every change',
+              value: `retry: 2000\n\nid: 42\nevent: plant.created\ndata: ${JSON.stringify(changeExample)}\n\n`,
+            },
+            tag: {
+              summary: 'The changes of one tag (`?tag=tropical`): a plant that left it, then a bookmark',
+              value: `retry: 2000\n\nid: 57\nevent: plant.left\ndata: ${JSON.stringify(leftExample)}\n\nid: 64\nevent: bookmark\ndata: {"seq":64}\n\n`,
+            },
+          },
         },
       },
     }),
     '400': error(
       400,
       prose(
-        'Invalid `since`, `Last-Event-ID`, `limit` or `wait`, a number above the newest change’s, an unknown or repeated',
-        'parameter, or a malformed bearer credential (`error="invalid_request"`).',
+        'Invalid `since`, `Last-Event-ID`, `tag`, `limit` or `wait`, a number above the newest change’s, an unknown or',
+        'repeated parameter, or a malformed bearer credential (`error="invalid_request"`).',
       ),
       'since: 57 is above the newest change number, 42',
       wwwAuthenticate,
@@ -118,8 +148,9 @@ const listChanges = {
     '410': error(
       410,
       prose(
-        'A change numbered above `since` is older than `CHANGES_RETENTION`: the changes from there have expired.',
-        'Read the plants again, then follow from the `X-Change-Seq` of the first page.',
+        'A change numbered above `since` (of any tag) is older than `CHANGES_RETENTION`: the changes from there have',
+        'expired. Read the plants again, then follow from the `X-Change-Seq` of the first page. With `tag`, also',
+        'when `since` is older than what the log knows of the tags changes took plants away from.',
       ),
       'the changes after 41 have expired (CHANGES_RETENTION): read the plants again, then follow from the X-Change-Seq of the first page',
     ),
@@ -140,14 +171,18 @@ export const changeSchemas = {
     required: ['seq', 'type', 'timestamp', 'data'],
     properties: {
       seq: { type: 'integer', minimum: 1, maximum: MAX_PLANT_ID, description: 'The change number.' },
-      type: { type: 'string', enum: ['plant.created', 'plant.updated', 'plant.deleted'] },
+      type: {
+        type: 'string',
+        enum: CHANGE_TYPES,
+        description: '`plant.left` only in a feed of one tag (`tag`): the plant left the subset, it was not deleted.',
+      },
       timestamp: {
         type: 'string',
         description: 'The commit time, RFC 3339 in UTC with milliseconds.',
         pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$',
       },
       data: {
-        description: 'The plant after the change; for a delete, only its id.',
+        description: 'The plant after the change; for a delete or a `plant.left`, only its id.',
         anyOf: [
           { $ref: '#/components/schemas/Plant' },
           { type: 'object', required: ['id'], properties: { id: { $ref: '#/components/schemas/PlantId' } } },
@@ -156,10 +191,13 @@ export const changeSchemas = {
       etag: {
         type: 'string',
         pattern: '^"[0-9a-z]{1,11}"$',
-        description: 'The plant’s ETag after the change; absent for a delete.',
+        description: 'The plant’s ETag after the change; absent for a delete and a `plant.left`.',
       },
     },
-    description: 'The same change has the same bytes wherever and whenever it is read.',
+    description: prose(
+      'The same change has the same bytes wherever and whenever it is read, in the whole feed and in a feed of',
+      'one tag; `plant.left` exists only in the latter.',
+    ),
     example: changeExample,
   },
 } as const;

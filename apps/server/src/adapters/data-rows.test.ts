@@ -84,12 +84,22 @@ describe('rowReaders', () => {
 describe('the id state and counts', () => {
   it('reads them', () => {
     expect(countOf({ n: 3 })).toBe(3);
-    expect(idStateFromRow({ high_water: 9, gap_cursor: 0, revision: 12, last_seq: 4, forgotten_through: 1 })).toEqual({
+    expect(
+      idStateFromRow({
+        high_water: 9,
+        gap_cursor: 0,
+        revision: 12,
+        last_seq: 4,
+        forgotten_through: 1,
+        untagged_through: 2,
+      }),
+    ).toEqual({
       highWater: 9,
       gapCursor: 0,
       revision: 12,
       changeSeq: 4,
       changesForgottenThrough: 1,
+      changesUntaggedThrough: 2,
     });
   });
 

@@ -89,16 +89,17 @@ const plantColumnsOfRow = (row: Readonly<Record<string, unknown>>): PlantColumns
 /** `SELECT count(*) AS n` (selected as a number) to the count. */
 export const countOf = rowDecoder('a count', { n: Num }, ({ n }) => n);
 
-/** The allocation state (`high_water`, `gap_cursor`, `revision`, `last_seq`, `forgotten_through`). */
+/** The allocation state (`high_water`, `gap_cursor`, `revision`, `last_seq`, `forgotten_through`, `untagged_through`). */
 export const idStateFromRow = rowDecoder(
   'the id state',
-  { high_water: Num, gap_cursor: Num, revision: Num, last_seq: Num, forgotten_through: Num },
+  { high_water: Num, gap_cursor: Num, revision: Num, last_seq: Num, forgotten_through: Num, untagged_through: Num },
   (r): IdState => ({
     highWater: r.high_water,
     gapCursor: r.gap_cursor,
     revision: r.revision,
     changeSeq: r.last_seq,
     changesForgottenThrough: r.forgotten_through,
+    changesUntaggedThrough: r.untagged_through,
   }),
 );
 
@@ -240,11 +241,12 @@ export const rowReaders = ({ list, flag }: StoredForms): RowReaders => ({
   ),
   plant_changes: rowDecoder(
     'plant_changes',
-    { seq: Num, type: Text, plant_id: Num, ...CHANGE_COLUMN_CODECS, version: NumOrNull, at: Num },
+    { seq: Num, type: Text, plant_id: Num, ...CHANGE_COLUMN_CODECS, left_tag: TextOrNull, version: NumOrNull, at: Num },
     (r) => ({
       seq: r.seq,
       type: r.type,
       plantId: r.plant_id,
+      leftTag: r.left_tag,
       ...plantColumnsOfRow(r),
       version: r.version,
       at: r.at,

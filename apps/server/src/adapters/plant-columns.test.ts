@@ -14,7 +14,7 @@ import {
 import { PLANT_WRITE_FUNCTION } from './postgres/migrations/index.js';
 import { migratePostgres } from './postgres/migrations.js';
 import { migrateSqlite } from './sqlite/migrations.js';
-import { changeTriggersOf } from './sqlite/migrations/change-triggers.js';
+import { changeTriggersWithLeftTagOf } from './sqlite/migrations/change-triggers.js';
 
 /*
  * The plant's columns are derived from Plant's codec (plant-columns.ts). These tests are where a
@@ -112,7 +112,7 @@ describe('the SQLite schema', () => {
       ALTER TABLE plant_changes ADD COLUMN added_later TEXT;
       DROP TRIGGER plant_changes_insert;
       DROP TRIGGER plant_changes_update;
-      ${changeTriggersOf([...PLANT_FIELDS, 'added_later'])}`);
+      ${changeTriggersWithLeftTagOf([...PLANT_FIELDS, 'added_later'])}`);
     eachColumnAloneSqlite(db, [...PLANT_COLUMNS, later]);
   });
 });

@@ -34,7 +34,7 @@ export interface PlantColumn {
 }
 
 const RESERVED = new Set([
-  ...['version', 'name_folded', 'seq', 'type', 'plant_id', 'plantId', 'at'],
+  ...['version', 'name_folded', 'seq', 'type', 'plant_id', 'plantId', 'at', 'left_tag', 'leftTag'],
   // the members of a PostgreSQL write's input row (write-statements.ts)
   ...[
     'i',

@@ -1,4 +1,4 @@
-import { formatErrors, idTaken, Plant, PlantId, plantOfRow } from '@plant-store/domain';
+import { formatErrors, idTaken, Plant, PlantId, plantOfRow, PlantTag } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
@@ -230,12 +230,15 @@ const ChangeRow = new t.Type<Change, unknown, unknown>(
     if (typeof type !== 'string' || !CHANGE_TYPES.has(type)) return t.failure(type, c, 'expected a change type');
     if (!PlantId.is(id)) return t.failure(id, c, 'expected plant_id to be a plant id');
     if (!isCount(at)) return t.failure(at, c, 'expected at to be milliseconds since the epoch');
-    if (type === 'plant.deleted') return t.success({ seq, type, at, id });
+    const leftTag = row['left_tag'] ?? undefined;
+    if (leftTag !== undefined && !PlantTag.is(leftTag)) return t.failure(leftTag, c, 'expected left_tag to be a tag');
+    const left = leftTag === undefined ? {} : { leftTag };
+    if (type === 'plant.deleted') return t.success({ seq, type, at, id, ...left });
     // The plant after the change: the row's plant columns, with its plant_id as the id.
     const plant = plantOfRow({ ...row, id });
     if (plant === undefined) return t.failure(u, c, 'expected the plant after the change');
     if (!isVersion(version)) return t.failure(version, c, 'expected a version from 0 to 2^53-1');
-    return t.success({ ...plant, seq, type: type as 'plant.created' | 'plant.updated', at, version });
+    return t.success({ ...plant, seq, type: type as 'plant.created' | 'plant.updated', at, version, ...left });
   },
   (change) => change,
 );
@@ -247,22 +250,31 @@ export const changeFromRow = (row: unknown): E.Either<StoreUnavailable, Change> 
     E.mapLeft((errors) => rowProblem('plant_changes', errors)),
   );
 
-/** The change log's state (migration 8): the newest number given, and the newest forgotten. */
+/**
+ * The change log's state (migration 8): the newest number given, and the newest forgotten; from
+ * migration 11, the newest number whose left tag the log does not know (0: none).
+ */
 export interface ChangeState {
   readonly lastSeq: number;
   readonly forgottenThrough: number;
+  readonly untaggedThrough: number;
 }
 
 const isSeq = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /**
- * The state row as either store selects it: `last_seq`, and `forgotten_through` where the read
- * needs it (0 where it does not select it); StoreUnavailable when the row is missing or malformed.
+ * The state row as either store selects it: `last_seq`, and `forgotten_through` and
+ * `untagged_through` where the read needs them (0 where it does not select them); StoreUnavailable
+ * when the row is missing or malformed.
  */
 export const changeStateFromRow = (row: unknown): E.Either<StoreUnavailable, ChangeState> => {
-  const { last_seq: lastSeq, forgotten_through: forgottenThrough = 0 } = (row ?? {}) as Record<string, unknown>;
-  return isSeq(lastSeq) && isSeq(forgottenThrough)
-    ? E.right({ lastSeq, forgottenThrough })
+  const {
+    last_seq: lastSeq,
+    forgotten_through: forgottenThrough = 0,
+    untagged_through: untaggedThrough = 0,
+  } = (row ?? {}) as Record<string, unknown>;
+  return isSeq(lastSeq) && isSeq(forgottenThrough) && isSeq(untaggedThrough)
+    ? E.right({ lastSeq, forgottenThrough, untaggedThrough })
     : E.left(storeUnavailable(new TypeError('plant_change_state holds no valid row')));
 };
 
@@ -279,5 +291,29 @@ export const changesAbove = (
   if (E.isLeft(changes)) return changes;
   const first = changes.right[0];
   if (first !== undefined && first.at < expiredBefore) return E.right({ kind: 'expired' });
+  return E.right({ kind: 'changes', changes: changes.right, newest: state.lastSeq });
+};
+
+/**
+ * The rows of a feed of one tag above a number, read with the log's state and the commit time of
+ * the first change above it (of any tag; undefined: none), to what the log holds for that tag:
+ * judged by position like `changesAbove`, and expired too below the newest change whose left tag
+ * the log does not know.
+ */
+export const changesAboveTagged = (
+  since: number,
+  state: ChangeState,
+  firstAt: unknown,
+  rows: readonly unknown[],
+  expiredBefore: number,
+): E.Either<StoreUnavailable, ChangesAbove> => {
+  if (since > state.lastSeq) return E.right({ kind: 'ahead', newest: state.lastSeq });
+  if (since < state.forgottenThrough || since < state.untaggedThrough) return E.right({ kind: 'expired' });
+  if (firstAt !== undefined && firstAt !== null) {
+    if (!isSeq(firstAt)) return E.left(storeUnavailable(new TypeError('plant_changes holds an invalid at')));
+    if (firstAt < expiredBefore) return E.right({ kind: 'expired' });
+  }
+  const changes = decodeEach(changeFromRow)(rows);
+  if (E.isLeft(changes)) return changes;
   return E.right({ kind: 'changes', changes: changes.right, newest: state.lastSeq });
 };

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PlantTag } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
-import type { Change, ChangeLog } from '../ports/change-log.js';
-import { changeEvent, changeJson } from './change-text.js';
+import type { Change, ChangeLog, ChangesAbove } from '../ports/change-log.js';
+import { changeEvent, changeJson, feedEvent, leftJson } from './change-text.js';
 
 /** A change with its JSON and its server-sent event, written once for every reader. */
 export interface ChangeEntry {
@@ -15,39 +16,104 @@ export const entryOf = (change: Change): ChangeEntry => {
   return { change, json, event: changeEvent(change, json) };
 };
 
+/** The change as a feed of its left tag shows it when the plant still exists: `plant.left`. */
+const leftEntryOf = (entry: ChangeEntry): ChangeEntry => {
+  const json = leftJson(entry.change);
+  return { change: entry.change, json, event: feedEvent(entry.change.seq, 'plant.left', json) };
+};
+
+/**
+ * The entries of `entries` that a feed of each tag shows, by tag (docs/reference/api.md, "Watching
+ * a subset"): a change whose plant has the tag after it, as it is; a change that took its plant
+ * away from the tag, as `plant.left` (a delete stays `plant.deleted`). A change's left tag is never
+ * its tag, so no change is shown twice in one feed.
+ */
+export const entriesByTag = (entries: readonly ChangeEntry[]): ReadonlyMap<string, readonly ChangeEntry[]> => {
+  const byTag = new Map<string, ChangeEntry[]>();
+  const add = (tag: string, entry: ChangeEntry): void => {
+    const list = byTag.get(tag);
+    if (list === undefined) byTag.set(tag, [entry]);
+    else list.push(entry);
+  };
+  for (const entry of entries) {
+    const { change } = entry;
+    if (change.type !== 'plant.deleted' && change.tag !== undefined) add(change.tag, entry);
+    if (change.leftTag !== undefined) add(change.leftTag, change.type === 'plant.deleted' ? entry : leftEntryOf(entry));
+  }
+  return byTag;
+};
+
+/** What a read of the log found for a follower: the changes its feed shows, through which number it looked. */
+export const batchOfRead = (
+  from: number,
+  read: Extract<ChangesAbove, { kind: 'changes' }>,
+  limit: number,
+): ChangeBatch => {
+  const last = read.changes.at(-1);
+  // A full page may stop short of the newest change; otherwise every change up to it was looked at.
+  const through = read.changes.length >= limit && last !== undefined ? last.seq : Math.max(from, read.newest);
+  return new ChangeBatch(from, read.changes.map(entryOf), through);
+};
+
 /** `bytes` as one chunk of a chunked HTTP/1.1 body (RFC 9112 §7.1). */
 export const chunk = (bytes: Buffer): Buffer =>
   Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, CRLF]);
 const CRLF = Buffer.from('\r\n', 'latin1');
 
-/** Consecutive changes as the hub read them: the ones numbered above `from`. */
+/**
+ * Changes as the hub read them: the ones numbered above `from`, every change up to `through`
+ * looked at (a read of one tag holds only that tag's; the hub's, every change).
+ */
 export class ChangeBatch {
   private whole: Buffer | undefined;
   private wholeChunk: Buffer | undefined;
+  private byTag: ReadonlyMap<string, readonly ChangeEntry[]> | undefined;
+  private readonly tagEvents = new Map<string, { bytes?: Buffer; chunk?: Buffer }>();
+  readonly through: number;
   constructor(
     readonly from: number,
     readonly entries: readonly ChangeEntry[],
-  ) {}
+    through?: number,
+  ) {
+    this.through = through ?? entries.at(-1)?.change.seq ?? from;
+  }
 
-  /** The newest number in the batch. */
+  /** The newest number the batch looked at. */
   get last(): number {
-    return (this.entries.at(-1) as ChangeEntry).change.seq;
+    return this.through;
+  }
+
+  /** The entries a feed shows: every one, or (with `tag`) those of that tag, `plant.left` included. */
+  private selected(tag: PlantTag | undefined): readonly ChangeEntry[] {
+    if (tag === undefined) return this.entries;
+    this.byTag ??= entriesByTag(this.entries);
+    return this.byTag.get(tag) ?? [];
   }
 
   /**
-   * The entries above `position` as events in one buffer: made once and shared by every stream
-   * that takes the whole batch (most of them), so a change costs one encode however many read it.
-   * `chunked`: framed as one HTTP/1.1 chunk (size line, events, CRLF), ready for the socket.
+   * The entries of the feed (all, or of `tag`) above `position` as events in one buffer: made
+   * once per feed and shared by every stream that takes the whole batch (most of them), so a
+   * change costs one encode however many read it. `chunked`: framed as one HTTP/1.1 chunk (size
+   * line, events, CRLF), ready for the socket.
    */
   eventsAbove(
     position: number,
     chunked: boolean,
+    tag?: PlantTag,
   ): { readonly bytes: Buffer; readonly entries: readonly ChangeEntry[] } {
+    const selected = this.selected(tag);
     if (position <= this.from) {
-      if (chunked) this.wholeChunk ??= chunk(this.events());
-      return { bytes: chunked ? (this.wholeChunk as Buffer) : this.events(), entries: this.entries };
+      if (tag === undefined) {
+        if (chunked) this.wholeChunk ??= chunk(this.events());
+        return { bytes: chunked ? (this.wholeChunk as Buffer) : this.events(), entries: selected };
+      }
+      let made = this.tagEvents.get(tag);
+      if (made === undefined) this.tagEvents.set(tag, (made = {}));
+      made.bytes ??= Buffer.from(selected.map((e) => e.event).join(''));
+      if (chunked) made.chunk ??= chunk(made.bytes);
+      return { bytes: chunked ? (made.chunk as Buffer) : made.bytes, entries: selected };
     }
-    const rest = this.above(position);
+    const rest = this.above(position, tag);
     const bytes = Buffer.from(rest.map((e) => e.event).join(''));
     return { bytes: chunked ? chunk(bytes) : bytes, entries: rest };
   }
@@ -57,9 +123,10 @@ export class ChangeBatch {
     return this.whole;
   }
 
-  /** The entries numbered above `position`. */
-  above(position: number): readonly ChangeEntry[] {
-    return position <= this.from ? this.entries : this.entries.filter((e) => e.change.seq > position);
+  /** The entries of the feed (all, or of `tag`) numbered above `position`. */
+  above(position: number, tag?: PlantTag): readonly ChangeEntry[] {
+    const selected = this.selected(tag);
+    return position <= this.from ? selected : selected.filter((e) => e.change.seq > position);
   }
 }
 
@@ -68,9 +135,14 @@ export type FollowEnd = 'shutdown' | 'expired' | 'unavailable';
 
 /** A reader of the changes: a stream or a waiting long poll. */
 export interface Follower {
-  /** The number of the last change it was given. */
+  /**
+   * The number of the last change it looked at: given to it, or (a feed of one tag) passed
+   * because its feed does not show it.
+   */
   readonly position: number;
-  /** Takes the changes of `batch` above its position (none may be left), in order. */
+  /** Only the changes of plants with this tag before or after them (`?tag=`); absent: every change. */
+  readonly tag?: PlantTag | undefined;
+  /** Takes the changes of `batch` above its position that its feed shows (none may be left), in order. */
   deliver(batch: ChangeBatch): void;
   /** The hub lets go of it: at shutdown, or when it cannot follow any more. */
   end(why: FollowEnd): void;
@@ -164,13 +236,18 @@ export class ChangeHub {
           if (this.cursor === undefined) return follower.end('unavailable');
           continue;
         }
-        const read = await this.log.above(follower.position, this.pageSize, 0)();
+        // A feed of one tag catches up through the log's indexes by tag: what its changes cost.
+        const { tag } = follower;
+        const from = follower.position;
+        const read = await (
+          tag === undefined ? this.log.above(from, this.pageSize, 0) : this.log.aboveTagged(from, tag, this.pageSize, 0)
+        )();
         if (!this.joining.has(follower)) return;
         if (E.isLeft(read)) return this.drop(follower, 'unavailable');
         if (read.right.kind === 'expired') return this.drop(follower, 'expired');
         if (read.right.kind === 'ahead') return this.join(follower);
-        const { changes } = read.right;
-        if (changes.length > 0) follower.deliver(new ChangeBatch(follower.position, changes.map(entryOf)));
+        const batch = batchOfRead(from, read.right, this.pageSize);
+        if (batch.through > from) follower.deliver(batch);
         else if (follower.position < cursor) {
           // The hub has read further than the store answered us (a replica behind?): wait a moment.
           await new Promise((resolve) => setTimeout(resolve, 50));

@@ -16,5 +16,21 @@ export const changeJson = (change: Change): string => {
 };
 
 /** A change as one server-sent event: its number as the id, its type as the event name. */
-export const changeEvent = (change: Change, json: string): string =>
-  `id: ${change.seq}\nevent: ${change.type}\ndata: ${json}\n\n`;
+export const changeEvent = (change: Change, json: string): string => feedEvent(change.seq, change.type, json);
+
+/**
+ * `plant.left` (a feed of one tag only): the change took the plant out of the tag. The same `seq`
+ * and `timestamp` as the change itself, `data` the id alone, no `etag`.
+ */
+export const leftJson = (change: Change): string =>
+  `{"seq":${change.seq},"type":"plant.left","timestamp":"${new Date(change.at).toISOString()}","data":{"id":${change.id}}}`;
+
+/** A change of a feed of one tag as a server-sent event: `type` is the change's, or `plant.left`. */
+export const feedEvent = (seq: number, type: string, json: string): string =>
+  `id: ${seq}\nevent: ${type}\ndata: ${json}\n\n`;
+
+/**
+ * A bookmark of a stream of one tag: where it stands, so that a client resuming with
+ * `Last-Event-ID` does not read again the changes it passed without sending.
+ */
+export const bookmarkEvent = (seq: number): string => `id: ${seq}\nevent: bookmark\ndata: {"seq":${seq}}\n\n`;

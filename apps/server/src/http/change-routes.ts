@@ -1,7 +1,14 @@
 import type Router from '@koa/router';
-import { ChangePositionFromString, ChangesQuery, decodeWith } from '@plant-store/domain';
+import { ChangePositionFromString, ChangesQuery, decodeWith, type PlantTag } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
-import { entryOf, type ChangeBatch, type ChangeEntry, type ChangeHub, type Follower } from '../changes/change-hub.js';
+import {
+  batchOfRead,
+  entryOf,
+  type ChangeBatch,
+  type ChangeEntry,
+  type ChangeHub,
+  type Follower,
+} from '../changes/change-hub.js';
 import type { CredentialWatch } from '../changes/credential-watch.js';
 import type { ChangeFeedObserver } from '../ops/metrics.js';
 import type { ChangeLog } from '../ports/change-log.js';
@@ -32,15 +39,29 @@ export interface ChangeRoutesDeps {
   readonly metrics?: ChangeFeedObserver | undefined;
 }
 
-/** `Link` of the next JSON page: from the last change's number (or `since`), with the limit used. */
-const nextLink = (since: number, limit: number): string =>
-  `</plants/changes?since=${since}&limit=${limit}>; rel="next"`;
+/**
+ * `Link` of the next JSON page: from `since` (the last change's number, or where the page stood),
+ * with the tag asked (form-urlencoded, as URLSearchParams writes it) and the limit used.
+ */
+const nextLink = (since: number, tag: PlantTag | undefined, limit: number): string => {
+  const params = new URLSearchParams({ since: String(since) });
+  if (tag !== undefined) params.set('tag', tag);
+  params.set('limit', String(limit));
+  return `</plants/changes?${params.toString()}>; rel="next"`;
+};
+
+/** A page that waited: the changes it shows, and the number it looked through. */
+interface Waited {
+  readonly entries: readonly ChangeEntry[];
+  readonly through: number;
+}
 
 const pageJson = (entries: readonly ChangeEntry[]): string => `[${entries.map((e) => e.json).join(',')}]`;
 
 /**
  * GET /plants/changes (docs/reference/api.md, "Following changes"): the change log from a number
- * on, as a `text/event-stream` that stays open or as JSON pages with long polling. Authenticated
+ * on, as a `text/event-stream` that stays open or as JSON pages with long polling; with `tag`,
+ * only the changes of plants with that tag before or after them, a plant that left as `plant.left`. Authenticated
  * and rate limited like any read (opening a stream counts once); the 400s, 406 and 410 are decided
  * by one read of the log before anything is sent.
  */
@@ -55,27 +76,41 @@ export const addChangeRoutes = (router: Router<AppState>, deps: ChangeRoutesDeps
     return decodeLastEventId(header);
   };
 
-  /** Waits up to `seconds` for a change above `position`: at most `limit` of them, or none. */
-  const waitForChanges = (ctx: AppContext, position: number, limit: number, seconds: number) =>
-    new Promise<readonly ChangeEntry[]>((resolve) => {
+  /**
+   * Waits up to `seconds` for a change above `position` that the feed (all, or of `tag`) shows: at
+   * most `limit` of them, or none; and the number it looked through (a feed of one tag passes
+   * the changes it does not show).
+   */
+  const waitForChanges = (
+    ctx: AppContext,
+    position: number,
+    tag: PlantTag | undefined,
+    limit: number,
+    seconds: number,
+  ) =>
+    new Promise<Waited>((resolve) => {
       let done = false;
-      const finish = (entries: readonly ChangeEntry[]): void => {
+      const finish = (entries: readonly ChangeEntry[], through: number): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
         hub.leave(follower);
-        resolve(entries);
+        resolve({ entries, through });
       };
-      const follower: Follower = {
+      const follower: Follower & { position: number } = {
         position,
+        tag,
         deliver: (batch: ChangeBatch) => {
-          const above = batch.above(position);
-          if (above.length > 0) finish(above.slice(0, limit));
+          const above = batch.above(follower.position, tag);
+          // A full page stops at its last change; otherwise it looked through the whole batch.
+          if (above.length >= limit) finish(above.slice(0, limit), (above[limit - 1] as ChangeEntry).change.seq);
+          else if (above.length > 0) finish(above, Math.max(follower.position, batch.through));
+          else follower.position = Math.max(follower.position, batch.through);
         },
-        end: () => finish([]),
+        end: () => finish([], follower.position),
       };
-      const timer = setTimeout(() => finish([]), seconds * 1000);
-      ctx.req.on('close', () => finish([]));
+      const timer = setTimeout(() => finish([], follower.position), seconds * 1000);
+      ctx.req.on('close', () => finish([], follower.position));
       void hub.follow(follower);
     });
 
@@ -106,6 +141,7 @@ export const addChangeRoutes = (router: Router<AppState>, deps: ChangeRoutesDeps
     if (holds && hub.size >= maxStreams) return sendError(ctx, tooManyStreams(maxStreams));
 
     const since = start.right;
+    const { tag } = query.right;
     let position: number;
     let first: readonly ChangeEntry[] = [];
     if (since === undefined) {
@@ -113,7 +149,14 @@ export const addChangeRoutes = (router: Router<AppState>, deps: ChangeRoutesDeps
       if (E.isLeft(newest)) return sendError(ctx, newest.left);
       position = newest.right;
     } else {
-      const read = await changes.above(since, streaming ? 1000 : limit, Date.now() - retentionMs)();
+      const size = streaming ? 1000 : limit;
+      const expiredBefore = Date.now() - retentionMs;
+      // A feed of one tag reads through the log's indexes by tag, and is judged by its position too.
+      const read = await (
+        tag === undefined
+          ? changes.above(since, size, expiredBefore)
+          : changes.aboveTagged(since, tag, size, expiredBefore)
+      )();
       if (E.isLeft(read)) return sendError(ctx, read.left);
       if (read.right.kind === 'ahead') {
         const name = ctx.req.headers['last-event-id'] === undefined ? 'since' : 'Last-Event-ID';
@@ -123,18 +166,29 @@ export const addChangeRoutes = (router: Router<AppState>, deps: ChangeRoutesDeps
         );
       }
       if (read.right.kind === 'expired') return sendError(ctx, changesExpired(since));
-      position = since;
-      first = read.right.changes.map(entryOf);
+      if (tag === undefined) {
+        position = since;
+        first = read.right.changes.map(entryOf);
+      } else {
+        // What a page of one tag shows, and the number it looked through: the last change when
+        // the page is full, else the newest of its snapshot (an empty page moves too).
+        const batch = batchOfRead(since, read.right, size);
+        first = batch.above(since, tag);
+        position = batch.through;
+      }
     }
 
     if (!streaming) {
+      let through = first.at(-1)?.change.seq ?? position;
+      if (tag !== undefined) through = Math.max(through, position);
       if (first.length === 0 && wait !== undefined) {
-        first = await waitForChanges(ctx, position, limit, wait);
+        const waited = await waitForChanges(ctx, through, tag, limit, wait);
+        first = waited.entries;
+        through = waited.through;
         const oldest = first[0];
         if (oldest !== undefined) metrics?.sent(first.length, (Date.now() - oldest.change.at) / 1000);
       }
-      const last = first.at(-1);
-      setHeader(ctx, 'Link', nextLink(last === undefined ? position : last.change.seq, limit));
+      setHeader(ctx, 'Link', nextLink(through, tag, limit));
       return sendJsonText(ctx, pageJson(first));
     }
 
@@ -143,7 +197,8 @@ export const addChangeRoutes = (router: Router<AppState>, deps: ChangeRoutesDeps
     ctx.respond = false;
     const token = readBearerToken(authorizationValues(ctx.req.rawHeaders), false);
     let unwatch = (): void => undefined;
-    const stream = new ChangeStream(ctx.res, position, {
+    const stream = new ChangeStream(ctx.res, since ?? position, {
+      tag,
       heartbeatMs: deps.heartbeatMs,
       maxBufferBytes: deps.maxBufferBytes,
       metrics,
@@ -153,7 +208,7 @@ export const addChangeRoutes = (router: Router<AppState>, deps: ChangeRoutesDeps
       },
     });
     if (E.isRight(token)) unwatch = credentials.watch(token.right, () => stream.end());
-    stream.open(first);
+    stream.open(first, position);
     void hub.follow(stream);
   });
 };

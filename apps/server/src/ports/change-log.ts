@@ -1,4 +1,4 @@
-import type { Plant, PlantId } from '@plant-store/domain';
+import type { Plant, PlantId, PlantTag } from '@plant-store/domain';
 import type { TaskEither } from 'fp-ts/lib/TaskEither.js';
 import type { PlantVersion, StoreError } from './plant-store.js';
 
@@ -10,6 +10,12 @@ interface ChangeHead {
   /** Commit time, milliseconds since the epoch. */
   readonly at: number;
   readonly id: PlantId;
+  /**
+   * The tag the change took the plant away from: for an update that changed the tag, the tag
+   * before; for a delete, the tag the plant had; absent otherwise. A feed of that tag shows the
+   * change (an update as `plant.left`).
+   */
+  readonly leftTag?: PlantTag | undefined;
 }
 
 /** A create or an update: the plant as the change left it (every member of Plant) and its version. */
@@ -46,6 +52,16 @@ export interface ChangeLog {
    * `expiredBefore` (ms since the epoch), or forgotten, above `since` makes it `expired`.
    */
   above(since: number, limit: number, expiredBefore: number): TaskEither<StoreError, ChangesAbove>;
+  /**
+   * The changes above `since` that concern plants with tag `tag` before or after them (its tag is
+   * `tag`, or its left tag is), at most `limit`, read through the log's indexes by tag: the cost
+   * is that of the changes it answers. `newest` is the newest number of the same snapshot: when
+   * fewer than `limit` came, every change up to it was examined. Judged by position like `above`:
+   * `expired` when a change above `since` (of any tag) is older than `expiredBefore` or forgotten,
+   * or when the log does not know what tag a change above `since` took its plant from (changes
+   * logged before the log kept it).
+   */
+  aboveTagged(since: number, tag: PlantTag, limit: number, expiredBefore: number): TaskEither<StoreError, ChangesAbove>;
   /** The newest change's number (0: none yet). */
   newest(): TaskEither<StoreError, number>;
   /** Forgets at most `limit` of the oldest changes committed before `before` (ms); resolves with how many. */

@@ -86,11 +86,15 @@ export interface AttemptRow {
   readonly error: string | null;
 }
 
-/** A change of the change log: the plant's columns after it (every one NULL for a delete), its version. */
+/**
+ * A change of the change log: the plant's columns after it (every one NULL for a delete), the tag
+ * it took the plant away from (migration 11), its version.
+ */
 export type ChangeRow = {
   readonly seq: number;
   readonly type: string;
   readonly plantId: number;
+  readonly leftTag: string | null;
   readonly version: number | null;
   /** Commit time. */
   readonly at: number;
@@ -129,6 +133,8 @@ export interface IdState {
   readonly changeSeq: number;
   /** The newest change number forgotten by the retention (a reader behind it gets 410). */
   readonly changesForgottenThrough: number;
+  /** The newest change number whose left tag the log does not know (a reader of one tag behind it gets 410). */
+  readonly changesUntaggedThrough: number;
 }
 
 /** Reads of one consistent snapshot. */

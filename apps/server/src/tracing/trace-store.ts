@@ -50,6 +50,8 @@ export const traceStore = (store: Store, tracing: Tracing, kind: 'sqlite' | 'pos
   const tracedChanges: ChangeLog = {
     above: (since, limit, expiredBefore) =>
       traced('SELECT', 'plant_changes')(changes.above(since, limit, expiredBefore)),
+    aboveTagged: (since, tag, limit, expiredBefore) =>
+      traced('SELECT', 'plant_changes')(changes.aboveTagged(since, tag, limit, expiredBefore)),
     newest: () => changes.newest(),
     forget: (before, limit) => changes.forget(before, limit),
   };

@@ -347,6 +347,27 @@ describe('the served OpenAPI document', () => {
     timeout,
   );
 
+  it('describes a page of one tag, plant.left included, and its moving Link', async () => {
+    // Generated requests seldom meet a change that takes a plant out of a tag: one made here.
+    const op = doc.operations.find((o) => o.id === 'listChanges');
+    expect(op).toBeDefined();
+    const headers = { authorization: `Bearer ${server.tokens.all}` };
+    const before = Number((await request(server, '/plants?limit=1', { headers })).headers['x-change-seq']);
+    const created = await createPlant(server, { name: 'leaving', tag: 'fern' });
+    expect(created.status, created.text).toBe(201);
+    const moved = await request(server, String(created.headers.location), {
+      method: 'PATCH',
+      headers: { ...headers, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ tag: 'moss' }),
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await createPlant(server, { name: 'elsewhere', tag: 'moss' });
+    const page = await request(server, `/plants/changes?since=${before}&tag=fern`, { headers });
+    expect((page.json as { type: string }[]).map((change) => change.type)).toEqual(['plant.created', 'plant.left']);
+    expect(responseProblems(doc, op as Operation, page), shown({ op } as Call, page)).toEqual([]);
+    expect(page.headers['link']).toBe(`</plants/changes?since=${before + 3}&tag=fern&limit=100>; rel="next"`);
+  });
+
   it('answers every method it does not document on a documented path with 405 and the documented Allow', async () => {
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
     let checked = 0;

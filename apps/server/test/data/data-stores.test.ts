@@ -163,12 +163,14 @@ const content: fc.Arbitrary<Content> = fc
         type: fc.constantFrom('plant.created', 'plant.updated', 'plant.deleted'),
         plantId: fc.integer({ min: 1, max: 10_000 }),
         columns: plantColumns,
+        leftTag: optional(text),
         version: fc.integer({ min: 0, max: 1_000_000 }),
         at: ms,
       }),
       { maxLength: 10 },
     ),
     forgotten: fc.nat({ max: 5 }),
+    untagged: fc.nat({ max: 8 }),
   })
   .map((c) => {
     const deliveries = c.deliveries.map((d, i) => {
@@ -202,6 +204,7 @@ const content: fc.Arbitrary<Content> = fc
         revision,
         changeSeq: seq + c.extraIds,
         changesForgottenThrough: c.forgotten,
+        changesUntaggedThrough: c.untagged,
       },
     };
   });

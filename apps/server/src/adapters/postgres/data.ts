@@ -165,12 +165,12 @@ const TABLES: { readonly [T in DataTable]: TableMap } = {
   },
   plant_changes: {
     key: [['seq', 'int8']],
-    columns: `seq::float8 AS seq, type, plant_id::float8 AS plant_id, ${selected}, version::float8 AS version,
+    columns: `seq::float8 AS seq, type, plant_id::float8 AS plant_id, ${selected}, left_tag, version::float8 AS version,
               at::float8 AS at`,
     insert: {
-      into: `plant_changes (seq, type, plant_id, ${plantColumnList()}, version, at)`,
-      select: `x.seq, x.type, x."plantId", ${plantColumnList('x')}, x.version, x.at`,
-      record: `seq int8, type text, "plantId" int8, ${record}, version int8, at int8`,
+      into: `plant_changes (seq, type, plant_id, ${plantColumnList()}, left_tag, version, at)`,
+      select: `x.seq, x.type, x."plantId", ${plantColumnList('x')}, x."leftTag", x.version, x.at`,
+      record: `seq int8, type text, "plantId" int8, ${record}, "leftTag" text, version int8, at int8`,
     },
   },
 };
@@ -228,7 +228,8 @@ const reader = (sql: Sql): DataReader => ({
       `SELECT (c.next_id - 1)::float8 AS high_water, c.gap_cursor::float8 AS gap_cursor,
               greatest((SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM plant_versions),
                        (SELECT coalesce(max(version), 0) FROM plants))::float8 AS revision,
-              s.last_seq::float8 AS last_seq, s.forgotten_through::float8 AS forgotten_through
+              s.last_seq::float8 AS last_seq, s.forgotten_through::float8 AS forgotten_through,
+              s.untagged_through::float8 AS untagged_through
          FROM plant_id_counter c, plant_change_state s`,
     )) as unknown as Row[];
     if (row === undefined) throw new Error('plant_id_counter holds no row');
@@ -273,10 +274,10 @@ const writer = (tx: postgres.TransactionSql): DataWriter => ({
       state.gapCursor,
     ]);
     await tx.unsafe(`SELECT setval('plant_versions', greatest($1::int8, 1), $1::int8 > 0)`, [state.revision]);
-    await tx.unsafe('UPDATE plant_change_state SET last_seq = $1::int8, forgotten_through = $2::int8', [
-      state.changeSeq,
-      state.changesForgottenThrough,
-    ]);
+    await tx.unsafe(
+      'UPDATE plant_change_state SET last_seq = $1::int8, forgotten_through = $2::int8, untagged_through = $3::int8',
+      [state.changeSeq, state.changesForgottenThrough, state.changesUntaggedThrough],
+    );
     await tx.unsafe(
       `SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), greatest(max(id), 1), max(id) IS NOT NULL)
          FROM webhook_deliveries`,

@@ -142,6 +142,61 @@ describePostgres('openPostgresStore migrations', () => {
     }
   });
 
+  // A schema as the release before the left tags left it (migrations up to 9): a plant written
+  // before the change log began, and changes of plants logged without the tag they left.
+  it('gives the changes logged before migration 11 the tag they took their plant from, where the log knows it', async () => {
+    const { url } = await fresh.db();
+    const previous = postgres(url, { onnotice: () => undefined, max: 1 });
+    try {
+      await migratePostgres(
+        previous,
+        undefined,
+        POSTGRES_MIGRATIONS.filter((m) => m.version <= 7),
+      );
+      await previous`INSERT INTO plants (id, name, tag, version, name_folded) VALUES (1, 'old', 'a', 1, 'old')`;
+      await migratePostgres(
+        previous,
+        undefined,
+        POSTGRES_MIGRATIONS.filter((m) => m.version <= 9),
+      );
+      await previous`UPDATE plants SET tag = 'b' WHERE id = 1`; // 1: its tag before is not in the log
+      await previous`INSERT INTO plants (id, name, tag, version, name_folded) VALUES (2, 'x', 'a', 2, 'x')`; // 2
+      await previous`UPDATE plants SET name = 'y' WHERE id = 2`; // 3: a → a
+      await previous`UPDATE plants SET tag = 'b' WHERE id = 2`; // 4: leaves a
+      await previous`UPDATE plants SET tag = NULL WHERE id = 2`; // 5: leaves b
+      await previous`UPDATE plants SET tag = 'a' WHERE id = 2`; // 6: leaves nothing
+      await previous`DELETE FROM plants WHERE id = 2`; // 7: a plant of a
+      await previous`INSERT INTO plants (id, name, version, name_folded) VALUES (3, 'z', 3, 'z')`; // 8
+      await previous`DELETE FROM plants WHERE id = 3`; // 9: had no tag
+      const store = await fresh.open();
+      const logged = await previous`SELECT seq::int4 AS seq, left_tag FROM plant_changes ORDER BY seq`;
+      expect(logged.map((r) => [r['seq'], r['left_tag']])).toEqual([
+        [1, null],
+        [2, null],
+        [3, null],
+        [4, 'a'],
+        [5, 'b'],
+        [6, null],
+        [7, 'a'],
+        [8, null],
+        [9, null],
+      ]);
+      const [state] = await previous`SELECT untagged_through::int4 AS n FROM plant_change_state`;
+      expect(state?.['n']).toBe(1);
+      // Below change 1 a reader of one tag cannot know what it missed; from 1 on, it reads them.
+      const a = plantTag('a');
+      expect(rightOf(await store.changes.aboveTagged(0, a, 10, 0)())).toEqual({ kind: 'expired' });
+      const read = rightOf(await store.changes.aboveTagged(1, a, 10, 0)());
+      expect(read.kind === 'changes' ? read.changes.map((c) => c.seq) : read).toEqual([2, 3, 4, 6, 7]);
+      // The trigger function of this release logs every writer's changes (the release before's too).
+      await previous`UPDATE plants SET tag = 'c' WHERE id = 1`;
+      const [last] = await previous`SELECT left_tag FROM plant_changes WHERE seq = 10`;
+      expect(last?.['left_tag']).toBe('b');
+    } finally {
+      await previous.end();
+    }
+  });
+
   it('creates the schema named by the schema option, also when several instances race', async () => {
     const { schema: base } = await fresh.db();
     const schema = `${base}_opt`;

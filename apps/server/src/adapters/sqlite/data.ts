@@ -165,10 +165,15 @@ const TABLES: { readonly [T in DataTable]: TableMap<T> } = {
       toRow: (a) => [a.deliveryId, a.n, a.startedAt, a.durationMs, a.status, a.error],
     },
   ),
-  plant_changes: tableMap('plant_changes', ['seq'], `seq, type, plant_id, ${plantColumnList()}, version, at`, {
-    insert: `INSERT INTO plant_changes (seq, type, plant_id, ${plantColumnList()}, version, at) VALUES (?, ?, ?, ${marks}, ?, ?)`,
-    toRow: (c) => [c.seq, c.type, c.plantId, ...PLANT_FIELDS.map((f) => c[f]), c.version, c.at],
-  }),
+  plant_changes: tableMap(
+    'plant_changes',
+    ['seq'],
+    `seq, type, plant_id, ${plantColumnList()}, left_tag, version, at`,
+    {
+      insert: `INSERT INTO plant_changes (seq, type, plant_id, ${plantColumnList()}, left_tag, version, at) VALUES (?, ?, ?, ${marks}, ?, ?, ?)`,
+      toRow: (c) => [c.seq, c.type, c.plantId, ...PLANT_FIELDS.map((f) => c[f]), c.leftTag, c.version, c.at],
+    },
+  ),
 };
 
 const reader = (db: Database.Database): DataReader => ({
@@ -195,7 +200,7 @@ const reader = (db: Database.Database): DataReader => ({
       .prepare(
         `SELECT max(high_water, coalesce((SELECT max(id) FROM plants), 0)) AS high_water, gap_cursor,
                 max(revision, coalesce((SELECT max(version) FROM plants), 0)) AS revision,
-                s.last_seq, s.forgotten_through
+                s.last_seq, s.forgotten_through, s.untagged_through
            FROM plant_ids, plant_change_state s WHERE plant_ids.singleton = 1`,
       )
       .get();
@@ -279,9 +284,10 @@ export const openSqliteData = (
               state.gapCursor,
               state.revision,
             );
-            db.prepare('UPDATE plant_change_state SET last_seq = ?, forgotten_through = ?').run(
+            db.prepare('UPDATE plant_change_state SET last_seq = ?, forgotten_through = ?, untagged_through = ?').run(
               state.changeSeq,
               state.changesForgottenThrough,
+              state.changesUntaggedThrough,
             );
             return Promise.resolve();
           },

@@ -13,6 +13,7 @@ import type { Store } from '../../ports/store.js';
 import { plantStoreContract } from '../../../test/contract/plant-store-contract.js';
 import { webhookStoreContract } from '../../../test/contract/webhook-store-contract.js';
 import { plainPlant, rightOf } from '../../../test/contract/values.js';
+import { TAGGED_PAGE_SQL } from './change-log.js';
 import { SQLITE_MIGRATIONS, migrateSqlite } from './migrations.js';
 import { VERSION_BLOCK } from './plant-ids.js';
 import { openSqliteStore, type SqliteStoreOptions } from './open.js';
@@ -153,6 +154,78 @@ describe('openSqliteStore', () => {
       expect(db.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
       expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'plants_tag'").pluck().get()).toBe(1);
       db.close();
+    });
+
+    // A file as the release before the left tags left it (migrations up to 9): a plant written
+    // before the change log began, and changes of plants logged without the tag they left.
+    it('gives the changes logged before migration 11 the tag they took their plant from, where the log knows it', async () => {
+      const file = freshFile();
+      mkdirSync(dirname(file), { recursive: true });
+      const before = connect(file);
+      before.pragma('journal_mode = WAL');
+      migrateSqlite(
+        before,
+        SQLITE_MIGRATIONS.filter((m) => m.version <= 7),
+      );
+      before.prepare("INSERT INTO plants (id, name, tag, version, name_folded) VALUES (1, 'old', 'a', 1, 'old')").run();
+      migrateSqlite(
+        before,
+        SQLITE_MIGRATIONS.filter((m) => m.version <= 9),
+      );
+      const write = (statement: string) => before.prepare(statement).run();
+      write("UPDATE plants SET tag = 'b' WHERE id = 1"); // 1: its tag before is not in the log
+      write("INSERT INTO plants (id, name, tag, version, name_folded) VALUES (2, 'x', 'a', 2, 'x')"); // 2
+      write("UPDATE plants SET name = 'y' WHERE id = 2"); // 3: a → a
+      write("UPDATE plants SET tag = 'b' WHERE id = 2"); // 4: leaves a
+      write('UPDATE plants SET tag = NULL WHERE id = 2'); // 5: leaves b
+      write("UPDATE plants SET tag = 'a' WHERE id = 2"); // 6: leaves nothing
+      write('DELETE FROM plants WHERE id = 2'); // 7: a plant of a
+      write("INSERT INTO plants (id, name, version, name_folded) VALUES (3, 'z', 3, 'z')"); // 8
+      write('DELETE FROM plants WHERE id = 3'); // 9: had no tag
+      before.close();
+
+      const store = await open({ file });
+      const db = connect(file);
+      expect(db.prepare('SELECT seq, left_tag FROM plant_changes ORDER BY seq').raw().all()).toEqual([
+        [1, null],
+        [2, null],
+        [3, null],
+        [4, 'a'],
+        [5, 'b'],
+        [6, null],
+        [7, 'a'],
+        [8, null],
+        [9, null],
+      ]);
+      expect(db.prepare('SELECT untagged_through FROM plant_change_state').pluck().get()).toBe(1);
+      // Below change 1 a reader of one tag cannot know what it missed; from 1 on, it reads them.
+      const a = 'a' as PlantTag;
+      expect(rightOf(await store.changes.aboveTagged(0, a, 10, 0)())).toEqual({ kind: 'expired' });
+      const read = rightOf(await store.changes.aboveTagged(1, a, 10, 0)());
+      expect(read.kind === 'changes' ? read.changes.map((c) => c.seq) : read).toEqual([2, 3, 4, 6, 7]);
+      // The triggers of this release fill it for every writer.
+      db.prepare("UPDATE plants SET tag = 'c' WHERE id = 1").run();
+      expect(db.prepare('SELECT left_tag FROM plant_changes WHERE seq = 10').pluck().get()).toBe('b');
+      expect(db.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+    });
+
+    it('reads a page of one tag through the indexes by tag, not through the whole log', () => {
+      const file = freshFile();
+      mkdirSync(dirname(file), { recursive: true });
+      const db = connect(file);
+      migrateSqlite(db);
+      const plan = (sql: string) =>
+        db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all({ since: 0, tag: 'a', limit: 10 })
+          .map((row) => (row as { detail: string }).detail);
+      // A range of the index each, in number order (no sort), and a seek per change found.
+      expect(plan(TAGGED_PAGE_SQL.tag)).toEqual([
+        'SEARCH plant_changes USING INDEX plant_changes_by_tag (tag=? AND seq>?)',
+      ]);
+      expect(plan(TAGGED_PAGE_SQL.leftTag)).toEqual([
+        'SEARCH plant_changes USING INDEX plant_changes_by_left_tag (left_tag=? AND seq>?)',
+      ]);
     });
 
     it('applies a new migration to an existing file in its own transaction', async () => {

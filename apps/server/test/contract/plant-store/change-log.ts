@@ -48,7 +48,8 @@ export const changeLogContract = (suite: PlantStoreSuite): void => {
       expect(mine.map(({ seq: _s, at: _a, version: _v, ...rest }) => rest)).toEqual([
         { type: 'plant.created', id, name: 'fern', tag: 'green' },
         { type: 'plant.updated', id, name: 'ivy', tag: 'green' },
-        { type: 'plant.updated', id, name: 'ivy' },
+        // The change that took the tag away remembers it.
+        { type: 'plant.updated', id, name: 'ivy', leftTag: 'green' },
         { type: 'plant.deleted', id },
       ]);
       expect(mine[1]?.version).toBe(renamed.version);
@@ -84,6 +85,76 @@ export const changeLogContract = (suite: PlantStoreSuite): void => {
         ).toEqual([{ type: 'plant.updated', ...patched.plant }]);
         expect(logged[0]?.version).toBe(patched.version);
       }
+    });
+
+    it('remembers the tag each change took its plant away from, and reads the changes of one tag by it', async () => {
+      const before = rightOf(await store.changes.newest()());
+      const base = freshBase();
+      // Tags of this test alone: the store is shared with the other tests.
+      const [T, S] = [plantTag(`t ${base}`), plantTag(`s ${base}`)];
+      const [a, b, c] = [plantId(base + 1), plantId(base + 2), plantId(base + 3)];
+      rightOf(await create({ id: a, name: plantName('fern'), tag: T }));
+      rightOf(await store.plants.update(a, { name: plantName('ivy') }, {})()); // T → T
+      rightOf(await store.plants.update(a, { tag: S }, {})()); // leaves T
+      rightOf(await store.plants.update(a, { tag: null }, {})()); // leaves S
+      rightOf(await store.plants.update(a, { tag: T }, {})()); // enters T
+      rightOf(await create({ id: b, name: plantName('moss'), tag: S }));
+      rightOf(await store.plants.update(b, { tag: T }, {})()); // leaves S, enters T
+      rightOf(await store.plants.delete(a)()); // a plant of T is deleted
+      rightOf(await create({ id: c, name: plantName('palm') }));
+      rightOf(await store.plants.delete(c)()); // had no tag
+      const all = (await allAbove(store, before)).filter((x) => [a, b, c].includes(x.id));
+      const shape = (x: Change) => [x.id, x.type, x.type === 'plant.deleted' ? undefined : x.tag, x.leftTag];
+      expect(all.map(shape)).toEqual([
+        [a, 'plant.created', T, undefined],
+        [a, 'plant.updated', T, undefined],
+        [a, 'plant.updated', S, T],
+        [a, 'plant.updated', undefined, S],
+        [a, 'plant.updated', T, undefined],
+        [b, 'plant.created', S, undefined],
+        [b, 'plant.updated', T, S],
+        [a, 'plant.deleted', undefined, T],
+        [c, 'plant.created', undefined, undefined],
+        [c, 'plant.deleted', undefined, undefined],
+      ]);
+      const newest = rightOf(await store.changes.newest()());
+      const ofTag = async (tag: typeof T, since: number, limit: number) => {
+        const read = rightOf(await store.changes.aboveTagged(since, tag, limit, HOUR_AGO())());
+        if (read.kind !== 'changes') throw new TypeError(`changes of ${tag} above ${since}: ${read.kind}`);
+        return read;
+      };
+      // Every change of a plant that has the tag before or after it, in order, as the log keeps it.
+      const inT = all.filter((x) => (x.type !== 'plant.deleted' && x.tag === T) || x.leftTag === T);
+      expect(inT.map((x) => x.seq)).toEqual([0, 1, 2, 4, 6, 7].map((i) => all[i]?.seq));
+      expect(await ofTag(T, before, 100)).toEqual({ kind: 'changes', changes: inT, newest });
+      const inS = await ofTag(S, before, 100);
+      expect(inS.changes.map((x) => x.seq)).toEqual([2, 3, 5, 6].map((i) => all[i]?.seq));
+      // A page of `limit`, and the next from its last number.
+      const first = await ofTag(T, before, 4);
+      expect(first.changes).toEqual(inT.slice(0, 4));
+      expect((await ofTag(T, inT[3]?.seq ?? 0, 4)).changes).toEqual(inT.slice(4));
+      // Nothing of the tag: no change, and the newest number, which the reader may move to.
+      expect(await ofTag(plantTag(`none ${base}`), before, 100)).toEqual({ kind: 'changes', changes: [], newest });
+    });
+
+    it('judges a read of one tag by its position: ahead, and expired by a change of any tag', async () => {
+      const newest = rightOf(await store.changes.newest()());
+      const tag = plantTag(`quiet ${freshBase()}`);
+      expect(rightOf(await store.changes.aboveTagged(newest + 1, tag, 10, HOUR_AGO())())).toEqual({
+        kind: 'ahead',
+        newest,
+      });
+      // A change of another tag, older than a retention reaching into the future: the reader of
+      // `tag` above `newest` cannot know it missed none of its own.
+      rightOf(await create({ id: plantId(freshBase() + 1), name: plantName('agave'), tag: plantTag('other') }));
+      expect(rightOf(await store.changes.aboveTagged(newest, tag, 10, Date.now() + 60_000)())).toEqual({
+        kind: 'expired',
+      });
+      expect(rightOf(await store.changes.aboveTagged(newest + 1, tag, 10, Date.now() + 60_000)())).toEqual({
+        kind: 'changes',
+        changes: [],
+        newest: newest + 1,
+      });
     });
 
     it('gives a read by id and a page the newest change their snapshot includes', async () => {

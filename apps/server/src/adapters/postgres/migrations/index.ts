@@ -8,6 +8,7 @@ import { migration0007 } from './0007-trace-context.js';
 import { migration0008 } from './0008-change-log.js';
 import { migration0009 } from './0009-whole-plant.js';
 import { migration0010, MIGRATION_10_COLUMNS } from './0010-write-positions.js';
+import { migration0011 } from './0011-left-tags.js';
 import type { PostgresMigration } from './postgres-migration.js';
 
 /**
@@ -33,6 +34,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   migration0008,
   migration0009,
   migration0010,
+  migration0011,
 ];
 
 /**

@@ -54,3 +54,46 @@ export const changeTriggersOf = (fields: readonly string[]): string => {
             FROM plant_change_state;
       END;`;
 };
+
+/**
+ * The change log's triggers from migration 11 on: those of changeTriggersOf, and each change also
+ * remembers `left_tag`, the tag it took the plant away from (an update that changed the tag: the
+ * tag before; a delete: the tag the plant had; NULL otherwise), so that a feed of one tag finds,
+ * through an index, the changes that took a plant out of it (GET /plants/changes?tag=T;
+ * docs/explanation/storage.md, "The change log"). Part of a released migration once released
+ * (11): a migration that adds a plant column drops plant_changes_insert and plant_changes_update
+ * and calls changeTriggersWithLeftTagOf again with the longer list; its text for a given list
+ * never changes. The delete trigger does not depend on the columns: CHANGE_DELETE_TRIGGER_WITH_LEFT_TAG.
+ */
+export const changeTriggersWithLeftTagOf = (fields: readonly string[]): string => {
+  const columns = fields.join(', ');
+  const values = fields.map((f) => `new.${f}`).join(', ');
+  const changed = fields.map((f) => `new.${f} IS NOT old.${f}`).join(' OR ');
+  return `
+      CREATE TRIGGER plant_changes_insert AFTER INSERT ON plants BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, ${columns}, version, at)
+          SELECT last_seq, 'plant.created', new.id, ${values}, new.version,
+                 CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;
+      CREATE TRIGGER plant_changes_update AFTER UPDATE ON plants
+        WHEN ${changed} BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, ${columns}, left_tag, version, at)
+          SELECT last_seq, 'plant.updated', new.id, ${values},
+                 CASE WHEN new.tag IS NOT old.tag THEN old.tag END, new.version,
+                 CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;`;
+};
+
+/** The delete trigger of migration 11: the change remembers the tag the plant had. */
+export const CHANGE_DELETE_TRIGGER_WITH_LEFT_TAG = `
+      CREATE TRIGGER plant_changes_delete AFTER DELETE ON plants BEGIN
+        UPDATE plant_change_state SET last_seq = last_seq + 1;
+        INSERT INTO plant_changes (seq, type, plant_id, left_tag, at)
+          SELECT last_seq, 'plant.deleted', old.id, old.tag,
+                 CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER)
+            FROM plant_change_state;
+      END;`;

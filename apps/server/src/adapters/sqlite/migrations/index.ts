@@ -8,6 +8,7 @@ import { migration0007 } from './0007-search-index-behind-writes.js';
 import { migration0008 } from './0008-change-log.js';
 import { migration0009 } from './0009-whole-plant-changes.js';
 import { migration0010 } from './0010-key-change-numbers.js';
+import { migration0011 } from './0011-left-tags.js';
 import type { SqliteMigration } from './sqlite-migration.js';
 
 /**
@@ -29,4 +30,5 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   migration0008,
   migration0009,
   migration0010,
+  migration0011,
 ];
