@@ -79,7 +79,11 @@ export interface paths {
          * @description Needs scope `plants:read`. With `If-None-Match` naming the current ETag (or `*`): 304 without a body, so a client can check a copy it has cheaply. With `If-Match` not naming it: 412.
          */
         get: operations["getPlant"];
-        put?: never;
+        /**
+         * Replace a plant, or create it with this id
+         * @description Needs scope `plants:write`. The plant with the id of the path becomes exactly the body: a member the body leaves out is removed (no `tag`: the plant has no tag afterwards). No plant with that id → it is created: 201 with `Location`, `ETag` and the whole plant, and `plant.created`; an existing plant → 200 with the whole plant and its `ETag`, and `plant.updated` only when something changed (a `PUT` of what the plant already is changes nothing, keeps its ETag and is not a change). Both are sent after the commit. `Content-Type` and the body's size and text rules are those of create (`application/json` → else 415; 16 KiB as sent → else 413; `Content-Encoding` → 415; valid UTF-8 → else 400). `If-None-Match: *` creates only (an existing plant → 412); `If-Match` replaces only, and only the plant with that ETag (`*`: any existing one); on a missing plant a precondition is a 412, never a 404. Concurrent `PUT`s of one id: every answer is a state the plant really had, and exactly one of them creates it. `PUT` is idempotent by itself: an `Idempotency-Key` is accepted and ignored. Order: authentication, then the request itself (400, 413, 415), then the preconditions (412).
+         */
+        put: operations["replacePlant"];
         post?: never;
         /**
          * Delete a plant
@@ -88,7 +92,7 @@ export interface paths {
         delete: operations["deletePlant"];
         /**
          * The methods of this path
-         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, PATCH, DELETE, OPTIONS`.
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: GET, HEAD, PUT, PATCH, DELETE, OPTIONS`.
          */
         options: operations["optionsPlant"];
         /**
@@ -98,7 +102,7 @@ export interface paths {
         head: operations["headPlant"];
         /**
          * Change a plant (JSON Merge Patch)
-         * @description Needs scope `plants:write`. A JSON Merge Patch (RFC 7396): `name` replaces the name, `tag` replaces the tag and `null` removes it, an absent member keeps its value; `{}` changes nothing and answers 200 with the plant as it is. `Content-Type` must be `application/merge-patch+json` or `application/json` (a `charset=utf-8` parameter is fine), the other body rules are those of create (16 KiB as sent → else 413, `Content-Encoding` → 415, valid UTF-8 → else 400). Send `If-Match` with the ETag you read to change the plant only if nobody else has since (else 412): of two clients that patch with the same ETag exactly one gets 200. The 200 is sent after the commit. A patch that sets the values the plant already has keeps its ETag and sends no event; one that changes it gives a new ETag and sends `plant.updated`. Order: authentication, then the request itself (400, 413, 415), then existence (404), then the preconditions (412). Concurrent patches of one plant are serialised: every answer is a state the plant really had. `PUT` is not offered (405).
+         * @description Needs scope `plants:write`. A JSON Merge Patch (RFC 7396): `name` replaces the name, `tag` replaces the tag and `null` removes it, an absent member keeps its value; `{}` changes nothing and answers 200 with the plant as it is. `Content-Type` must be `application/merge-patch+json` or `application/json` (a `charset=utf-8` parameter is fine), the other body rules are those of create (16 KiB as sent → else 413, `Content-Encoding` → 415, valid UTF-8 → else 400). Send `If-Match` with the ETag you read to change the plant only if nobody else has since (else 412): of two clients that patch with the same ETag exactly one gets 200. The 200 is sent after the commit. A patch that sets the values the plant already has keeps its ETag and sends no event; one that changes it gives a new ETag and sends `plant.updated`. Order: authentication, then the request itself (400, 413, 415), then existence (404), then the preconditions (412). Concurrent patches of one plant are serialised: every answer is a state the plant really had. To replace the whole plant (or create it), use `PUT`.
          */
         patch: operations["updatePlant"];
         trace?: never;
@@ -290,6 +294,11 @@ export interface components {
             name?: components["schemas"]["PlantName"];
             tag?: components["schemas"]["PlantTag"] | null;
         };
+        /** @description The whole plant but its id (the path gives it): the plant becomes exactly this, so a member left out is removed (no `tag`: the plant has no tag). `id` (a plant keeps the id of its path), any other member, or `null` for a member (`"tag": null` too, as on create) → 400 naming it. */
+        ReplacePlantRequest: {
+            name: components["schemas"]["PlantName"];
+            tag?: components["schemas"]["PlantTag"];
+        };
         /** @description Name and tag, never the id. An absent tag is omitted (never null). */
         CreatePlantResponse: {
             name: components["schemas"]["PlantName"];
@@ -414,12 +423,14 @@ export interface components {
         /** @description On every answer under `/plants`: per-caller data, never stored by a cache. */
         "Cache-Control": "no-store";
         /**
-         * @description The plant's strong entity tag (RFC 9110 §8.8.3), on a 201, on a `GET`/`HEAD` 200 or 304, and on a `PATCH` 200: the ETag of the plant as `GET /plants/{id}` shows it. Opaque: compare it, send it back in `If-Match` or `If-None-Match`, never parse it. It changes exactly when the plant's representation changes (a patch that sets the values it already has keeps it), and a plant is never given an ETag it or an earlier plant with its id had.
+         * @description The plant's strong entity tag (RFC 9110 §8.8.3), on a 201, on a `GET`/`HEAD` 200 or 304, and on a `PATCH` or `PUT` 200: the ETag of the plant as `GET /plants/{id}` shows it. Opaque: compare it, send it back in `If-Match` or `If-None-Match`, never parse it. It changes exactly when the plant's representation changes (a patch or a `PUT` that sets the values it already has keeps it), and a plant is never given an ETag it or an earlier plant with its id had.
          * @example "1k3"
          */
         ETag: string;
-        /** @description The number of the newest change in the change log that this answer includes, read in the same snapshot as the answer (0: no change yet). Read every page, then follow the changes from the first page's number, skipping for each plant the changes at or below the number of the page it came from: the copy is then exact. */
+        /** @description Where this answer stands in the change log. On a read (a page, a plant, and the 304, 404 and 412 of `GET /plants/{id}`): the number of the newest change it includes, read in the same snapshot as the answer (0: no change yet). Read every page, then follow the changes from the first page's number, skipping for each plant the changes at or below the number of the page it came from: the copy is then exact. On a successful write: the number of the change it made (a create, a `PATCH` or `PUT` that changed the plant, a delete), or, for a write that changed nothing (a `PATCH` or `PUT` of the values the plant has), the newest number its snapshot saw; a replayed 201 carries the number of the original. Follow the feed from it (`GET /plants/changes?since=N`) to see what happened after your write. */
         "X-Change-Seq": number;
+        /** @description Where this answer stands in the change log. On a read (a page, a plant, and the 304, 404 and 412 of `GET /plants/{id}`): the number of the newest change it includes, read in the same snapshot as the answer (0: no change yet). Read every page, then follow the changes from the first page's number, skipping for each plant the changes at or below the number of the page it came from: the copy is then exact. On a successful write: the number of the change it made (a create, a `PATCH` or `PUT` that changed the plant, a delete), or, for a write that changed nothing (a `PATCH` or `PUT` of the values the plant has), the newest number its snapshot saw; a replayed 201 carries the number of the original. Follow the feed from it (`GET /plants/changes?since=N`) to see what happened after your write. */
+        "X-Change-Seq.required": number;
         /** @description The caller's `X-Request-Id` if it matches `[A-Za-z0-9._:-]{1,128}`, else a new one. The server's log line for the request carries the same id. */
         "X-Request-Id": string;
     };
@@ -693,6 +704,7 @@ export interface operations {
                     /** @description `/plants/{id}` of the new plant. */
                     Location: string;
                     ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq"];
                     /** @description `true` when this is the saved answer of an earlier request with the same `Idempotency-Key` (absent otherwise). */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -1599,12 +1611,12 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes (on `PUT`, a missing plant is a 412 too, never a 404: `If-Match` makes a `PUT` replace only). The comparison and the write are one atomic step, across instances. A malformed value → 400.
                  * @example "1k3"
                  */
                 "If-Match"?: string;
                 /**
-                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`PUT`/`DELETE` (`If-None-Match: *` makes a `PUT` create only). Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
                  * @example "1k3"
                  */
                 "If-None-Match"?: string;
@@ -1628,7 +1640,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
-                    "X-Change-Seq": components["headers"]["X-Change-Seq"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1650,6 +1662,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1717,13 +1730,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such plant. */
+            /** @description No such plant (`X-Change-Seq`: the snapshot that did not have it). */
             404: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1764,6 +1778,7 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1862,17 +1877,319 @@ export interface operations {
             };
         };
     };
+    replacePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes (on `PUT`, a missing plant is a 412 too, never a 404: `If-Match` makes a `PUT` replace only). The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @example "1k3"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`PUT`/`DELETE` (`If-None-Match: *` makes a `PUT` create only). Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @example "1k3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The plant's id, an integer 1 … 9007199254740991 (2^53−1), written in the path as decimal digits with no sign and no leading zero (`7`, never `07`, `+7` or `7.0`); anything else → 400.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplacePlantRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced (or already so): the whole plant, with its `ETag`. */
+            200: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Ficus lyrata",
+                     *       "tag": "living room"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /** @description Created with the id of the path: the whole plant, with its `Location` and `ETag`. */
+            201: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `/plants/{id}`: the path of the request. */
+                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 42,
+                     *       "name": "Ficus lyrata"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /** @description An invalid id, body (the message names every failing member: `id`, an unknown member, a `null`, a missing `name`, a name or tag breaking the rules), `If-Match` or `If-None-Match`, or a malformed bearer credential (`error="invalid_request"`). */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "tag: expected a string, got null"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A precondition failed: `If-Match` on a missing plant, or naming no current ETag of the plant; `If-None-Match` matching the plant (`*`: it exists). Nothing was changed. Checked after 400. */
+            412: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "no plant with id 42: If-Match needs an existing plant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit. */
+            413: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 413,
+                     *       "message": "request body larger than 16384 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not `application/json`, or a compressed body. */
+            415: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 415,
+                     *       "message": "expected Content-Type application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deletePlant: {
         parameters: {
             query?: never;
             header?: {
                 /**
-                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes (on `PUT`, a missing plant is a 412 too, never a 404: `If-Match` makes a `PUT` replace only). The comparison and the write are one atomic step, across instances. A malformed value → 400.
                  * @example "1k3"
                  */
                 "If-Match"?: string;
                 /**
-                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`PUT`/`DELETE` (`If-None-Match: *` makes a `PUT` create only). Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
                  * @example "1k3"
                  */
                 "If-None-Match"?: string;
@@ -1895,6 +2212,7 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2127,7 +2445,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description The methods of this path. */
-                    Allow: "GET, HEAD, PATCH, DELETE, OPTIONS";
+                    Allow: "GET, HEAD, PUT, PATCH, DELETE, OPTIONS";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2139,12 +2457,12 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes (on `PUT`, a missing plant is a 412 too, never a 404: `If-Match` makes a `PUT` replace only). The comparison and the write are one atomic step, across instances. A malformed value → 400.
                  * @example "1k3"
                  */
                 "If-Match"?: string;
                 /**
-                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`PUT`/`DELETE` (`If-None-Match: *` makes a `PUT` create only). Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
                  * @example "1k3"
                  */
                 "If-None-Match"?: string;
@@ -2168,7 +2486,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
-                    "X-Change-Seq": components["headers"]["X-Change-Seq"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2181,6 +2499,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2224,13 +2543,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such plant. */
+            /** @description No such plant (`X-Change-Seq`: the snapshot that did not have it). */
             404: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2255,6 +2575,7 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2318,12 +2639,12 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes. The comparison and the write are one atomic step, across instances. A malformed value → 400.
+                 * @description RFC 9110 §13.1.1: `*` or a comma-separated list of entity tags. The request proceeds only if the plant exists and, unless `*`, one of the tags equals its current `ETag` by strong comparison (a weak `W/"…"` never matches); else 412 and nothing changes (on `PUT`, a missing plant is a 412 too, never a 404: `If-Match` makes a `PUT` replace only). The comparison and the write are one atomic step, across instances. A malformed value → 400.
                  * @example "1k3"
                  */
                 "If-Match"?: string;
                 /**
-                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`DELETE`. Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
+                 * @description RFC 9110 §13.1.2: `*` or a comma-separated list of entity tags, compared weakly (`W/"1k3"` matches `"1k3"`); `*` matches any existing plant. When it matches: 304 on `GET`/`HEAD`, 412 on `PATCH`/`PUT`/`DELETE` (`If-None-Match: *` makes a `PUT` create only). Evaluated after `If-Match`. A malformed value → 400. `If-Modified-Since` and `If-Unmodified-Since` are ignored.
                  * @example "1k3"
                  */
                 "If-None-Match"?: string;
@@ -2352,6 +2673,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-Change-Seq": components["headers"]["X-Change-Seq.required"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -69,7 +69,7 @@ describe('openStore with a PostgreSQL location and the pool options', () => {
     await expect(opening).resolves.toBeDefined();
     const store = await opening;
     try {
-      const created = await store.plants.create({ id: 5, name: 'no pool here' } as never)();
+      const created = versioned(await store.plants.create({ id: 5, name: 'no pool here' } as never)());
       expect(created).toEqual({
         _tag: 'Right',
         right: { plant: { id: 5, name: 'no pool here' }, version: expect.any(Number) },
@@ -87,7 +87,7 @@ describePostgres('openStore with a PostgreSQL location', () => {
     try {
       const store = await openStore({ kind: 'postgres', url: pg.url }, { synchronous: 'FULL' });
       try {
-        const created = await store.plants.create({ id: 11, name: 'in postgres' } as never)();
+        const created = versioned(await store.plants.create({ id: 11, name: 'in postgres' } as never)());
         expect(created).toEqual({
           _tag: 'Right',
           right: { plant: { id: 11, name: 'in postgres' }, version: expect.any(Number) },

@@ -22,13 +22,13 @@ afterEach(() => store.close());
 describe('createPlantService', () => {
   it('creates, reads and removes a plant', async () => {
     expect(await service.create({ id: id(7), name: name('Fern') })()).toEqual(
-      E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }),
+      E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number), changeSeq: 1 }),
     );
     expect(versioned(await service.get(id(7))())).toEqual(
       E.right({ plant: { id: 7, name: 'Fern' }, version: expect.any(Number) }),
     );
-    expect(await service.remove(id(7))()).toEqual(E.right(undefined));
-    expect(versioned(await service.get(id(7))())).toEqual(E.left(plantNotFound(id(7))));
+    expect(await service.remove(id(7))()).toEqual(E.right({ changeSeq: 2 }));
+    expect(await service.get(id(7))()).toEqual(E.left({ ...plantNotFound(id(7)), changeSeq: 2 }));
     expect(await service.remove(id(7))()).toEqual(E.left(plantNotFound(id(7))));
   });
 

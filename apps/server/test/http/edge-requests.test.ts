@@ -123,10 +123,10 @@ describe('CONNECT', () => {
   it('/plants/{id} gets its own Allow, and the message names the route as the document does', async () => {
     const reply = await raw('CONNECT /plants/7 HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(reply.statusLine).toBe('HTTP/1.1 405 Method Not Allowed');
-    expect(reply.headers.allow).toBe('GET, HEAD, PATCH, DELETE, OPTIONS');
+    expect(reply.headers.allow).toBe('GET, HEAD, PUT, PATCH, DELETE, OPTIONS');
     expect(JSON.parse(reply.body)).toEqual({
       error: 405,
-      message: 'method CONNECT is not allowed on /plants/{id}; allowed: GET, HEAD, PATCH, DELETE, OPTIONS',
+      message: 'method CONNECT is not allowed on /plants/{id}; allowed: GET, HEAD, PUT, PATCH, DELETE, OPTIONS',
     });
     expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -99,6 +99,7 @@ const recordingSql = () => {
     found: false,
     version: String((version += 1)),
     saved_status: null,
+    change_seq: version,
   });
   const sql = (strings: TemplateStringsArray, ...args: unknown[]): unknown => {
     if (!strings.join('').includes('plant_id_counter')) return { fragment: strings.join('?') };

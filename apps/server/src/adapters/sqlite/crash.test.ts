@@ -167,7 +167,10 @@ describe('SQLite store in a real process', () => {
         });
       }
       for (const id of deleted) {
-        expect(await store.plants.get(id as PlantId)()).toEqual({ _tag: 'Left', left: { _tag: 'PlantNotFound', id } });
+        expect(await store.plants.get(id as PlantId)()).toEqual({
+          _tag: 'Left',
+          left: { _tag: 'PlantNotFound', id, changeSeq: expect.any(Number) },
+        });
       }
     } finally {
       await store.close();
