@@ -139,7 +139,7 @@ describe(`a ${testStoreKind} store of the release before saved change numbers, o
 
   it('is upgraded by migration 10', () => {
     const migrations = testStoreKind === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
-    expect(migrations.filter((m) => m.version > PREVIOUS).map((m) => m.version)).toEqual([10]);
+    expect(migrations.filter((m) => m.version > PREVIOUS).map((m) => m.version)[0]).toBe(10);
   });
 
   it('replays a key the release before saved as it was, without the change number it never had', async () => {

@@ -77,7 +77,15 @@ export const replaceContract = (suite: PlantStoreSuite): void => {
       const mine = (await changesAbove(store, before)).filter((c) => c.id === id);
       expect(mine.map(({ at: _a, ...rest }) => rest)).toEqual([
         { seq: created.changeSeq, type: 'plant.created', id, name: 'fern', tag: 'green', version: created.version },
-        { seq: replaced.changeSeq, type: 'plant.updated', id, name: 'fern', version: replaced.version },
+        // The tag the replace removed is kept with the change, for the feed of that tag (plant.left).
+        {
+          seq: replaced.changeSeq,
+          type: 'plant.updated',
+          id,
+          name: 'fern',
+          leftTag: 'green',
+          version: replaced.version,
+        },
       ]);
     });
 
