@@ -45,9 +45,19 @@ const RELEASED: readonly (readonly [number, string, string])[] = [
   [8, 'the change log', '2f444447aaf10db6d856b1683d82beffb6d27f5b4fc823bd89c154a24aa26a53'],
 ];
 
+/**
+ * Versions that branches merged beside this one add (issue 56: 10 and 11); empty this list when
+ * they are in, so the list is whole again. A version is never left out for good: a database that
+ * recorded a stand-in would never run the real migration of that number.
+ */
+const RESERVED_ELSEWHERE: readonly number[] = [10, 11];
+
 describe('POSTGRES_MIGRATIONS', () => {
   it('lists the migrations in version order, from 1, without a gap', () => {
-    expect(POSTGRES_MIGRATIONS.map((m) => m.version)).toEqual(POSTGRES_MIGRATIONS.map((_, i) => i + 1));
+    const newest = Math.max(...POSTGRES_MIGRATIONS.map((m) => m.version));
+    expect(POSTGRES_MIGRATIONS.map((m) => m.version)).toEqual(
+      Array.from({ length: newest }, (_, i) => i + 1).filter((v) => !RESERVED_ELSEWHERE.includes(v)),
+    );
   });
 
   it('keeps every released migration byte for byte', () => {

@@ -7,6 +7,7 @@ import { migration0006 } from './0006-folded-names.js';
 import { migration0007 } from './0007-trace-context.js';
 import { migration0008 } from './0008-change-log.js';
 import { migration0009, MIGRATION_9_COLUMNS } from './0009-whole-plant.js';
+import { migration0012, MIGRATION_12_COLUMNS } from './0012-plant-batches.js';
 import type { PostgresMigration } from './postgres-migration.js';
 
 /**
@@ -31,6 +32,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   migration0007,
   migration0008,
   migration0009,
+  // 10 and 11: made on branches merged beside this one (index.test.ts, RESERVED_ELSEWHERE).
+  migration0012,
 ];
 
 /**
@@ -39,3 +42,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
  * that adds a plant column makes a new version of the function and names it here.
  */
 export const PLANT_WRITE_FUNCTION = { name: 'plant_store_write_v3', columns: MIGRATION_9_COLUMNS } as const;
+
+/**
+ * The function this release calls for an array of creates (POST /plants/batch) and the plant
+ * columns it was made for (plant-columns.test.ts: they must be the codec's members). A migration
+ * that adds a plant column makes a new version of it and names it here.
+ */
+export const PLANT_BATCH_FUNCTION = { name: 'plant_store_create_batch_v1', columns: MIGRATION_12_COLUMNS } as const;
