@@ -17,6 +17,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  */
 const untimed = [
   'test/across-instances.test.ts',
+  'test/batch-crash.test.ts',
   'test/changes-across-instances.test.ts',
   'test/crash-durability.test.ts',
   'test/hostile-input.test.ts',

@@ -46,6 +46,7 @@ describe('parseConfig', () => {
           'list-q',
           'count',
           'count-tag',
+          'create-batch',
         ],
         pgAdminUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
         baselineDir: undefined,

@@ -138,6 +138,7 @@ const SCENARIO_NAMES = [
   'list-q',
   'count',
   'count-tag',
+  'create-batch',
 ] as const;
 type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

@@ -4,7 +4,7 @@ import autocannon from 'autocannon';
 import * as E from 'fp-ts/lib/Either.js';
 import { PathReporter } from 'io-ts/lib/PathReporter.js';
 import { childrenCpuSecondsOf } from './processes.js';
-import { DriverSpec, SCENARIOS, summarize, type DriverResult } from './scenarios.js';
+import { BATCH_PLANTS, batchBody, DriverSpec, SCENARIOS, summarize, type DriverResult } from './scenarios.js';
 import { COUNT_PREFER } from './search-pages.js';
 import { tagPagePrefix } from './tag-pages.js';
 import { runWrk, type WrkOptions } from './wrk.js';
@@ -98,6 +98,19 @@ const withAutocannon = (): Promise<DriverResult> => {
         ];
       case 'list':
         return [{ method: 'GET', path: '/plants?limit=100', headers: authHeaders }];
+      case 'create-batch':
+        return [
+          {
+            method: 'POST',
+            path: '/plants/batch',
+            headers: jsonHeaders,
+            setupRequest: (request) => {
+              const body = batchBody(nextId);
+              nextId += BATCH_PLANTS;
+              return { ...request, body };
+            },
+          },
+        ];
       case 'pages':
       case 'counted': {
         if (spec.paths === null) throw new TypeError(`driver: ${spec.kind} needs paths in the spec`);

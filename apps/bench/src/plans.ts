@@ -14,7 +14,7 @@ import {
   type RunningServer,
 } from './servers.js';
 import { SEARCH_NAMES } from './search-pages.js';
-import { createPgDatabase, preloadPostgres, preloadSqlite } from './stores.js';
+import { createPgDatabase, preloadPostgres, preloadSqlite, searchBacklog } from './stores.js';
 import { tagSql } from './tag-pages.js';
 import { TRACED, tracedPlan, type TracedPlanOptions } from './traced-plan.js';
 import { SAMPLE_ALL, SAMPLE_RATIO, withoutOtel, type TraceProbe } from './trace-export.js';
@@ -25,6 +25,8 @@ import { createWebhookProbe, type WebhookProbe } from './webhook-drain.js';
  * tag page, which has stores of its own, and the 1-connection get and create+delete.
  */
 const ALL: readonly ScenarioKind[] = ['create', 'create-delete', 'get', 'patch', 'list', 'latency'];
+/** What `sqlite FULL` and `postgres` run: ALL, and arrays of creates (POST /plants/batch, issue 56). */
+const OURS: readonly ScenarioKind[] = [...ALL, 'create-batch'];
 /** `sqlite NORMAL`: create and create+delete with 50 connections and one, get with one. */
 const SQLITE_NORMAL: readonly ScenarioKind[] = ['create', 'create-delete', 'latency', 'create-delete-1', 'get-1'];
 /** The SQLite peers run what every SQLite row of ours runs, so each of those rows has its peer's and the floor's figure. */
@@ -55,6 +57,8 @@ export interface Launched {
   readonly webhooks?: WebhookProbe;
   /** For a traced server: its OTLP sink read around each run. */
   readonly traces?: TraceProbe;
+  /** SQLite: how many plants wait for the search index now (read after a create load: its catch-up). */
+  readonly searchBacklog?: () => number | undefined;
 }
 
 /** One row group of the table: a store, the scenarios it runs, how to start it. */
@@ -183,11 +187,14 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         ...profile,
         ...(serverDir === undefined ? {} : { serverDir }),
       });
+      const backlog = searchBacklog(file);
       return {
         server,
         firstFreeId: preload + 1,
         ...(tagged ? { seeded: { from: 1, to: preload } } : {}),
+        searchBacklog: backlog.read,
         cleanup: async () => {
+          backlog.close();
           await server.stop();
           rmSync(dir, { recursive: true, force: true });
         },
@@ -390,7 +397,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         plans.push(postgresPeerPlan(store, 'fastify postgres'));
         break;
       case 'sqlite':
-        plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', ALL));
+        plans.push(sqlitePlan(store, 'sqlite FULL', 'FULL', OURS));
         break;
       case 'sqlite-baseline':
         if (config.baselineDir === undefined)
@@ -451,7 +458,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         break;
       }
       case 'postgres':
-        plans.push(postgresPlan(store, 'postgres', ALL));
+        plans.push(postgresPlan(store, 'postgres', OURS));
         break;
       case 'postgres-baseline':
         if (config.baselineDir === undefined)

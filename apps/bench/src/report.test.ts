@@ -23,6 +23,37 @@ const row = (over: Partial<Row> & Pick<Row, 'scenario' | 'store' | 'rps'>): Row 
 });
 
 describe('rate', () => {
+  it('compares arrays of creates with single creates by plants per second, the search index caught up', () => {
+    const rated = rate([
+      row({ scenario: 'create', store: 'sqlite', rps: 1000, responses: 10_000 }),
+      // 80 arrays of 1000 in 8 s, the index caught up 2 s later: 8,000 plants/s.
+      row({
+        scenario: 'create-batch',
+        store: 'sqlite',
+        rps: 10,
+        responses: 80,
+        measuredSeconds: 8,
+        indexCatchUpSeconds: 2,
+        connections: 4,
+      }),
+      row({ scenario: 'create-batch', store: 'postgres', rps: 5, responses: 40, measuredSeconds: 8 }),
+      row({ scenario: 'create', store: 'postgres', rps: 500, responses: 5000 }),
+    ]);
+    const batch = rated.find((r) => r.scenario === 'create-batch' && r.store === 'sqlite');
+    expect(batch?.vsScenario).toBe(8);
+    expect(rated.find((r) => r.scenario === 'create-batch' && r.store === 'postgres')?.vsScenario).toBe(10);
+    const table = formatTable(rated);
+    expect(table).toContain('8,000 plants/s (search index caught up 2.0 s after); 8.00× create (plants/s)');
+    expect(table).toContain('5,000 plants/s; 10.00× create (plants/s)');
+    const checks = checkTargets(rated).filter((c) => c.target.includes('issue 56'));
+    expect(checks.map((c) => [c.value.split(' (')[0], c.met])).toEqual([
+      ['8.00×', true],
+      ['1.00×', true],
+      ['10.00×', true],
+      ['1.00×', true],
+    ]);
+  });
+
   it('divides by the ceiling of the same scenario and orders ceiling first', () => {
     const rated = rate([
       row({ scenario: 'get', store: 'sqlite', rps: 5000 }),
@@ -130,6 +161,20 @@ describe('checkTargets', () => {
       ['webhook outbox empty ≤ 5 s after the create load stops (issue 11)', '–', undefined, false],
       ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), sqlite FULL', '–', undefined, false],
       ['patch, 50 connections: ≥ 0.9× create on the same store (issue 18), postgres', '–', undefined, false],
+      [
+        'create batch 1000, 4 connections: ≥ 3× the plants/s of create at 50 (issue 56), sqlite FULL',
+        '–',
+        undefined,
+        false,
+      ],
+      ["create batch 1000: RSS ≤ 1.5× create's (issue 56), sqlite FULL", '–', undefined, false],
+      [
+        'create batch 1000, 4 connections: ≥ 5× the plants/s of create at 50 (issue 56), postgres',
+        '–',
+        undefined,
+        false,
+      ],
+      ["create batch 1000: RSS ≤ 1.5× create's (issue 56), postgres", '–', undefined, false],
       ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), sqlite FULL', '–', undefined, false],
       ['tag page (limit 100), larger vs smaller plants: ≥ 0.8× req/s (issue 18), postgres', '–', undefined, false],
       ...['sqlite FULL', 'postgres'].flatMap((store) => [

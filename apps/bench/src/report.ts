@@ -43,6 +43,11 @@ export interface Row {
   readonly webhookDrain?: WebhookDrain;
   /** For a traced server: what its OTLP sink received during this run. */
   readonly traceExport?: TraceExport;
+  /**
+   * SQLite, a creating scenario: seconds from the end of the load until the search index had
+   * every plant (migration 7 indexes them behind the writes); the plants/s of its row count them.
+   */
+  readonly indexCatchUpSeconds?: number;
 }
 
 export interface RatedRow extends Row {
@@ -106,7 +111,15 @@ export const PEER_OF: Partial<Record<StoreName, StoreName>> = Object.fromEntries
 export const SCENARIO_BASES: Partial<Record<ScenarioKind, { readonly scenario: ScenarioKind; readonly note: string }>> =
   {
     patch: { scenario: 'create', note: 'create' },
+    'create-batch': { scenario: 'create', note: 'create (plants/s)' },
   };
+
+/**
+ * Plants (or requests) per second over the measured interval and, on SQLite, the search index's
+ * catch-up after it: what a scenario that creates many plants a request is compared by.
+ */
+export const plantsPerSecond = (row: Row): number =>
+  (row.responses * (SCENARIOS[row.scenario].plants ?? 1)) / (row.measuredSeconds + (row.indexCatchUpSeconds ?? 0));
 
 const SCENARIO_ORDER = Object.keys(SCENARIOS) as ScenarioKind[];
 
@@ -143,9 +156,12 @@ export const rate = (rows: readonly Row[], sideBySide: readonly SideBySide[] = [
   const partner = (row: Row, store: StoreName, scenario: ScenarioKind = row.scenario): Row | undefined =>
     rows.find((r) => r.scenario === scenario && r.store === store && (r.round ?? 0) === (row.round ?? 0));
   const medianRatio = (group: readonly Row[], store: StoreName, scenario?: ScenarioKind): number | undefined => {
+    // A scenario of many plants a request (arrays) is compared by its plants per second, the
+    // search index caught up; every other row by req/s.
+    const rateOf = (r: Row): number => (SCENARIOS[r.scenario].plants === undefined ? r.rps : plantsPerSecond(r));
     const ratios = group.flatMap((row) => {
       const other = partner(row, store, scenario);
-      return other !== undefined && other.rps > 0 ? [row.rps / other.rps] : [];
+      return other !== undefined && rateOf(other) > 0 ? [rateOf(row) / rateOf(other)] : [];
     });
     return ratios.length === 0 ? undefined : median(ratios);
   };
@@ -230,6 +246,9 @@ export const tableCells = (rows: readonly RatedRow[]): string[][] =>
       r.vsBase === undefined
         ? ''
         : `${times(r.vsBase)} ${BASES[r.store]?.note ?? ''}${r.sideBySide === undefined ? '' : ` (side by side, median of ${r.sideBySide})`}`,
+      SCENARIOS[r.scenario].plants === undefined
+        ? ''
+        : `${int(plantsPerSecond(r))} plants/s${r.indexCatchUpSeconds === undefined ? '' : ` (search index caught up ${r.indexCatchUpSeconds.toFixed(1)} s after)`}`,
       r.vsScenario === undefined ? '' : `${times(r.vsScenario)} ${SCENARIO_BASES[r.scenario]?.note ?? ''}`,
       r.roundsRps.length > 1 ? `median of ${r.roundsRps.length}` : '',
       r.webhookDrain === undefined

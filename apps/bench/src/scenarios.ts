@@ -21,6 +21,7 @@ export const ScenarioKind = t.keyof(
     'list-q': null,
     count: null,
     'count-tag': null,
+    'create-batch': null,
   },
   'ScenarioKind',
 );
@@ -31,7 +32,11 @@ export type ScenarioKind = t.TypeOf<typeof ScenarioKind>;
  * scenario, and for the searched, sorted and counted pages a GET of a path drawn from the
  * scenario's pool (src/search-checks.ts), with `Prefer: count=exact` when counted.
  */
-export type RequestMix = 'create' | 'create-delete' | 'get' | 'patch' | 'list' | 'list-tag' | 'pages' | 'counted';
+export type RequestMix =
+  'create' | 'create-delete' | 'get' | 'patch' | 'list' | 'list-tag' | 'pages' | 'counted' | 'create-batch';
+
+/** Plants in each request of `create-batch` (POST /plants/batch), each with a fresh id. */
+export const BATCH_PLANTS = 1000;
 
 export interface ScenarioInfo {
   readonly kind: ScenarioKind;
@@ -43,6 +48,10 @@ export interface ScenarioInfo {
   readonly requests: RequestMix;
   /** One connection (the latency of one request at a time) rather than BENCH_CONNECTIONS. */
   readonly oneConnection: boolean;
+  /** Connections of its own, whatever BENCH_CONNECTIONS says (`create-batch`: 4). */
+  readonly connections?: number;
+  /** Plants each request creates, when more than one: its rows also say plants/s. */
+  readonly plants?: number;
 }
 
 const scenario = (
@@ -55,7 +64,7 @@ const scenario = (
   kind,
   label,
   expected,
-  creates: requests === 'create' || requests === 'create-delete',
+  creates: requests === 'create' || requests === 'create-delete' || requests === 'create-batch',
   requests,
   oneConnection,
 });
@@ -80,6 +89,21 @@ export const SCENARIOS: Readonly<Record<ScenarioKind, ScenarioInfo>> = {
   // A count's latency, one request at a time: the whole store's, and one tag's.
   count: scenario('count', 'count 1 conn', 'counted', [200], true),
   'count-tag': scenario('count-tag', 'count tag 1 conn', 'counted', [200], true),
+  // Arrays of BATCH_PLANTS plants (issue 56), each plant a fresh id, from 4 connections: the
+  // plants per second an import reaches, against `create` at 50 connections.
+  'create-batch': {
+    ...scenario('create-batch', 'create batch 1000', 'create-batch', [201]),
+    connections: 4,
+    plants: BATCH_PLANTS,
+  },
+};
+
+/** A batch's body: plants `firstId … firstId + BATCH_PLANTS − 1`, named and tagged as `create`'s. */
+export const batchBody = (firstId: number): string => {
+  const plants: string[] = [];
+  for (let id = firstId; id < firstId + BATCH_PLANTS; id++)
+    plants.push(`{"id":${id},"name":"bench plant ${id}","tag":"bench"}`);
+  return `[${plants.join(',')}]`;
 };
 
 const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'Count');

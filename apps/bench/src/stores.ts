@@ -28,7 +28,7 @@ interface SqliteDatabase {
   exec(source: string): unknown;
   close(): void;
 }
-type SqliteConstructor = new (file: string) => SqliteDatabase;
+type SqliteConstructor = new (file: string, options?: { readonly readonly?: boolean }) => SqliteDatabase;
 
 interface ColumnInfo {
   readonly name: string;
@@ -46,6 +46,26 @@ const PRELOADED_TAG = (): string => "'preloaded'";
 export const PRELOADED_NAMES: PreloadNames = {
   name: (idExpr) => `'preloaded plant ' || (${idExpr})`,
   folded: (idExpr) => `'preloaded plant ' || (${idExpr})`,
+};
+
+/**
+ * How many plants of the SQLite store `file` wait for the search index (the server adds them in
+ * the background, behind the writes: migration 7), read on a read-only connection of its own;
+ * undefined where the schema has no such list. `close` lets the file go.
+ */
+export const searchBacklog = (file: string): { read(): number | undefined; close(): void } => {
+  const Database = requireFromServer()('better-sqlite3') as SqliteConstructor;
+  const db = new Database(file, { readonly: true });
+  let count: SqliteStatement | undefined;
+  try {
+    count = db.prepare('SELECT count(*) AS n FROM plants_search_pending');
+  } catch {
+    count = undefined;
+  }
+  return {
+    read: () => (count === undefined ? undefined : ((count.all()[0] as { n: number } | undefined)?.n ?? 0)),
+    close: () => db.close(),
+  };
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { StoreName } from './config.js';
 import type { DiskProbe } from './disk-probe.js';
-import { FLOOR, int, mb, ms, NOISY, times, type RatedRow, type Row } from './report.js';
+import { FLOOR, int, mb, ms, NOISY, plantsPerSecond, times, type RatedRow, type Row } from './report.js';
 import { NAME_WORDS, SEARCH_TEXT } from './search-pages.js';
 import { TAG_EVERY } from './tag-pages.js';
 
@@ -118,6 +118,9 @@ export const checkTargets = (rows: readonly RatedRow[], disk?: DiskProbe): reado
     ...(['sqlite', 'postgres'] as const).map((store) =>
       patchTarget(find('patch', store), find('create', store), store === 'sqlite' ? 'sqlite FULL' : 'postgres'),
     ),
+    ...(['sqlite', 'postgres'] as const).flatMap((store) =>
+      batchTargets(find('create-batch', store), find('create', store), store),
+    ),
     ...(
       [
         ['sqlite-tag-large', 'sqlite-tag-small', 'sqlite FULL'],
@@ -226,6 +229,39 @@ const patchTarget = (patch: RatedRow | undefined, create: RatedRow | undefined, 
   met: patch?.vsScenario === undefined ? undefined : patch.vsScenario >= 0.9,
   noisy: noisy(patch, create),
 });
+
+/**
+ * Arrays of 1000 (4 connections) against single creates (50 connections) on one store (issue 56):
+ * ≥ 3× the plants/s on SQLite FULL and ≥ 5× on PostgreSQL, the search index caught up; the
+ * server's RSS while arrays arrive ≤ 1.5× while creates do.
+ */
+const batchTargets = (
+  batch: RatedRow | undefined,
+  create: RatedRow | undefined,
+  store: 'sqlite' | 'postgres',
+): TargetCheck[] => {
+  const label = store === 'sqlite' ? 'sqlite FULL' : 'postgres';
+  const min = store === 'sqlite' ? 3 : 5;
+  const rss =
+    batch?.rssPeak === undefined || create?.rssPeak === undefined ? undefined : batch.rssPeak / create.rssPeak;
+  return [
+    {
+      target: `create batch 1000, 4 connections: ≥ ${min}× the plants/s of create at 50 (issue 56), ${label}`,
+      value:
+        batch?.vsScenario === undefined || create === undefined
+          ? '–'
+          : `${times(batch.vsScenario)} (${int(plantsPerSecond(batch))} vs ${int(create.rps)} plants/s; p99 ${ms(batch.latency.p99)} ms an array)`,
+      met: batch?.vsScenario === undefined ? undefined : batch.vsScenario >= min,
+      noisy: noisy(batch, create),
+    },
+    {
+      target: `create batch 1000: RSS ≤ 1.5× create's (issue 56), ${label}`,
+      value: rss === undefined ? '–' : `${times(rss)} (${mb(batch?.rssPeak)} vs ${mb(create?.rssPeak)} MB)`,
+      met: rss === undefined ? undefined : rss <= 1.5,
+      noisy: false,
+    },
+  ];
+};
 
 /** The size a tagged row's label names (`1M` of `sqlite FULL 1M`). */
 const sizeOf = (row: RatedRow | undefined, store: string, fallback: string): string =>

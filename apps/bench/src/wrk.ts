@@ -27,6 +27,7 @@ export const wrkAvailable = (): boolean => {
 // deletes it, so deletes only name committed plants and creates and deletes alternate.
 // patch: renames a seeded plant to "bench patch <n>", n counting up from the first id, so every
 // PATCH changes its plant.
+// create-batch: an array of 1000 plants (BATCH_PLANTS) with ids counting up, as batchBody writes it.
 const SCRIPT = String.raw`
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
@@ -68,6 +69,15 @@ function request()
     nextId = nextId + 1
     local body = '{"name":"bench patch ' .. string.format("%d", n) .. '"}'
     return wrk.format("PATCH", "/plants/" .. math.random(seedFrom, seedTo), patch, body)
+  end
+  if kind == "create-batch" then
+    local plants = {}
+    for i = 0, 999 do
+      local id = string.format("%d", nextId + i)
+      plants[#plants + 1] = '{"id":' .. id .. ',"name":"bench plant ' .. id .. '","tag":"bench"}'
+    end
+    nextId = nextId + 1000
+    return wrk.format("POST", "/plants/batch", json, "[" .. table.concat(plants, ",") .. "]")
   end
   if kind == "create-delete" and #pending > 0 then
     return wrk.format("DELETE", "/plants/" .. table.remove(pending), auth)

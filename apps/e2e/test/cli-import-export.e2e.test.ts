@@ -13,7 +13,8 @@ const env = () => ({ PLANT_STORE_URL: live.server.url, PLANT_STORE_TOKEN: live.t
 const cli = (args: readonly string[]) => runNode(paths.clientCli, args, env(), 60_000);
 const client = () => createPlantStoreClient({ baseUrl: live.server.url, token: live.token });
 
-const LINES = 300;
+/** Enough lines for several batches (the CLI sends 1000 lines a request), so a kill lands between them. */
+const LINES = 6000;
 /** The server assigns ids above the largest it has seen; explicit ids stay below this mark so none collide. */
 const MARK = 100_000;
 
@@ -54,7 +55,8 @@ describe('plant-store import and export against the real server', () => {
     const file = join(live.dir, 'plants.jsonl');
     await writeFile(file, fileLines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 
-    const first = spawn(process.execPath, [paths.clientCli, 'import', file, '--concurrency', '8'], {
+    // One request at a time, so that a kill after the first batches leaves later ones unsent.
+    const first = spawn(process.execPath, [paths.clientCli, 'import', file, '--concurrency', '1'], {
       env: { ...process.env, ...env() },
       stdio: 'ignore',
     });
@@ -62,7 +64,7 @@ describe('plant-store import and export against the real server', () => {
     let countAtKill = 0;
     while (first.exitCode === null) {
       countAtKill = await storedCount();
-      if (countAtKill >= 30) break;
+      if (countAtKill >= 1000) break;
       await new Promise((resolve) => setTimeout(resolve, 2)); // a tight poll: the kill must land part-way
     }
     first.kill('SIGKILL');
@@ -76,6 +78,8 @@ describe('plant-store import and export against the real server', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const storedBeforeRerun = await storedCount();
     expect(storedBeforeRerun).toBeGreaterThanOrEqual(countAtKill);
+    // Batches are all or nothing: the killed run left whole batches of 1000 lines, no part of one.
+    expect(storedBeforeRerun % 1000).toBe(0);
 
     const second = await cli(['import', file, '--concurrency', '8']);
     expect(second.code, second.stderr).toBe(0);
@@ -112,14 +116,14 @@ describe('plant-store import and export against the real server', () => {
     const lines = Array.from({ length: LINES }, (_, i) => JSON.stringify({ name: `sigint ${i + 1}` }));
     await writeFile(file, `${lines.join('\n')}\n`);
     const before = await storedCount();
-    const child = spawn(process.execPath, [paths.clientCli, 'import', file, '--concurrency', '2'], {
+    const child = spawn(process.execPath, [paths.clientCli, 'import', file, '--concurrency', '1'], {
       env: { ...process.env, ...env() },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = once(child, 'close');
-    while (child.exitCode === null && (await storedCount()) < before + 10) {
+    while (child.exitCode === null && (await storedCount()) < before + 1000) {
       await new Promise((resolve) => setTimeout(resolve, 2)); // a tight poll: the kill must land part-way
     }
     child.kill('SIGINT');
@@ -129,6 +133,30 @@ describe('plant-store import and export against the real server', () => {
     expect(summary.failed).toBe(0);
     expect(summary.created).toBeLessThan(LINES);
     expect(stderr).toMatch(/\nplant-store: interrupted; run the same import again to finish it/);
+  });
+
+  it('sends a batch with a taken id line by line, so each line says what became of it', async () => {
+    const base = 900_000;
+    expect((await cli(['create', '--name', 'holder', '--id', String(base + 2)])).code).toBe(0);
+    expect((await cli(['create', '--name', 'other', '--id', String(base + 4)])).code).toBe(0);
+    const file = join(live.dir, 'taken.jsonl');
+    const lines = [
+      { id: base + 1, name: 'fresh 1' },
+      { id: base + 2, name: 'holder' },
+      { name: 'fresh 3' },
+      { id: base + 4, name: 'not the other' },
+    ];
+    await writeFile(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    const result = await cli(['import', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^line 4: a plant with id ${base + 4} already exists \\(HTTP 409, request id [^)]+\\)\\ncreated 2, replayed 0, already present 1, failed 1\\n$`,
+      ),
+    );
+    expect((await client().plants.get(base + 1)).name).toBe('fresh 1');
+    // Run again: the batch's saved 409 sends it line by line again, each line replayed or compared.
+    expect(summaryOf((await cli(['import', file])).stderr)).toEqual({ created: 0, replayed: 2, present: 1, failed: 1 });
   });
 
   it('ends quietly, exit code 0, when the reader closes the pipe early', async () => {

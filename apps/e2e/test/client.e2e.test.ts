@@ -113,6 +113,49 @@ describe('the client against the real server', () => {
   });
 });
 
+describe('createMany against the real server', () => {
+  it('stores an array in one transaction and answers its plants in order, with their ids', async () => {
+    const { plants } = client();
+    const stored = await plants.createMany(
+      [{ name: 'many a', tag: 'many' }, { id: 770_001, name: 'many b' }, { name: 'many c' }],
+      {
+        idempotencyKey: 'e2e-many-1',
+      },
+    );
+    expect(stored.map(({ id: _id, ...rest }) => rest)).toEqual([
+      { name: 'many a', tag: 'many' },
+      { name: 'many b' },
+      { name: 'many c' },
+    ]);
+    expect(stored[1]?.id).toBe(770_001);
+    expect(stored.replayed).toBe(false);
+    expect(stored.changeSeq).toBeGreaterThanOrEqual(3);
+    for (const plant of stored) expect(await plants.get(plant.id)).toEqual(plant);
+    const again = await plants.createMany(
+      [{ name: 'many a', tag: 'many' }, { id: 770_001, name: 'many b' }, { name: 'many c' }],
+      {
+        idempotencyKey: 'e2e-many-1',
+      },
+    );
+    expect(again).toEqual(stored);
+    expect(again.replayed).toBe(true);
+    expect(again.changeSeq).toBe(stored.changeSeq);
+    await expect(plants.createMany([{ name: 'other' }], { idempotencyKey: 'e2e-many-1' })).rejects.toThrow(
+      IdempotencyKeyReusedError,
+    );
+  });
+
+  it('stores nothing of an array with a taken id, and says which', async () => {
+    const { plants } = client();
+    await expect(plants.createMany([{ name: 'never' }, { id: 770_001, name: 'taken' }])).rejects.toMatchObject({
+      status: 409,
+      message: 'a plant with id 770001 already exists; nothing was created',
+    });
+    const page = await plants.list({ q: 'never' });
+    expect(page.plants).toEqual([]);
+  });
+});
+
 describe('every error class against the real server', () => {
   it('BadRequestError: the server names the failing field', async () => {
     const error = await failure(client({ validate: false }).plants.create({ name: '' }));

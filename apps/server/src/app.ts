@@ -9,11 +9,14 @@ import { addDocsRoutes } from './http/docs-routes.js';
 import { addHealthRoutes } from './http/health-routes.js';
 import { addOpenApiRoutes } from './http/openapi-routes.js';
 import { addPlantRoutes } from './http/plant-routes.js';
+import { addPlantBatchRoutes } from './http/plant-batch-routes.js';
+import { KeysInFlight } from './idempotency/keys-in-flight.js';
 import { addChangeRoutes } from './http/change-routes.js';
 import { ChangeHub } from './changes/change-hub.js';
 import { CredentialWatch } from './changes/credential-watch.js';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_BULK_BODY_LIMIT_BYTES,
   DEFAULT_CHANGE_FEED,
   DEFAULT_CHANGES_RETENTION_MS,
   type ChangeFeedConfig,
@@ -32,6 +35,8 @@ export interface AppDeps {
   readonly logger: Logger;
   /** Largest request body accepted, in bytes as sent (default: BODY_LIMIT_BYTES's). */
   readonly bodyLimitBytes?: number;
+  /** Largest body of POST /plants/batch, in bytes as sent (default: BULK_BODY_LIMIT_BYTES's). */
+  readonly bulkBodyLimitBytes?: number;
   /** IDEMPOTENCY_TTL_SECONDS, as the store was opened with it: the served document states it. */
   readonly idempotencyTtlSeconds?: number;
   /** True once shutdown began: /readyz answers 503 from then on. */
@@ -94,8 +99,22 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     maxStreams: feed.maxStreams,
     metrics: deps.metrics?.changeFeed,
   });
+  const service = createPlantService(deps.store.plants);
+  // One key space for POST /plants and POST /plants/batch: a key in flight on either is in flight.
+  const keysInFlight = new KeysInFlight();
+  // Before /plants/:id too.
+  addPlantBatchRoutes(router, {
+    service,
+    auth: deps.auth,
+    bulkBodyLimitBytes: deps.bulkBodyLimitBytes ?? DEFAULT_BULK_BODY_LIMIT_BYTES,
+    rateLimiter: deps.rateLimiter,
+    keysInFlight,
+    onCommit: () => hub.poke(),
+    onArray: deps.metrics === undefined ? undefined : (length) => deps.metrics?.plantArray(length),
+  });
   addPlantRoutes(router, {
-    service: createPlantService(deps.store.plants),
+    service,
+    keysInFlight,
     auth: deps.auth,
     bodyLimitBytes: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     rateLimiter: deps.rateLimiter,

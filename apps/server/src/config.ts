@@ -32,6 +32,8 @@ export interface Config {
   readonly storeLocation: StoreLocation;
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly bodyLimitBytes: number;
+  /** BULK_BODY_LIMIT_BYTES: the largest body of POST /plants/batch, in bytes as sent. */
+  readonly bulkBodyLimitBytes: number;
   readonly logLevel: Level | 'silent';
   readonly shutdownTimeoutMs: number;
   readonly auth: AuthConfig;
@@ -78,6 +80,9 @@ export const DEFAULT_CHANGE_FEED: ChangeFeedConfig = {
 
 /** BODY_LIMIT_BYTES's default: 16 KiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
+
+/** BULK_BODY_LIMIT_BYTES's default: 4 MiB, enough for a thousand of the longest plants, escaped. */
+export const DEFAULT_BULK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export interface WebhookConfig {
   /** WEBHOOK_TIMEOUT_MS: an attempt's limit for the status line and headers, from the start of DNS and connect. */
@@ -151,6 +156,7 @@ const codecs = {
   ),
   SQLITE_SYNCHRONOUS: oneOf(['FULL', 'NORMAL'], true),
   BODY_LIMIT_BYTES: integer(64, 16 * 1024 * 1024),
+  BULK_BODY_LIMIT_BYTES: integer(64 * 1024, 16 * 1024 * 1024),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000),
   WORKERS: fromString(`an integer from 1 to ${MAX_WORKERS} or auto`, (s) => {
@@ -244,6 +250,7 @@ export const decodeConfig = (
     storeLocation,
     sqliteSynchronous: decoded.SQLITE_SYNCHRONOUS ?? 'FULL',
     bodyLimitBytes: decoded.BODY_LIMIT_BYTES ?? DEFAULT_BODY_LIMIT_BYTES,
+    bulkBodyLimitBytes: decoded.BULK_BODY_LIMIT_BYTES ?? DEFAULT_BULK_BODY_LIMIT_BYTES,
     idempotencyTtlSeconds: decoded.IDEMPOTENCY_TTL_SECONDS ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS,
     logLevel: decoded.LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: decoded.SHUTDOWN_TIMEOUT_MS ?? 10_000,

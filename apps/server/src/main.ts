@@ -112,6 +112,7 @@ const serve = async (config: Config, logger: Logger, onTracing: (tracing: Tracin
       auth,
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
+      bulkBodyLimitBytes: config.bulkBodyLimitBytes,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       isShuttingDown: state.isShuttingDown,
       rateLimiter,

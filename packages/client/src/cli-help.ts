@@ -27,8 +27,8 @@ Commands:
                                              list, search and count plants
   export [--q TEXT] [--tag T] [--sort S] [--limit N]
                                              every plant that matches, as JSON Lines
-  import <file.jsonl> [--concurrency N]      create the plants of a JSON Lines file
-                                             (safe to run again after an interruption)
+  import <file.jsonl> [--concurrency N]      create the plants of a JSON Lines file, 1000 lines
+                                             a request (safe to run again after an interruption)
   watch [--since N] [--tag T] [--json]       print each change as it happens, until Ctrl-C
 
 ${GLOBAL_HELP}
@@ -145,12 +145,19 @@ ${GLOBAL_HELP}
   import: `Usage: plant-store import <file.jsonl> [--concurrency N] [options]
 
 Creates one plant per non-blank line of the file: a JSON object {"name", "tag"?, "id"?} as
-create takes it (what export writes). Each line is sent with an Idempotency-Key made from the
-file's content, the line's number and its text, so running the same file again after an
-interruption (Ctrl-C, a lost connection, a crash) creates nothing twice: the lines the server
-already stored are answered with their saved result and counted as replayed. Run it again with
-the same token, within the server's idempotency retention time (24 hours unless configured).
+create takes it (what export writes). The lines go in batches cut by the file alone, lines
+1–1000, 1001–2000 and so on, each batch one request (POST /plants/batch, all of it or none)
+with an Idempotency-Key made from the file's content and the batch's place in it. So running
+the same file again after an interruption (Ctrl-C, a lost connection, a crash) creates nothing
+twice and leaves nothing out: the batches the server already stored are answered with their
+saved result and their lines counted as replayed. Run it again with the same token and the
+same version of this command, within the server's idempotency retention time (24 hours unless
+configured).
 
+A batch the server refuses as a whole (a line it finds invalid, an id that is taken or given
+twice, a batch too large for its BULK_BODY_LIMIT_BYTES, a server without batches), or that
+holds a line that is not a valid plant, goes line by line instead, each line with a key of its
+own (the file's content, the line's number and its text), so that each line's outcome is known.
 A line whose id is taken counts as already present when the plant there has the same name and
 tag, else as failed. Each failed line is printed on stderr as it happens, with its number and
 the server's message or what is wrong with it ("line 7: name: expected 1–200 characters, got
@@ -159,7 +166,7 @@ the server's message or what is wrong with it ("line 7: name: expected 1–200 c
 (with --json, that summary is one JSON object on stdout instead). On a terminal, stderr also
 shows a progress bar (lines done/total, rate, ETA).
 
-  --concurrency N  how many lines are sent at once, 1–64 (default 8)
+  --concurrency N  how many requests are sent at once, batches or lines, 1–64 (default 8)
 
 Exit codes: 0 every line created, replayed or already present; 1 a line failed; 2 usage error
 (no file, an unreadable file, a bad option); 130 interrupted (it prints the summary so far;

@@ -16,6 +16,7 @@ import {
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { createChangeFeed } from './change-feed.js';
+import { createManyWith } from './create-many.js';
 import { UnexpectedResponseError, ValidationError } from './client-error.js';
 import { decodeBody } from './decode-body.js';
 import { ETagCondition } from './etag.js';
@@ -365,6 +366,7 @@ function createClientWith(config: TransportConfig, validate: boolean): PlantStor
   const { changes, items } = createChangeFeed(config, pipeline);
   const plants: PlantsApi = {
     create,
+    createMany: createManyWith(send, validate, idempotencyKeyOf),
     delete: remove,
     get,
     update,

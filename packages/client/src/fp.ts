@@ -6,6 +6,7 @@ import type {
   AllPlantsQuery,
   CountedPlantListPage,
   CreatedPlant,
+  CreatedPlants,
   CreateOptions,
   CreatePlantInput,
   DeleteOptions,
@@ -34,6 +35,11 @@ import type { CallOptions } from './transport.js';
 export interface PlantsTaskEither {
   /** `replayed` and `etag`, as in the promise API, are non-enumerable properties of the `Right`'s plant. */
   create(input: CreatePlantInput, options?: CreateOptions): TE.TaskEither<PlantStoreError, CreatedPlant>;
+  /** `replayed` and `changeSeq`, as in the promise API, are non-enumerable properties of the `Right`'s array. */
+  createMany(
+    plants: readonly CreatePlantInput[],
+    options?: CreateOptions,
+  ): TE.TaskEither<PlantStoreError, CreatedPlants>;
   /** `PreconditionFailedError` is a `Left` when `ifMatch` no longer names the plant's ETag. */
   delete(id: number, options?: DeleteOptions): TE.TaskEither<PlantStoreError, void>;
   get(
@@ -100,6 +106,7 @@ export const createPlantsTaskEither = (plants: PlantsApi): PlantsTaskEither => {
   }
   return {
     create: (input, options) => toTaskEither(() => plants.create(input, options)),
+    createMany: (many, options) => toTaskEither(() => plants.createMany(many, options)),
     delete: (id, options) => toTaskEither(() => plants.delete(id, options)),
     get,
     update: (id, patch, options) => toTaskEither(() => plants.update(id, patch, options)),

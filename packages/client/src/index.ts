@@ -8,6 +8,7 @@ export type {
   AllPlantsQuery,
   CountedPlantListPage,
   CreatedPlant,
+  CreatedPlants,
   CreateOptions,
   CreatePlantInput,
   DeleteOptions,

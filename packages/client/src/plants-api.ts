@@ -44,6 +44,22 @@ export type CreatedPlant = Plant & {
 };
 
 /**
+ * What `plants.createMany` resolves to: the created plants, ids included, in the order given, plus
+ * - `replayed`, true when the server answered with the saved answer of an earlier request with
+ *   the same `Idempotency-Key` (the array was created once, by that first request);
+ * - `changeSeq`, the answer's `X-Change-Seq`: the number of the newest of the array's changes in
+ *   the change log (follow `changes({ since })` from below it); undefined from a server that sends
+ *   none.
+ *
+ * Both are non-enumerable: spreading, `JSON.stringify` and deep equality see the plants alone. No
+ * ETags: the answer has none (`get` gives a plant's).
+ */
+export type CreatedPlants = readonly Plant[] & {
+  readonly replayed: boolean;
+  readonly changeSeq: ChangePosition | undefined;
+};
+
+/**
  * What `plants.get` resolves to when the server sent the plant (200): the `Plant` plus its `etag`
  * (undefined from a server that sends none) and `notModified: false`, both non-enumerable like
  * `CreatedPlant`'s `replayed`: deep equality still sees only `{ id, name, tag? }`.
@@ -244,6 +260,15 @@ export interface PlantsApi {
    * that says a request with the key is still in progress; without a key it is not retried.
    */
   create(input: CreatePlantInput, options?: CreateOptions): Promise<CreatedPlant>;
+  /**
+   * `POST /plants/batch`: stores every plant of `plants` (1–1000) in one transaction, or none, and
+   * returns them with their ids, in the order given. The `Idempotency-Key` (see `CreateOptions`)
+   * covers the whole array, so it is retried like `create`. A taken id, or one given twice, is a
+   * `ConflictError` (409) naming it; an invalid element a `ValidationError` (or, with
+   * `validate: false`, a `BadRequestError`) naming the first one (`[3].name: …`); a body past the
+   * server's `BULK_BODY_LIMIT_BYTES` a `PayloadTooLargeError`. Nothing is created on any error.
+   */
+  createMany(plants: readonly CreatePlantInput[], options?: CreateOptions): Promise<CreatedPlants>;
   /**
    * `DELETE /plants/{id}`: `NotFoundError` when there is no such plant, `PreconditionFailedError`
    * when `ifMatch` no longer names its ETag.

@@ -3,10 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdempotencyKey } from '@plant-store/domain';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importKey } from '../src/cli-import.js';
+import { IMPORT_BATCH_LINES, importBatchKey, importKey } from '../src/cli-import.js';
 import type { CliIo } from '../src/run-cli.js';
 import { runCliAgainst } from './cli-run.js';
-import { stagePlants, startFakeServer, type FakeServer, type ScriptedHandler } from './fake-server.js';
+import {
+  bulkLimit,
+  reply,
+  stagePlants,
+  startFakeServer,
+  type FakeServer,
+  type ScriptedHandler,
+} from './fake-server.js';
 import { fakeTerminal } from './fake-terminal.js';
 
 let server: FakeServer;
@@ -22,7 +29,21 @@ const file = async (name: string, lines: readonly string[]): Promise<string> => 
 };
 
 const creates = () => server.requests.filter((r) => r.method === 'POST');
-const keysSent = () => creates().map((r) => r.headers['idempotency-key'] as string);
+/** The creates sent one line each (POST /plants). */
+const lineCreates = () => creates().filter((r) => r.url === '/plants');
+/** The batches sent (POST /plants/batch). */
+const batches = () => creates().filter((r) => r.url === '/plants/batch');
+const keysSent = () => lineCreates().map((r) => r.headers['idempotency-key'] as string);
+const MARKER = { id: 10_000_000, name: 'marker' };
+const batchKeysSent = () => batches().map((r) => r.headers['idempotency-key'] as string);
+/**
+ * `count` lines `plant N` (N from `from`), every third with its own id N. Stage `MARKER` first, so
+ * that every id the server assigns is above them all.
+ */
+const plantLines = (count: number, from = 1): string[] =>
+  Array.from({ length: count }, (_, i) =>
+    JSON.stringify((from + i) % 3 === 0 ? { id: from + i, name: `plant ${from + i}` } : { name: `plant ${from + i}` }),
+  );
 const names = () => [...server.plants.values()].map((p) => p.name).sort();
 
 /** A scripted handler that lets the request through as usual. */
@@ -36,6 +57,20 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
   await rm(dir, { recursive: true, force: true });
+});
+
+describe('importBatchKey', () => {
+  const digest = 'ab'.repeat(32);
+
+  it('is a valid Idempotency-Key made of the file digest and the lines of the batch, never a line key', () => {
+    const key = importBatchKey(digest, 1001);
+    expect(key).toBe(`import:${'ab'.repeat(16)}:1001-2000`);
+    expect(IdempotencyKey.is(key)).toBe(true);
+    expect(importBatchKey(digest, 1)).not.toBe(key);
+    expect(importBatchKey('cd'.repeat(32), 1001)).not.toBe(key);
+    expect(key.split(':')).toHaveLength(3);
+    expect(importKey(digest, 1001, '{}').split(':')).toHaveLength(4);
+  });
 });
 
 describe('importKey', () => {
@@ -57,7 +92,7 @@ describe('importKey', () => {
 });
 
 describe('plant-store import', () => {
-  it('creates every line, ids kept or assigned, skipping blank lines, and prints the summary', async () => {
+  it('creates every line in one batch, ids kept or assigned, skipping blank lines, and prints the summary', async () => {
     const path = await file('plants.jsonl', [
       '{"name":"Fern","tag":"shade"}',
       '',
@@ -78,8 +113,35 @@ describe('plant-store import', () => {
       ]),
     );
     expect(server.plants.size).toBe(3);
-    expect(new Set(keysSent()).size).toBe(3);
-    for (const key of keysSent()) expect(key).toMatch(/^import:[0-9a-f]{32}:[135]:[0-9a-f]{16}$/);
+    expect(lineCreates()).toHaveLength(0);
+    expect(batchKeysSent()).toEqual([expect.stringMatching(/^import:[0-9a-f]{32}:1-1000$/)]);
+    expect(JSON.parse(batches()[0]?.body ?? '')).toEqual([
+      { name: 'Fern', tag: 'shade' },
+      { name: 'Ivy', id: 40 },
+      { name: 'Basil' },
+    ]);
+  });
+
+  it('cuts the batches by the file alone: every 1000 lines, blank ones included', async () => {
+    stagePlants(server, [MARKER]);
+    const lines = plantLines(2500);
+    lines[999] = '';
+    lines[1000] = '  ';
+    const path = await file('plants.jsonl', lines);
+    expect((await run(['import', path])).stderr).toBe('created 2498, replayed 0, already present 0, failed 0\n');
+    expect(
+      batchKeysSent()
+        .map((key) => key.split(':')[2])
+        .sort(),
+    ).toEqual(['1-1000', '1001-2000', '2001-3000']);
+    const sizes = Object.fromEntries(
+      batches().map((r) => [
+        (r.headers['idempotency-key'] as string).split(':')[2],
+        (JSON.parse(r.body) as unknown[]).length,
+      ]),
+    );
+    expect(sizes).toEqual({ '1-1000': 999, '1001-2000': 999, '2001-3000': 500 });
+    expect(server.plants.size).toBe(1 + 2498);
   });
 
   it('reads a line as JSON Lines do: U+2028 and U+2029 inside a name (as export writes them) end no line', async () => {
@@ -96,17 +158,18 @@ describe('plant-store import', () => {
   });
 
   it('sends the same keys when the same file runs again, so the second run replays and creates nothing', async () => {
-    const path = await file('plants.jsonl', ['{"name":"Fern"}', '{"name":"Fern"}', '{"id":7,"name":"Ivy"}']);
+    stagePlants(server, [MARKER]);
+    const path = await file('plants.jsonl', plantLines(1500));
     await run(['import', path]);
-    const first = keysSent();
-    expect(new Set(first).size).toBe(3);
+    const first = batchKeysSent();
+    expect(new Set(first).size).toBe(2);
     expect(await run(['import', path])).toEqual({
       code: 0,
       stdout: '',
-      stderr: 'created 0, replayed 3, already present 0, failed 0\n',
+      stderr: 'created 0, replayed 1500, already present 0, failed 0\n',
     });
-    expect(keysSent().slice(3).sort()).toEqual([...first].sort());
-    expect(names()).toEqual(['Fern', 'Fern', 'Ivy']);
+    expect(batchKeysSent().slice(2).sort()).toEqual([...first].sort());
+    expect(server.plants.size).toBe(1 + 1500);
   });
 
   it('sends other keys for another file, even for the same lines', async () => {
@@ -114,10 +177,9 @@ describe('plant-store import', () => {
     await run(['import', path]);
     const other = await file('b.jsonl', ['{"name":"Fern"}', '{"name":"Ivy"}']);
     expect((await run(['import', other])).stderr).toBe('created 2, replayed 0, already present 0, failed 0\n');
-    const [a, b1] = keysSent();
-    expect(b1).not.toBe(a);
-    expect(a?.split(':')[2]).toBe(b1?.split(':')[2]);
-    expect(a?.split(':')[3]).toBe(b1?.split(':')[3]);
+    const [a, b] = batchKeysSent();
+    expect(b).not.toBe(a);
+    expect(a?.split(':')[2]).toBe(b?.split(':')[2]);
   });
 
   it('reports each bad line by number with the codec messages, sends nothing for it, and exits 1', async () => {
@@ -142,7 +204,9 @@ describe('plant-store import', () => {
         '',
       ].join('\n'),
     });
-    expect(creates()).toHaveLength(2);
+    // The batch holds bad lines: it goes line by line, and the bad ones send nothing.
+    expect(batches()).toHaveLength(0);
+    expect(lineCreates()).toHaveLength(2);
   });
 
   it('counts a taken id with the same plant as already present, and another plant there as failed', async () => {
@@ -190,11 +254,9 @@ describe('plant-store import', () => {
     expect(result.stderr).toBe('line 2: name: expected 1–200 characters, got 0\n');
   });
 
-  it('never has more than --concurrency creates in flight', async () => {
-    const path = await file(
-      'many.jsonl',
-      Array.from({ length: 20 }, (_, i) => JSON.stringify({ name: `plant ${i + 1}` })),
-    );
+  it('never has more than --concurrency requests in flight, batches or lines', async () => {
+    stagePlants(server, [MARKER]);
+    const path = await file('many.jsonl', [...plantLines(4000), '{"name":""}', ...plantLines(20, 4002)]);
     let inFlight = 0;
     let most = 0;
     const slow: ScriptedHandler = (req, res, body, route) => {
@@ -204,21 +266,52 @@ describe('plant-store import', () => {
         route(req, res, body);
       }, 10);
     };
-    server.enqueue(...Array.from({ length: 20 }, () => slow));
-    expect((await run(['import', path, '--concurrency', '3'])).code).toBe(0);
+    // Four whole batches, then the fifth line by line (it holds a bad line): 20 creates.
+    server.enqueue(...Array.from({ length: 24 }, () => slow));
+    const result = await run(['import', path, '--concurrency', '3']);
+    expect(result.stderr).toBe(
+      'line 4001: name: expected 1–200 characters, got 0\ncreated 4020, replayed 0, already present 0, failed 1\n',
+    );
     expect(most).toBe(3);
-    expect(server.plants.size).toBe(20);
+    expect(batches()).toHaveLength(4);
+    expect(lineCreates()).toHaveLength(20);
+    expect(server.plants.size).toBe(1 + 4020);
+  });
+
+  it.each([
+    ['too large for BULK_BODY_LIMIT_BYTES (413)', 'limit'],
+    ['refused by a server without POST /plants/batch (405)', 'old server'],
+  ])('sends each line on its own when the batch is %s, with the line keys', async (_what, kind) => {
+    stagePlants(server, [MARKER]);
+    const path = await file('plants.jsonl', plantLines(30));
+    const before = bulkLimit.bytes;
+    if (kind === 'limit') bulkLimit.bytes = 100;
+    else
+      server.enqueue(
+        reply(405, 'method POST is not allowed on /plants/{id}', { allow: 'GET, PATCH, DELETE, OPTIONS' }),
+      );
+    try {
+      expect(await run(['import', path])).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: 'created 30, replayed 0, already present 0, failed 0\n',
+      });
+    } finally {
+      bulkLimit.bytes = before;
+    }
+    expect(batches()).toHaveLength(1);
+    expect(new Set(keysSent()).size).toBe(30);
+    for (const key of keysSent()) expect(key).toMatch(/^import:[0-9a-f]{32}:\d+:[0-9a-f]{16}$/);
+    expect(server.plants.size).toBe(1 + 30);
   });
 
   describe('after an interruption', () => {
-    // Explicit ids below every id the server assigns (it assigns above the largest), so none collide.
-    const lines = Array.from({ length: 10 }, (_, i) =>
-      JSON.stringify(i % 3 === 0 ? { id: 1 + i, name: `plant ${i + 1}` } : { name: `plant ${i + 1}` }),
-    );
+    // Ids below every id the server assigns (it assigns above the largest), so none collide.
+    const lines = plantLines(3 * IMPORT_BATCH_LINES + 400);
     const expected = [...lines.map((line) => (JSON.parse(line) as { name: string }).name), 'marker'].sort();
-    beforeEach(() => stagePlants(server, [{ id: 100, name: 'marker' }]));
+    beforeEach(() => stagePlants(server, [MARKER]));
 
-    /** Lets `before` creates through, then aborts `controller` while the next one is being stored. */
+    /** Lets `before` requests through, then aborts `controller` while the next one is being stored. */
     const interruptAfter = (before: number, controller: AbortController): void => {
       const abort: ScriptedHandler = (req, res, body, route) => {
         controller.abort();
@@ -227,30 +320,34 @@ describe('plant-store import', () => {
       server.enqueue(...Array.from({ length: before }, () => through), abort);
     };
 
-    it('stops, prints the summary so far and exits 130; the run again replays the sent lines and creates the rest', async () => {
+    it('stops, prints the summary so far and exits 130; the run again replays the sent batches and creates the rest', async () => {
       const path = await file('plants.jsonl', lines);
       const controller = new AbortController();
-      interruptAfter(4, controller);
+      interruptAfter(2, controller);
       const first = await run(['import', path, '--concurrency', '1'], { signal: controller.signal });
       expect(first).toEqual({
         code: 130,
         stdout: '',
         stderr:
-          'created 4, replayed 0, already present 0, failed 0\n' +
+          'created 2000, replayed 0, already present 0, failed 0\n' +
           'plant-store: interrupted; run the same import again to finish it: the lines already sent are replayed, not created twice\n',
       });
-      // The fifth line was stored although its answer never arrived.
-      expect(server.plants.size).toBe(1 + 5);
+      // The third batch was stored although its answer never arrived.
+      expect(server.plants.size).toBe(1 + 3000);
 
       const second = await run(['import', path, '--concurrency', '1']);
-      expect(second).toEqual({ code: 0, stdout: '', stderr: 'created 5, replayed 5, already present 0, failed 0\n' });
-      expect(names()).toEqual(expected);
+      expect(second).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: 'created 400, replayed 3000, already present 0, failed 0\n',
+      });
+      expect([...server.plants.values()].map((p) => p.name).sort()).toEqual(expected);
     });
 
-    it('creates every line exactly once with lines in flight at the interruption', async () => {
+    it('creates every line exactly once with batches in flight at the interruption', async () => {
       const path = await file('plants.jsonl', lines);
       const controller = new AbortController();
-      interruptAfter(5, controller);
+      interruptAfter(1, controller);
       const first = await run(['import', path, '--concurrency', '4'], { signal: controller.signal });
       expect(first.code).toBe(130);
       const second = await run(['import', path, '--concurrency', '4']);
@@ -263,10 +360,26 @@ describe('plant-store import', () => {
       expect({ failed, present, total: (created ?? 0) + (replayed ?? 0) }).toEqual({
         failed: 0,
         present: 0,
-        total: 10,
+        total: lines.length,
       });
-      expect(replayed).toBeGreaterThanOrEqual(5);
-      expect(names()).toEqual(expected);
+      expect(replayed).toBeGreaterThanOrEqual(2000);
+      expect([...server.plants.values()].map((p) => p.name).sort()).toEqual(expected);
+    });
+
+    it('resumes a batch that went line by line where it stopped', async () => {
+      const withBad = [...lines.slice(0, 10), '{"name":""}', ...lines.slice(10, 30)];
+      const path = await file('plants.jsonl', withBad);
+      const controller = new AbortController();
+      interruptAfter(12, controller);
+      const first = await run(['import', path, '--concurrency', '1'], { signal: controller.signal });
+      expect(first.code).toBe(130);
+      const second = await run(['import', path, '--concurrency', '1']);
+      expect(second.stderr).toBe(
+        'line 11: name: expected 1–200 characters, got 0\ncreated 17, replayed 13, already present 0, failed 1\n',
+      );
+      expect([...server.plants.values()].map((p) => p.name).sort()).toEqual(
+        [...lines.slice(0, 30).map((line) => (JSON.parse(line) as { name: string }).name), 'marker'].sort(),
+      );
     });
 
     it('starts nothing when interrupted before the first line', async () => {

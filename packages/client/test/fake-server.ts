@@ -1,5 +1,5 @@
 // A small node:http server that answers like the real Plant Store would (docs/reference/api.md): bearer
-// auth, the six plant routes (PATCH and PUT included), `{error, message}` bodies, Location, Link (with
+// auth, the six plant routes (PATCH and PUT included) and POST /plants/batch, `{error, message}` bodies, Location, Link (with
 // the tag and q filters, the sort, and an opaque cursor for name orders), Prefer: count=exact,
 // X-Request-Id, Idempotency-Key on creates (replays, 422 for a reused key), and ETags with
 // If-Match / If-None-Match (304, 412), and the change feed: a change log written by the routes,
@@ -22,6 +22,7 @@ import {
   ChangePositionFromString,
   compareCodePoints,
   CreatePlantRequest,
+  CreatePlantsRequest,
   describeValue,
   fold,
   isNameSort,
@@ -41,6 +42,8 @@ import {
 export const TOKEN = 'test-token.write';
 export const READ_ONLY_TOKEN = 'test-token.read';
 const MAX_BODY = 16 * 1024;
+/** The fake's BULK_BODY_LIMIT_BYTES (change it for a test): the real default, 4 MiB. */
+export const bulkLimit = { bytes: 4 * 1024 * 1024 };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -369,12 +372,63 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
     });
   };
 
+  // POST /plants/batch like the real server: all or nothing, the first invalid element named, an
+  // id given twice (never saved) or taken (saved) a 409, the key over the whole array, in one key
+  // space with the creates'.
+  const createMany = (res: ServerResponse, body: string, key: string | undefined): void => {
+    const saved = key === undefined ? undefined : idempotencyKeys.get(key);
+    if (saved !== undefined) {
+      if (saved.body !== body) {
+        return sendError(res, 422, `Idempotency-Key ${JSON.stringify(key)} was already used with a different request`);
+      }
+      return sendJson(res, saved.status, saved.answer, { ...saved.headers, 'idempotent-replayed': 'true' });
+    }
+    const answer = (status: number, json: unknown, headers: Record<string, string> = {}): void => {
+      if (key !== undefined) idempotencyKeys.set(key, { body, status, headers, answer: json });
+      sendJson(res, status, json, headers);
+    };
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return sendError(res, 400, 'the body is not valid JSON');
+    }
+    const decoded = CreatePlantsRequest.decode(json);
+    if (E.isLeft(decoded)) return sendError(res, 400, formatErrors(decoded.left).join('; '));
+    const given = decoded.right.flatMap((p) => (p.id === undefined ? [] : [p.id]));
+    const twice = given.find((id, i) => given.indexOf(id) < i);
+    if (twice !== undefined) return sendError(res, 409, `id ${twice} is given twice in the array; nothing was created`);
+    const taken = given.filter((id) => plants.has(id));
+    if (taken.length > 0)
+      return answer(409, {
+        error: 409,
+        message: `plants with ids ${taken.join(', ')} already exist; nothing was created`,
+      });
+    let next = Math.max(0, ...plants.keys(), ...given) + 1;
+    const created = decoded.right.map((input): Plant => {
+      const id = (input.id ?? next++) as PlantId;
+      const plant: Plant =
+        input.tag === undefined ? { id, name: input.name } : { id, name: input.name, tag: input.tag };
+      plants.set(id, plant);
+      recordChange('plant.created', id);
+      return plant;
+    });
+    return answer(201, created, { 'x-change-seq': String(newest()) });
+  };
+
   const route = (req: IncomingMessage, res: ServerResponse, body: string): void => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!url.pathname.startsWith(`${prefix}/plants`)) return sendError(res, 404, `no route ${url.pathname}`);
     const rest = url.pathname.slice(`${prefix}/plants`.length);
     const method = req.method ?? 'GET';
-    const allowed = rest === '' ? ['GET', 'POST'] : rest === '/changes' ? ['GET'] : ['GET', 'PUT', 'PATCH', 'DELETE'];
+    const allowed =
+      rest === ''
+        ? ['GET', 'POST']
+        : rest === '/changes'
+          ? ['GET']
+          : rest === '/batch'
+            ? ['POST']
+            : ['GET', 'PUT', 'PATCH', 'DELETE'];
     if (!allowed.includes(method))
       return sendError(res, 405, `${method} is not allowed here`, { allow: allowed.join(', ') });
 
@@ -398,11 +452,12 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
 
     if (rest === '/changes') return changeFeed(req, res, url);
 
-    if (rest === '' && method === 'POST') {
+    if ((rest === '' || rest === '/batch') && method === 'POST') {
       const type = req.headers['content-type'] ?? '';
       if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type))
         return sendError(res, 415, 'expected Content-Type: application/json');
-      if (Buffer.byteLength(body) > MAX_BODY) return sendError(res, 413, `the body is larger than ${MAX_BODY} bytes`);
+      const limit = rest === '' ? MAX_BODY : bulkLimit.bytes;
+      if (Buffer.byteLength(body) > limit) return sendError(res, 413, `the body is larger than ${limit} bytes`);
       const field = req.headers['idempotency-key'];
       const key = typeof field === 'string' ? parseIdempotencyKeyField(field) : undefined;
       if (field !== undefined && key === undefined) {
@@ -412,7 +467,7 @@ export const startFakeServer = async (options: { readonly prefix?: string } = {}
           `Idempotency-Key: expected 1–255 characters from A–Z a–z 0–9 . _ : ~ + / = -, got ${describeValue(field)}`,
         );
       }
-      return create(res, body, key);
+      return rest === '' ? create(res, body, key) : createMany(res, body, key);
     }
 
     if (rest === '' && method === 'GET') {

@@ -47,6 +47,7 @@ export {
   type PlantNameBrand,
   type PlantTagBrand,
 } from './plant.js';
+export { CreatePlantsRequest, CreatePlantsResponse, MAX_BATCH_PLANTS } from './plant-batch.js';
 export {
   describePlantError,
   idTaken,

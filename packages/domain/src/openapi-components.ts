@@ -3,6 +3,7 @@ import { MAX_SEARCH_LENGTH } from './search.js';
 import { prose, proseString } from './openapi-parts.js';
 import { webhookParameters, webhookSchemas } from './openapi-webhooks.js';
 import { changeSchemas } from './openapi-changes.js';
+import { batchSchemas } from './openapi-batch.js';
 import { MAX_NAME_LENGTH, MAX_TAG_LENGTH } from './plant.js';
 import { MAX_PLANT_ID } from './plant-id.js';
 
@@ -184,5 +185,6 @@ export const components = {
     },
     ...webhookSchemas,
     ...changeSchemas,
+    ...batchSchemas,
   },
 } as const;

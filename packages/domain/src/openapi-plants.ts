@@ -17,7 +17,7 @@ import { MAX_PAGE_CURSOR_LENGTH, PAGE_CURSOR_PATTERN, PLANT_SORTS } from './sear
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './wire.js';
 
 /** A key as sent bare: 1 to MAX_IDEMPOTENCY_KEY_LENGTH characters of the allowed set. */
-const KEY_TOKEN = `[A-Za-z0-9._:~+/=-]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}`;
+export const KEY_TOKEN = `[A-Za-z0-9._:~+/=-]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}`;
 
 const idempotencyKeyParameter = (ttlSeconds: number) => ({
   name: 'Idempotency-Key',
@@ -50,7 +50,7 @@ const idempotencyKeyParameter = (ttlSeconds: number) => ({
   example: '5f0c6c1e-3b1a-4be4-9f5c-2a6f1f0a9d3e',
 });
 
-const idempotentReplayed = {
+export const idempotentReplayed = {
   'Idempotent-Replayed': {
     description:
       '`true` when this is the saved answer of an earlier request with the same `Idempotency-Key` (absent otherwise).',

@@ -15,6 +15,7 @@ import {
 import { PlantId, PlantIdFromPath } from './plant-id.js';
 import { ErrorBody, ListQuery } from './wire.js';
 import { ChangePage } from './change.js';
+import { CreatePlantsRequest, CreatePlantsResponse } from './plant-batch.js';
 import { WEBHOOK_EVENT_TYPES, WebhookEvent, webhookEventBody, WebhookId, WebhookTimestamp } from './webhook-event.js';
 
 const schemas = doc.components.schemas;
@@ -46,11 +47,13 @@ describe('openApiDocument', () => {
       '/healthz',
       '/openapi.json',
       '/plants',
+      '/plants/batch',
       '/plants/changes',
       '/plants/{id}',
       '/readyz',
     ]);
     expect(Object.keys(doc.paths['/plants/changes']).sort()).toEqual(['get', 'head', 'options']);
+    expect(Object.keys(doc.paths['/plants/batch']).sort()).toEqual(['options', 'post']);
     expect(Object.keys(doc.paths['/plants']).sort()).toEqual(['get', 'head', 'options', 'post']);
     expect(Object.keys(doc.paths['/plants/{id}']).sort()).toEqual([
       'delete',
@@ -178,23 +181,28 @@ describe('openApiDocument', () => {
       if (body === null) continue;
       const status = body[2] === undefined ? undefined : Number(body[2]);
       const put = path.startsWith('#/paths//plants/{id}/put/');
+      const batch = path.includes('/plants/batch/');
       const codec = path.startsWith('#/webhooks/')
         ? WebhookEvent
-        : status === undefined
-          ? put
-            ? ReplacePlantRequest
-            : CreatePlantRequest
-          : status >= 400
-            ? ErrorBody
-            : status === 201 && !put
-              ? CreatePlantResponse
-              : path.includes('/plants/{id}/')
-                ? Plant
-                : path.includes('/plants/changes/')
-                  ? ChangePage
-                  : path.includes('/plants/')
-                    ? PlantPage
-                    : undefined;
+        : batch && (status === undefined || status === 201)
+          ? status === undefined
+            ? CreatePlantsRequest
+            : CreatePlantsResponse
+          : status === undefined
+            ? put
+              ? ReplacePlantRequest
+              : CreatePlantRequest
+            : status >= 400
+              ? ErrorBody
+              : status === 201 && !put
+                ? CreatePlantResponse
+                : path.includes('/plants/{id}/')
+                  ? Plant
+                  : path.includes('/plants/changes/')
+                    ? ChangePage
+                    : path.includes('/plants/')
+                      ? PlantPage
+                      : undefined;
       if (codec !== undefined) expect(accepts(codec, value), path).toBe(true);
       if (status !== undefined && status >= 400) expect((value as { error: number }).error, path).toBe(status);
     }

@@ -4,6 +4,7 @@ import { prose, withSecurityHeaders } from './openapi-parts.js';
 import { plantPath } from './openapi-plant.js';
 import { plantsPath } from './openapi-plants.js';
 import { changesPath } from './openapi-changes.js';
+import { batchPath } from './openapi-batch.js';
 import { webhooks, webhookTag } from './openapi-webhooks.js';
 
 export { TEXT_PATTERN } from './openapi-components.js';
@@ -72,6 +73,7 @@ export const createOpenApiDocument = ({
     paths: withSecurityHeaders({
       '/plants': plantsPath(idempotencyTtlSeconds),
       '/plants/changes': changesPath,
+      '/plants/batch': batchPath(idempotencyTtlSeconds),
       '/plants/{id}': plantPath,
       '/openapi.json': documentPath,
       '/docs': docsPath,

@@ -11,7 +11,7 @@ import {
   sqliteType,
   type PlantColumn,
 } from './plant-columns.js';
-import { PLANT_WRITE_FUNCTION } from './postgres/migrations/index.js';
+import { PLANT_BATCH_FUNCTION, PLANT_WRITE_FUNCTION } from './postgres/migrations/index.js';
 import { migratePostgres } from './postgres/migrations.js';
 import { migrateSqlite } from './sqlite/migrations.js';
 import { changeTriggersWithLeftTagOf } from './sqlite/migrations/change-triggers.js';
@@ -48,6 +48,14 @@ describe('the plant columns', () => {
     expect(
       PLANT_WRITE_FUNCTION.columns.map((c) => [c.field, c.kind, c.type]),
       `${PLANT_WRITE_FUNCTION.name} is made for other plant columns than Plant's`,
+    ).toEqual(PLANT_COLUMNS.map((c) => [c.field, c.kind, postgresType(c.kind)]));
+  });
+
+  it('are the columns the PostgreSQL function for arrays of creates was made for', () => {
+    // Likewise: a new version of migrations/batch-function-v1.ts, named in PLANT_BATCH_FUNCTION.
+    expect(
+      PLANT_BATCH_FUNCTION.columns.map((c) => [c.field, c.kind, c.type]),
+      `${PLANT_BATCH_FUNCTION.name} is made for other plant columns than Plant's`,
     ).toEqual(PLANT_COLUMNS.map((c) => [c.field, c.kind, postgresType(c.kind)]));
   });
 });

@@ -4,6 +4,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as t from 'io-ts';
 import { canonicalRequest, SavedRequest } from '../idempotency/canonical-request.js';
 import type { SavedCreate } from '../idempotency/replay.js';
+import { isBatchText } from '../idempotency/batch-request.js';
 import {
   storeUnavailable,
   type PlantVersion,
@@ -214,6 +215,24 @@ export const savedCreateDecoder =
       ),
       E.mapLeft((errors) => rowProblem('idempotency_keys', errors)),
     );
+
+/**
+ * savedCreateDecoder for every row a key can hold: a row an array of creates saved
+ * (POST /plants/batch, idempotency/batch-request.ts) carries its array's request, which equals
+ * no single create's, so a create with that key is answered IdempotencyKeyReused (422).
+ */
+export const savedKeyDecoder = (plantId: t.Decoder<unknown, PlantId>, version: t.Decoder<unknown, PlantVersion>) => {
+  const single = savedCreateDecoder(plantId, version);
+  return (row: unknown): E.Either<StoreUnavailable, SavedCreate> => {
+    const { request, plant_id: id } = (row ?? {}) as { readonly request?: unknown; readonly plant_id?: unknown };
+    if (typeof request !== 'string' || !isBatchText(request)) return single(row);
+    return pipe(
+      plantId.decode(id),
+      E.map((first): SavedCreate => ({ request, result: E.left(idTaken(first)) })),
+      E.mapLeft((errors) => rowProblem('idempotency_keys', errors)),
+    );
+  };
+};
 
 const CHANGE_TYPES = new Set(['plant.created', 'plant.updated', 'plant.deleted']);
 const isCount = (u: unknown): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= 0;

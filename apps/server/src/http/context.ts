@@ -6,8 +6,10 @@ import type { Principal } from '../tokens/principal.js';
 export interface BodyProblem {
   /** The top-level member (`id`). */
   readonly field: string;
-  /** The line for the 400, worded like the codec's (`id: …`). */
+  /** The line for the 400, worded like the codec's (`id: …`; in an array, `[3].id: …`). */
   readonly problem: string;
+  /** In an array body (POST /plants/batch): the element the problem is in, counted from 0. */
+  readonly element?: number;
 }
 
 /** What the middleware leave on `ctx.state` for those after them. */

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import bodyParser from 'koa-bodyparser';
 import type { AppContext, AppMiddleware } from './context.js';
-import { idLiteralProblem } from '../wire/json-number.js';
+import { elementIdLiteralProblems, idLiteralProblem } from '../wire/json-number.js';
 import {
   malformedBody,
   payloadTooLarge,
@@ -23,6 +23,11 @@ export interface JsonBodyOptions {
   readonly mergePatch?: boolean;
   /** Runs between the 415 and the 413 checks; its error is answered as it is. */
   readonly checkHeaders?: (ctx: AppContext) => RequestError | undefined;
+  /**
+   * The body is a JSON array of objects (POST /plants/batch): the messages say so, and each
+   * element's `id` is read as written (`bodyProblems` with their `element`).
+   */
+  readonly array?: boolean;
 }
 
 const noop = async (): Promise<void> => {};
@@ -41,7 +46,12 @@ const isValidUtf8 = (decoded: string | undefined, chunks: readonly Buffer[]): bo
   (decoded !== undefined && !decoded.includes('\uFFFD')) ||
   isUtf8(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
 
-const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestError | undefined => {
+const explain = (
+  e: unknown,
+  chunks: readonly Buffer[],
+  limit: number,
+  expected: 'object' | 'array',
+): RequestError | undefined => {
   if (typeof e !== 'object' || e === null) return undefined;
   const { type, code, body } = e as ParserFailure;
   if (type === 'entity.too.large') return payloadTooLarge(limit);
@@ -54,7 +64,7 @@ const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestE
       return malformedBody('request body is not valid UTF-8');
     return malformedBody(
       e.message === 'invalid JSON, only supports object and array'
-        ? 'request body: expected a JSON object'
+        ? `request body: expected a JSON ${expected}`
         : `request body is not valid JSON: ${e.message}`,
     );
   }
@@ -79,7 +89,7 @@ const explain = (e: unknown, chunks: readonly Buffer[], limit: number): RequestE
  */
 export const createJsonBody = (
   limit: number,
-  { mergePatch = false, checkHeaders }: JsonBodyOptions = {},
+  { mergePatch = false, checkHeaders, array = false }: JsonBodyOptions = {},
 ): AppMiddleware => {
   const mediaType = mergePatch ? mergePatchMediaType : jsonMediaType;
   const expected = mergePatch ? 'application/merge-patch+json or application/json' : 'application/json';
@@ -132,7 +142,9 @@ export const createJsonBody = (
       await parse(ctx, noop);
     } catch (e) {
       // Node cut the request at requestTimeout and already answered 408 (http/server.ts): say so.
-      const failure = timedOutSockets.has(req.socket) ? requestTimeout : explain(e, chunks, limit);
+      const failure = timedOutSockets.has(req.socket)
+        ? requestTimeout
+        : explain(e, chunks, limit, array ? 'array' : 'object');
       if (failure === undefined) throw e;
       return sendError(ctx, failure);
     } finally {
@@ -140,8 +152,13 @@ export const createJsonBody = (
     }
     const raw = (ctx.request as { rawBody?: unknown }).rawBody;
     if (typeof raw !== 'string' || raw === '')
-      return sendError(ctx, malformedBody('request body is empty; expected a JSON object'));
+      return sendError(ctx, malformedBody(`request body is empty; expected a JSON ${array ? 'array' : 'object'}`));
     if (!isValidUtf8(raw, chunks)) return sendError(ctx, malformedBody('request body is not valid UTF-8'));
+    if (array) {
+      const problems = elementIdLiteralProblems(raw, ctx.request.body);
+      if (problems.length > 0) ctx.state.bodyProblems = problems.map((p) => ({ field: 'id', ...p }));
+      return next();
+    }
     const idProblem = idLiteralProblem(raw, ctx.request.body);
     if (idProblem !== undefined) ctx.state.bodyProblems = [{ field: 'id', problem: idProblem }];
     return next();

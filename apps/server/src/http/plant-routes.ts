@@ -107,12 +107,14 @@ export interface PlantRoutesDeps {
   readonly rateLimiter?: RateLimiter | undefined;
   /** Called after a write committed (the change feed reads the log at once). */
   readonly onCommit?: (() => void) | undefined;
+  /** The keys in flight, shared with POST /plants/batch (one key space); absent: this route's own. */
+  readonly keysInFlight?: KeysInFlight | undefined;
 }
 
 /** The /plants routes: authenticate, decode the request, call the service, encode the answer. */
 export const addPlantRoutes = (
   router: Router<AppState>,
-  { service, auth, bodyLimitBytes, rateLimiter, onCommit = () => undefined }: PlantRoutesDeps,
+  { service, auth, bodyLimitBytes, rateLimiter, onCommit = () => undefined, keysInFlight }: PlantRoutesDeps,
 ): void => {
   const canRead = requireScope(auth, 'plants:read', rateLimiter);
   const canWrite = requireScope(auth, 'plants:write', rateLimiter);
@@ -129,7 +131,7 @@ export const addPlantRoutes = (
   const patchBody = createJsonBody(bodyLimitBytes, { mergePatch: true });
   // PUT takes create's media type; an Idempotency-Key is accepted and ignored (PUT is idempotent).
   const putBody = createJsonBody(bodyLimitBytes);
-  const inFlight = new KeysInFlight();
+  const inFlight = keysInFlight ?? new KeysInFlight();
 
   router.post('/plants', canWrite, createBody, async (ctx) => {
     const request = decodeCreateBody(ctx.request.body, ctx.state.bodyProblems ?? []);

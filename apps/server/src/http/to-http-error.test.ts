@@ -1,6 +1,7 @@
 import { idTaken, invalidPlant, plantNotFound, preconditionFailed, type PlantId } from '@plant-store/domain';
 import { describe, expect, it } from 'vitest';
-import { storeUnavailable } from '../ports/plant-store.js';
+import { idsTaken, storeUnavailable } from '../ports/plant-store.js';
+import { idRepeated } from '../plants/plant-batch.js';
 import {
   authUnavailable,
   insufficientScope,
@@ -33,6 +34,8 @@ describe('toHttpError', () => {
     [idTaken(id), 409],
     [preconditionFailed(id, 'If-Match'), 412],
     [preconditionFailed(id, 'If-Match', true), 412],
+    [idsTaken([id]), 409],
+    [idRepeated(id, [0, 1]), 409],
     [storeUnavailable(new Error('SQLITE_BUSY at /var/lib/db')), 503],
     [missingCredentials('missing'), 401],
     [invalidAuthRequest('bad'), 400],
@@ -99,6 +102,20 @@ describe('toHttpError', () => {
       'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="plants:read"`,
     });
     expect(toHttpError(methodNotAllowed('PUT', '/plants', 'GET, POST')).headers).toEqual({ Allow: 'GET, POST' });
+  });
+
+  it('names the ids an array gave twice or that are taken, the first 20 of them', () => {
+    expect(toHttpError(idRepeated(id, [2, 5])).message).toBe(
+      'id 42 is given twice in the array ([2] and [5]); nothing was created',
+    );
+    expect(toHttpError(idsTaken([id])).message).toBe('a plant with id 42 already exists; nothing was created');
+    expect(toHttpError(idsTaken([3, 9] as PlantId[])).message).toBe(
+      'plants with ids 3, 9 already exist; nothing was created',
+    );
+    const many = Array.from({ length: 25 }, (_, i) => (i + 1) as PlantId);
+    expect(toHttpError(idsTaken(many)).message).toBe(
+      `plants with ids ${many.slice(0, 20).join(', ')} and 5 more already exist; nothing was created`,
+    );
   });
 
   it('answers a rate limit with Retry-After in whole seconds and says which limit', () => {

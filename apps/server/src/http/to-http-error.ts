@@ -1,10 +1,12 @@
 import { describePlantError, type PlantError } from '@plant-store/domain';
-import type { IdempotencyKeyReused, StoreError } from '../ports/plant-store.js';
+import type { IdempotencyKeyReused, IdsTaken, StoreError } from '../ports/plant-store.js';
+import type { IdRepeated } from '../plants/plant-batch.js';
 import type { AuthError } from '../tokens/auth-error.js';
 import type { RequestError } from './request-error.js';
 
 /** Every failure the server can answer with. A new tag must not compile until it is mapped below. */
-export type AppError = PlantError | StoreError | IdempotencyKeyReused | AuthError | RequestError;
+export type AppError =
+  PlantError | StoreError | IdempotencyKeyReused | AuthError | RequestError | IdsTaken | IdRepeated;
 
 export interface HttpError {
   readonly status: number;
@@ -23,6 +25,17 @@ const invalidTokenChallenge = { 'WWW-Authenticate': `${REALM}, error="invalid_to
  */
 const retryAfter = { 'Retry-After': '1' } as const;
 
+/** At most this many taken ids are named in a 409; the rest are counted. */
+const NAMED_TAKEN_IDS = 20;
+
+const takenMessage = (ids: readonly number[]): string => {
+  const named = ids.slice(0, NAMED_TAKEN_IDS).join(', ');
+  const more = ids.length > NAMED_TAKEN_IDS ? ` and ${ids.length - NAMED_TAKEN_IDS} more` : '';
+  return ids.length === 1
+    ? `a plant with id ${named} already exists; nothing was created`
+    : `plants with ids ${named}${more} already exist; nothing was created`;
+};
+
 const absurd = (value: never): never => {
   throw new TypeError(`unmapped error tag: ${JSON.stringify(value)}`);
 };
@@ -38,6 +51,13 @@ export const toHttpError = (error: AppError): HttpError => {
       return { status: 409, message: describePlantError(error) };
     case 'PreconditionFailed':
       return { status: 412, message: describePlantError(error) };
+    case 'IdsTaken':
+      return { status: 409, message: takenMessage(error.ids) };
+    case 'IdRepeated':
+      return {
+        status: 409,
+        message: `id ${error.id} is given twice in the array ([${error.at[0]}] and [${error.at[1]}]); nothing was created`,
+      };
     case 'StoreUnavailable':
       return { status: 503, message: 'the store is unavailable; try again', headers: retryAfter };
     case 'MissingCredentials':

@@ -31,6 +31,8 @@ export interface Metrics {
   watchOutbox(read: () => Promise<OutboxBacklog | undefined>): void;
   /** The change feed: open streams and waiting long polls (read when scraped), changes sent, delays. */
   readonly changeFeed: ChangeFeedObserver;
+  /** POST /plants/batch decoded an array of `length` plants (a histogram, never a label). */
+  plantArray(length: number): void;
 }
 
 export interface FinishedRequest {
@@ -210,8 +212,16 @@ export const createMetrics = ({ store, processMetrics = true }: MetricsOptions):
     registers: [registry],
   });
 
+  const arrays = new client.Histogram({
+    name: 'plant_store_batch_plants',
+    help: 'Plants per array of POST /plants/batch (arrays that decoded, whatever their answer).',
+    buckets: [1, 10, 50, 100, 250, 500, 1000],
+    registers: [registry],
+  });
+
   return {
     registry,
+    plantArray: (length) => arrays.observe(length),
     changeFeed: {
       watchOpen: (read) => {
         openFollowers = read;

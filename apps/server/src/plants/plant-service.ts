@@ -15,9 +15,11 @@ import {
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { decodePageCursor, encodePageCursor } from './page-cursor.js';
+import { createMany, type IdRepeated } from './plant-batch.js';
 import type {
   IdempotencyClaim,
   IdempotencyKeyReused,
+  KeyedBatch,
   KeyedCreate,
   PageQuery,
   PlantFilter,
@@ -59,6 +61,11 @@ export interface PlantService {
     claim: IdempotencyClaim,
   ): TE.TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
   get(id: PlantId): TE.TaskEither<PlantNotFoundAt | StoreError, VersionedPlant & AtChange>;
+  /** An array of creates, all or nothing, keyed or not (see plant-batch.ts and PlantStore.createMany). */
+  createMany(
+    requests: readonly CreatePlantRequest[],
+    claim?: IdempotencyClaim,
+  ): TE.TaskEither<IdRepeated | IdempotencyKeyReused | StoreError, KeyedBatch>;
   /** A merge patch, applied only when `condition` holds, atomically (see PlantStore.update). */
   update(
     id: PlantId,
@@ -83,6 +90,7 @@ export const createPlantService = (store: PlantStore): PlantService => ({
   create: (request) => store.create(request),
   createOnce: (request, claim) => store.createOnce(request, claim),
   get: (id) => store.get(id),
+  createMany: createMany(store),
   update: (id, patch, condition) => store.update(id, patch, condition),
   replace: (id, plant, condition) => store.replace(id, plant, condition),
   remove: (id, condition) => store.delete(id, condition),

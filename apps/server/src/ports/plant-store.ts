@@ -168,6 +168,30 @@ export const idempotencyKeyReused = (key: IdempotencyKey): IdempotencyKeyReused 
   key,
 });
 
+/** Ids an array of creates gave that other plants already have (→ 409 naming them); nothing was created. */
+export interface IdsTaken {
+  readonly _tag: 'IdsTaken';
+  /** In the array's order. */
+  readonly ids: readonly PlantId[];
+}
+export const idsTaken = (ids: readonly PlantId[]): IdsTaken => ({ _tag: 'IdsTaken', ids });
+
+/** An array of creates, all stored in one commit: its plants in the array's order, and its newest change's number. */
+export interface CreatedBatch {
+  readonly plants: readonly Plant[];
+  /** The highest change number of the array's changes (X-Change-Seq). */
+  readonly changeSeq: number;
+}
+
+/** The outcome of an array of creates that reached the store: what a key saves, and replays. */
+export type BatchResult = Either<IdsTaken, CreatedBatch>;
+
+/** An array's answer: its own outcome, or the one saved with its key by an earlier request. */
+export interface KeyedBatch {
+  readonly result: BatchResult;
+  readonly replayed: boolean;
+}
+
 /**
  * The storage port. Every method resolves only after its change is committed (durable), and
  * never rejects: expected outcomes and store failures are values. Adapters: SQLite, PostgreSQL.
@@ -183,6 +207,19 @@ export interface PlantStore {
    * leaves neither plant nor key.
    */
   createOnce(plant: NewPlant, claim: IdempotencyClaim): TaskEither<IdempotencyKeyReused | StoreError, KeyedCreate>;
+  /**
+   * Adds every plant of `plants` (1–1000, no id given twice: the caller checks) in ONE transaction,
+   * or none: an id another plant has makes IdsTaken naming every such id, and nothing is written.
+   * Each plant gets its own change and its own `plant.created` event, in that one commit;
+   * server-assigned ids collide neither with stored plants nor with the ids the array gives. With
+   * a `claim`, as createOnce: an unexpired saved outcome of the owner's key is replayed (or, saved
+   * for another request or by `createOnce`, IdempotencyKeyReused); otherwise the outcome (the
+   * plants and the change number, or IdsTaken) is saved with the key in the same transaction.
+   */
+  createMany(
+    plants: readonly NewPlant[],
+    claim?: IdempotencyClaim,
+  ): TaskEither<IdempotencyKeyReused | StoreError, KeyedBatch>;
   /**
    * One step of forgetting saved outcomes past their TTL: it looks at about `limit` keys at most
    * and forgets the expired ones among them. `more`: the next step has more to look at (false

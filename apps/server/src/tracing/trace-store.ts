@@ -29,6 +29,7 @@ export const traceStore = (store: Store, tracing: Tracing, kind: 'sqlite' | 'pos
   const tracedPlants: PlantStore = {
     create: (plant) => plantOp('INSERT')(plants.create(plant)),
     createOnce: (plant, claim) => plantOp('INSERT')(plants.createOnce(plant, claim)),
+    createMany: (many, claim) => plantOp('INSERT')(plants.createMany(many, claim)),
     purgeExpiredKeys: (limit) => plants.purgeExpiredKeys(limit),
     get: (id) => plantOp('SELECT')(plants.get(id)),
     update: (id, patch, condition) => plantOp('UPDATE')(plants.update(id, patch, condition)),

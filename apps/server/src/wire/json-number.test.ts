@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idLiteralProblem, isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
+import { elementIdLiteralProblems, idLiteralProblem, isIntegerLiteral, topLevelIdLiteral } from './json-number.js';
 
 describe('isIntegerLiteral', () => {
   it.each([
@@ -169,4 +169,44 @@ describe('idLiteralProblem', () => {
     '{"name": "x"}',
     '[5.0000000000000001]',
   ])('leaves %s to the codec', (text) => expect(idLiteralProblem(text, JSON.parse(text))).toBeUndefined());
+});
+
+describe('elementIdLiteralProblems', () => {
+  const of = (raw: string) => elementIdLiteralProblems(raw, JSON.parse(raw));
+
+  it('names each element whose integral id was written as a fraction, by its place', () => {
+    expect(of('[{"name":"a"}, {"id":5.0000000000000001,"name":"b"},\n {"id":7}, {"name":"c","id":1e-400}]')).toEqual([
+      { element: 1, problem: '[1].id: expected an integer from 1 to 9007199254740991, got 5.0000000000000001' },
+      { element: 3, problem: '[3].id: expected an integer from 1 to 9007199254740991, got 1e-400' },
+    ]);
+  });
+
+  it('finds nothing in arrays whose ids are written as integers, or have none, or in other bodies', () => {
+    expect(of('[{"id":1.0,"name":"a"},{"id":2,"name":"[{\\"id\\":1.5}]"}]')).toEqual([]);
+    expect(of('[{"name":"a"},3,"x",[{"id":1.5}],null]')).toEqual([]);
+    expect(of('{"id":5.0000000000000001}')).toEqual([]);
+    expect(elementIdLiteralProblems('[]', [])).toEqual([]);
+  });
+
+  it('agrees with idLiteralProblem on every element', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(fc.constant('1.0'), fc.constant('5.0000000000000001'), fc.constant('7'), fc.constant('1e-400')),
+          {
+            maxLength: 6,
+          },
+        ),
+        (ids) => {
+          const raw = `[${ids.map((id) => `{ "name" : "x", "id" :${id} }`).join(' , ')}]`;
+          const expected = ids.flatMap((id, element) => {
+            const problem = idLiteralProblem(`{"id":${id}}`, JSON.parse(`{"id":${id}}`));
+            return problem === undefined ? [] : [{ element, problem: `[${element}].${problem}` }];
+          });
+          expect(of(raw)).toEqual(expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });

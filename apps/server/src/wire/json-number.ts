@@ -180,3 +180,38 @@ export const idLiteralProblem = (raw: string, body: unknown): string | undefined
   const shown = literal.length > SHOWN_LITERAL ? `${literal.slice(0, SHOWN_LITERAL)}…` : literal;
   return `id: expected an integer from 1 to ${MAX_PLANT_ID}, got ${shown}`;
 };
+
+/**
+ * idLiteralProblem for each element of a top-level JSON array (POST /plants/batch): the problems of
+ * the elements whose integral numeric `id` was written as a fraction, by element (counted from 0)
+ * and worded `[3].id: …`. Only when some element has such an id is the text scanned, once.
+ */
+export const elementIdLiteralProblems = (
+  raw: string,
+  body: unknown,
+): ReadonlyArray<{ readonly element: number; readonly problem: string }> => {
+  if (!Array.isArray(body)) return [];
+  const hasIntegralId = (u: unknown): boolean =>
+    typeof u === 'object' &&
+    u !== null &&
+    !Array.isArray(u) &&
+    Object.hasOwn(u, 'id') &&
+    Number.isInteger((u as { readonly id?: unknown }).id);
+  if (!body.some(hasIntegralId)) return [];
+  const problems: Array<{ readonly element: number; readonly problem: string }> = [];
+  let i = skipSpace(raw, 0);
+  if (raw.charCodeAt(i) !== 0x5b /* [ */) return [];
+  i = skipSpace(raw, i + 1);
+  for (let element = 0; element < body.length; element++) {
+    const end = skipValue(raw, i);
+    if (end < 0) return problems;
+    if (hasIntegralId(body[element])) {
+      const problem = idLiteralProblem(raw.slice(i, end), body[element]);
+      if (problem !== undefined) problems.push({ element, problem: `[${element}].${problem}` });
+    }
+    i = skipSpace(raw, end);
+    if (raw.charCodeAt(i) !== 0x2c /* , */) return problems;
+    i = skipSpace(raw, i + 1);
+  }
+  return problems;
+};

@@ -146,7 +146,12 @@ export const valid = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<unknown>
       return fc.boolean();
     case 'array': {
       const items = valid(doc, (schema['items'] ?? {}) as Schema);
-      return fc.array(items, { maxLength: 5 });
+      const minLength = typeof schema['minItems'] === 'number' ? schema['minItems'] : 0;
+      const maxLength = Math.max(
+        minLength,
+        Math.min(typeof schema['maxItems'] === 'number' ? schema['maxItems'] : 5, 5),
+      );
+      return fc.array(items, { minLength, maxLength });
     }
     case 'object': {
       const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
@@ -261,3 +266,39 @@ export const brokenObject = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<B
   }
   return fc.oneof(...kinds);
 };
+
+/**
+ * An array of the schema with one rule broken: not an array at all, fewer items than `minItems`,
+ * more than `maxItems`, or one item (at any place) broken as brokenObject breaks an object.
+ */
+export const brokenArray = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<Broken<unknown>> => {
+  const schema = doc.resolveSchema(schemaOrRef);
+  const items = (schema['items'] ?? {}) as Schema;
+  const base = valid(doc, schema) as fc.Arbitrary<unknown[]>;
+  const kinds: Array<fc.Arbitrary<Broken<unknown>>> = [fc.constantFrom(...otherTypes(schema))];
+  if (typeof schema['minItems'] === 'number' && schema['minItems'] > 0)
+    kinds.push(fc.constant({ rule: `minItems ${schema['minItems']}`, value: [] }));
+  if (typeof schema['maxItems'] === 'number') {
+    const max = schema['maxItems'];
+    kinds.push(
+      valid(doc, items).map((item) => ({
+        rule: `maxItems ${max}`,
+        value: Array.from({ length: max + 1 }, () => item),
+      })),
+    );
+  }
+  kinds.push(
+    fc.tuple(base, brokenObject(doc, items), fc.nat()).map(([value, broken, at]) => {
+      const place = at % (value.length + 1);
+      return {
+        rule: `items[${place}] ${broken.rule}`,
+        value: [...value.slice(0, place), broken.value, ...value.slice(place)],
+      };
+    }),
+  );
+  return fc.oneof(...kinds);
+};
+
+/** A request body of the schema (an object or an array of them) with one rule broken. */
+export const brokenBody = (doc: Document, schemaOrRef: Schema): fc.Arbitrary<Broken<unknown>> =>
+  doc.resolveSchema(schemaOrRef)['type'] === 'array' ? brokenArray(doc, schemaOrRef) : brokenObject(doc, schemaOrRef);

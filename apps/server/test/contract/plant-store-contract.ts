@@ -3,6 +3,7 @@ import type { Store } from '../../src/ports/store.js';
 import { changeLogContract } from './plant-store/change-log.js';
 import { concurrencyContract } from './plant-store/concurrency.js';
 import { createContract } from './plant-store/create.js';
+import { createManyContract } from './plant-store/create-many.js';
 import { getAndDeleteContract, listByTagContract, listContract } from './plant-store/get-delete-list.js';
 import { idempotencyContract } from './plant-store/idempotency.js';
 import { lifecycleContract } from './plant-store/lifecycle.js';
@@ -41,6 +42,7 @@ export function plantStoreContract(
   describe(`PlantStore contract: ${name}`, () => {
     const suite = plantStoreSuite(open, persistent);
     createContract(suite);
+    createManyContract(suite);
     getAndDeleteContract(suite);
     searchContract(suite);
     listContract(suite);

@@ -89,6 +89,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   readonly bodyLimitBytes?: number;
+  /** BULK_BODY_LIMIT_BYTES of POST /plants/batch (default: its default, 4 MiB). */
+  readonly bulkBodyLimitBytes?: number;
   readonly isShuttingDown?: () => boolean;
   readonly auth?: (store: Store) => Authenticator;
   readonly timeouts?: Partial<ServerTimeouts>;
@@ -164,6 +166,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     auth,
     logger,
     ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
+    ...(options.bulkBodyLimitBytes === undefined ? {} : { bulkBodyLimitBytes: options.bulkBodyLimitBytes }),
     ...(options.isShuttingDown === undefined ? {} : { isShuttingDown: options.isShuttingDown }),
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),

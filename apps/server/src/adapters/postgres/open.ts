@@ -14,6 +14,7 @@ import { readConnectionUrl } from './tls.js';
 import { PostgresWriteQueue } from './write-queue.js';
 import { createPostgresChangeLog } from './change-log.js';
 import { createPostgresPlantStore } from './plant-store.js';
+import { createPostgresPlantBatches } from './plant-batch.js';
 import { createPostgresTokenStore } from './token-store.js';
 import { createPostgresWebhookStore } from './webhook-store.js';
 import type { StoreObserver } from '../../ports/store-observer.js';
@@ -315,7 +316,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     idempotencyTtlSeconds,
     tracing: options.observer?.tracing,
   });
-  const plants = createPostgresPlantStore(sql, gate, writes, logger);
+  const batches = createPostgresPlantBatches(sql, gate, {
+    idempotencyTtlSeconds,
+    tracing: options.observer?.tracing,
+  });
+  const plants = createPostgresPlantStore(sql, gate, writes, logger, batches);
   const tokens = createPostgresTokenStore(sql, gate, logger, tokenCacheMs);
   const webhooks = createPostgresWebhookStore(sql, gate);
   const changes = createPostgresChangeLog(sql, gate);

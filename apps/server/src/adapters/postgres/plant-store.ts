@@ -38,7 +38,10 @@ export const createPostgresPlantStore = (
   gate: PostgresGate,
   writes: PostgresWriteQueue,
   logger: PostgresStoreLogger | undefined,
+  /** Arrays of creates (plant-batch.ts). */
+  createMany: PlantStore['createMany'],
 ): PlantStore => ({
+  createMany,
   create: (plant) => async (): Promise<E.Either<IdTaken | StoreError, WrittenPlant>> => {
     const outcome = await writes.create(plant);
     if (E.isRight(outcome)) {

@@ -10,7 +10,7 @@ import type { SavedCreate } from '../../idempotency/replay.js';
 import {
   decodeEach,
   rowProblem,
-  savedCreateDecoder,
+  savedKeyDecoder,
   ScopeCodec,
   tokenRowDecoders,
   VersionFromText,
@@ -127,7 +127,7 @@ export const savedCreateFromRow = (row: unknown): E.Either<StoreUnavailable, Sav
     change_seq: r['saved_change_seq'],
   });
 };
-const decodeSaved = savedCreateDecoder(PlantIdFromPath, VersionFromText);
+const decodeSaved = savedKeyDecoder(PlantIdFromPath, VersionFromText);
 
 /** Logs a row that did not decode (a defect, not an outage) and passes the Either on. */
 export const logDecodeFailure =

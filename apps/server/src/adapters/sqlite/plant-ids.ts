@@ -152,6 +152,21 @@ export class PlantIdAllocator {
     return deleted;
   }
 
+  /**
+   * A mark to come back to: the returned function puts the allocator back as it is now, for
+   * writes since that a savepoint rolled back (an array of creates that stores none of its plants,
+   * see plant-batch.ts). Without it a mark raised by a plant that is not there would hide the
+   * largest stored id from `removing`, and a later restart could hand a deleted id out again.
+   */
+  mark(): () => void {
+    const state = this.state === undefined ? undefined : { ...this.state };
+    const dirty = this.dirty;
+    return () => {
+      this.state = state === undefined ? undefined : { ...state };
+      this.dirty = dirty;
+    };
+  }
+
   /** Writes what must be kept back; call inside the transaction, after the batch's writes. */
   finish(): void {
     const state = this.state;

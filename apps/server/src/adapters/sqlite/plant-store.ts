@@ -43,6 +43,7 @@ import { plantsFromRows, savedCreateFromRow, versionedPlantFromRow } from './row
 import { changeStateFromRow } from '../store-rows.js';
 import { PLANT_FIELDS, plantColumnList, plantValues } from '../plant-columns.js';
 import { replayOf, type SavedCreate } from '../../idempotency/replay.js';
+import { createSqlitePlantBatches } from './plant-batch.js';
 
 /**
  * A merge patch as the update statement's parameters: for each plant column `f`, `set_f` (1: the
@@ -345,6 +346,7 @@ export const createSqlitePlantStore = (
       () =>
         commits.submit((batch) => create(plant, batch)),
     createOnce: (plant, claim) => () => commits.submit((batch) => createOnce(plant, claim, batch)),
+    createMany: createSqlitePlantBatches(db, commits, ttlMs),
     purgeExpiredKeys: (limit) => () =>
       commits.submit(
         () => {

@@ -6,7 +6,7 @@ import type { Scope } from '../../ports/token-store.js';
 import {
   decodeEach,
   rowProblem,
-  savedCreateDecoder,
+  savedKeyDecoder,
   ScopeCodec,
   tokenRowDecoders,
   VersionFromNumber,
@@ -97,4 +97,4 @@ const TokenRow = t.type(
 export const { tokenFromRow, tokenRecordFromRow } = tokenRowDecoders(TokenRow);
 
 /** An `idempotency_keys` row (plant_id and version INTEGERs) to the saved outcome. */
-export const savedCreateFromRow = savedCreateDecoder(PlantId, VersionFromNumber);
+export const savedCreateFromRow = savedKeyDecoder(PlantId, VersionFromNumber);

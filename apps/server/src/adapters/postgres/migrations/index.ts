@@ -9,6 +9,7 @@ import { migration0008 } from './0008-change-log.js';
 import { migration0009 } from './0009-whole-plant.js';
 import { migration0010, MIGRATION_10_COLUMNS } from './0010-write-positions.js';
 import { migration0011 } from './0011-left-tags.js';
+import { migration0012, MIGRATION_12_COLUMNS } from './0012-plant-batches.js';
 import type { PostgresMigration } from './postgres-migration.js';
 
 /**
@@ -35,6 +36,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   migration0009,
   migration0010,
   migration0011,
+  migration0012,
 ];
 
 /**
@@ -43,3 +45,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
  * that adds a plant column makes a new version of the function and names it here.
  */
 export const PLANT_WRITE_FUNCTION = { name: 'plant_store_write_v4', columns: MIGRATION_10_COLUMNS } as const;
+
+/**
+ * The function this release calls for an array of creates (POST /plants/batch) and the plant
+ * columns it was made for (plant-columns.test.ts: they must be the codec's members). A migration
+ * that adds a plant column makes a new version of it and names it here.
+ */
+export const PLANT_BATCH_FUNCTION = { name: 'plant_store_create_batch_v1', columns: MIGRATION_12_COLUMNS } as const;
