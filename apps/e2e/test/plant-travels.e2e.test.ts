@@ -1,14 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { createPlantStoreClient, type PlantStoreClient } from '@plant-store/client';
-import { CreatePlantRequest, type Plant } from '@plant-store/domain';
+import { CreatePlantRequest, Plant } from '@plant-store/domain';
 import { arbitraryOf, describePostgres, until } from '@plant-store/testkit';
 import fc from 'fast-check';
+import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bytesOf,
   cliJsonOf,
   createdBytesOf,
   data,
+  eventsIn,
+  eventsOf,
   exported,
   linesOf,
   pageBytesOf,
@@ -19,21 +22,26 @@ import {
   openTravelStore,
   type StoreKind,
   type TravelStore,
+  type Watcher,
 } from './support/travel.js';
 
 /*
  * A plant travels (docs/CONTRIBUTING.md): plants drawn from the arbitrary derived from
  * CreatePlantRequest's codec go through every path that carries a plant, and each path must give
  * back the codec's encoding byte for byte: create (201 and Location; by HTTP, the client or the
- * CLI), a keyed replay, PATCH to the next plant's name and tag (the tag removed when it has none;
- * by HTTP, the client or the CLI), PUT to the name and tag of the plant two ahead (by the same
- * three), get, list, search, the change feed (whole and of one tag), webhook deliveries,
- * plants.mirror(), the client's and the CLI's get and list, both CLIs' export, import into an
- * empty store, backup (SQLite), and migrate to the other kind of store and back. One run is a
- * batch of 5–8 plants; at its end they are deleted, so each run sees only its own. SQLite always;
- * PostgreSQL too (skipped with a line outside CI when none answers). The seed is fixed
- * (PLANT_STORE_TRAVEL_SEED to change it, `random` for a new one; PLANT_STORE_TRAVEL_RUNS for
- * more batches); a failure ends the run at once and prints the batch and the seed.
+ * CLI), a keyed replay, PATCH to the next plant's members (an optional one it lacks removed; by
+ * HTTP, the client or the CLI), PUT to the members of the plant two ahead (by the same three), get, list, search, the change feed as JSON (whole and of one tag) and as an
+ * event stream (one opened before the writes, one after), `plant-store watch --json`, webhook deliveries,
+ * plants.mirror(), the client's and the CLI's get and list, both CLIs' export, both CLIs' import
+ * into an empty store (`plant-store import` through a second server), backup (SQLite), and
+ * migrate to the other kind of store and back. Nothing here names a member of the plant: the
+ * plants, the patches and the CLI's flags are made from Plant's codec (`--<member>`, and
+ * `--no-<member>` to remove an optional one), so a new member is carried, or missed, on every
+ * path with no edit. One run is a batch of 5–8 plants; at its end they are deleted, so each run
+ * sees only its own. SQLite always; PostgreSQL too (skipped with a line outside CI when none
+ * answers). The seed is fixed (PLANT_STORE_TRAVEL_SEED to change it, `random` for a new one;
+ * PLANT_STORE_TRAVEL_RUNS for more batches); a failure ends the run at once and prints the batch
+ * and the seed.
  */
 
 const SEED =
@@ -52,8 +60,27 @@ const batchArb = fc.uniqueArray(arbitraryOf(CreatePlantRequest), {
   selector: (p) => p.id ?? Symbol('server-assigned'),
 });
 
-const plantOf = (id: number, from: { readonly name: string; readonly tag?: string }): Plant =>
-  (from.tag === undefined ? { id, name: from.name } : { id, name: from.name, tag: from.tag }) as Plant;
+const PLANT_MEMBERS = new Set([...Object.keys(Plant.required), ...Object.keys(Plant.optional)]);
+/** Plant's members but the id, in the codec's order: what a PATCH and `plant-store update` set. */
+const MUTABLE = [...PLANT_MEMBERS].filter((key) => key !== 'id');
+
+/**
+ * The plant `from` (a request or another plant) makes with `id`, through Plant's codec. A member
+ * `from` has and Plant does not declare would be dropped here as a store might drop it: it throws.
+ */
+const plantOf = (id: number, from: object): Plant => {
+  const stranger = Object.keys(from).find((key) => !PLANT_MEMBERS.has(key));
+  if (stranger !== undefined) throw new Error(`the member "${stranger}" of ${JSON.stringify(from)} is not Plant's`);
+  const decoded = Plant.decode({ ...from, id });
+  if (E.isLeft(decoded)) throw new Error(`not a plant: ${JSON.stringify({ ...from, id })}`);
+  return decoded.right;
+};
+const memberOf = (plant: Plant, key: string): unknown => (plant as Record<string, unknown>)[key];
+/** The merge patch that gives a plant `to`'s members: each one `to` has, null for each it lacks. */
+const patchTo = (to: Plant): Record<string, unknown> =>
+  Object.fromEntries(MUTABLE.map((key) => [key, memberOf(to, key) ?? null]));
+/** The CLI's flag of a member: `--<member>` in kebab case. */
+const flagOf = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 const idIn = (location: string | null): number => Number(/^\/plants\/([0-9]+)$/.exec(location ?? '')?.[1]);
 const JSON_BODY = { 'content-type': 'application/json' };
 let keys = 0;
@@ -83,9 +110,8 @@ const create = async (
     expect(JSON.stringify(created)).toBe(bytesOf(plant));
     return plant;
   }
-  const args = ['create', `--name=${request.name}`, `--idempotency-key=${key}`, '--json'];
-  if (request.tag !== undefined) args.push(`--tag=${request.tag}`);
-  if (request.id !== undefined) args.push(`--id=${request.id}`);
+  const members = Object.entries(request).map(([member, value]) => `${flagOf(member)}=${String(value)}`);
+  const args = ['create', ...members, `--idempotency-key=${key}`, '--json'];
   const result = await store.cli(args);
   expect(result.code, result.stderr).toBe(0);
   const plant = plantOf((JSON.parse(result.stdout) as { id: number }).id, request);
@@ -93,7 +119,7 @@ const create = async (
   return plant;
 };
 
-/** Changes `plant` to `to`'s name and tag (removing the tag when `to` has none) by `via`; returns the plant after. */
+/** Gives `plant` `to`'s members (removing an optional one `to` lacks) by `via`; returns the plant after. */
 const patch = async (
   store: TravelStore,
   client: PlantStoreClient,
@@ -103,18 +129,21 @@ const patch = async (
 ): Promise<Plant> => {
   const after = plantOf(plant.id, to);
   if (via === 'http') {
-    const body = JSON.stringify({ name: to.name, tag: to.tag ?? null });
+    const body = JSON.stringify(patchTo(to));
     const answer = await store.call('PATCH', `/plants/${plant.id}`, body, {
       'content-type': 'application/merge-patch+json',
     });
     expect(answer.status, answer.body).toBe(200);
     expect(answer.body).toBe(bytesOf(after));
   } else if (via === 'client') {
-    const updated = await client.plants.update(plant.id, { name: to.name, tag: to.tag ?? null });
+    const updated = await client.plants.update(plant.id, patchTo(to) as Parameters<typeof client.plants.update>[1]);
     expect(JSON.stringify(updated)).toBe(bytesOf(after));
   } else {
-    const tag = to.tag === undefined ? '--no-tag' : `--tag=${to.tag}`;
-    const result = await store.cli(['update', String(plant.id), `--name=${to.name}`, tag, '--json']);
+    const members = MUTABLE.map((member) => {
+      const value = memberOf(to, member);
+      return value === undefined ? `--no-${flagOf(member).slice(2)}` : `${flagOf(member)}=${String(value)}`;
+    });
+    const result = await store.cli(['update', String(plant.id), ...members, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const { etag } = JSON.parse(result.stdout) as { etag: string };
     expect(result.stdout).toBe(cliJsonOf({ ...(JSON.parse(bytesOf(after)) as object), etag }));
@@ -201,6 +230,27 @@ const dataPaths = async (store: TravelStore, plants: readonly Plant[], run: numb
     (async () => {
       const cliExport = await store.cli(['export']);
       expect([cliExport.code, cliExport.stdout], 'plant-store export').toEqual([0, expected]);
+      // plant-store import into the second server's empty store, which must then hold the same bytes.
+      const cliFile = `${store.dir}/cli-run-${run}.jsonl`;
+      await writeFile(cliFile, cliExport.stdout);
+      try {
+        const imported = await store.target.cli(['import', cliFile, '--json']);
+        const summary = { created: plants.length, replayed: 0, alreadyPresent: 0, failed: 0, interrupted: false };
+        expect([imported.code, imported.stdout, imported.stderr], 'plant-store import').toEqual([
+          0,
+          cliJsonOf(summary),
+          '',
+        ]);
+        const again = await store.target.call('GET', '/plants?limit=1000');
+        expect([again.status, again.body], 'plant-store export → import → GET /plants').toEqual([
+          200,
+          pageBytesOf(plants),
+        ]);
+      } finally {
+        for (const plant of plants) await store.target.call('DELETE', `/plants/${plant.id}`);
+      }
+    })(),
+    (async () => {
       const first = plants[0] as Plant;
       const got = await store.cli(['get', String(first.id), '--json']);
       expect(got.stdout, 'plant-store get').toBe(cliJsonOf(JSON.parse(bytesOf(first))));
@@ -217,13 +267,16 @@ interface Tally {
 }
 
 /** One batch through every path; the plants are deleted at the end, whatever happened. */
-const travel = async (store: TravelStore, requests: readonly CreatePlantRequest[], tally: Tally) => {
+const travel = async (store: TravelStore, requests: readonly CreatePlantRequest[], tally: Tally, watcher: Watcher) => {
   const run = ++tally.runs;
   const client = createPlantStoreClient({ baseUrl: store.server.url, token: store.token });
   store.deliveries.clear();
   const since = Number((await store.call('GET', '/plants?limit=1')).headers.get('x-change-seq'));
   const mirror = client.plants.mirror();
   await mirror.ready;
+  // Follows the feed from `since` while the batch is written: the events from the server's hub
+  // as the changes commit (as the suite's `plant-store watch` reads them too).
+  const live = await store.stream(`/plants/changes?since=${since}`);
   const created: Plant[] = [];
   try {
     const events: string[] = [];
@@ -294,6 +347,27 @@ const travel = async (store: TravelStore, requests: readonly CreatePlantRequest[
       expect(shown.length, 'the feed of one tag').toBeGreaterThan(0);
       for (const c of shown) expect(JSON.stringify(c), 'the feed of one tag').toBe(whole.get(c.seq));
     }
+    // The same changes as an event stream, byte for byte what the JSON form wrote for each: the
+    // one open during the writes, and one opened now (read from the log before it is live).
+    const streamed = eventsOf(changes);
+    const count = changes.length + 1; // with `retry: 2000`
+    await until('the live event stream', () => eventsIn(live.text()).length >= count, 10_000);
+    await live.stop();
+    expect(eventsIn(live.text()).join(''), 'the event stream during the writes').toBe(streamed);
+    const after = await store.stream(`/plants/changes?since=${since}`);
+    try {
+      await until('the event stream opened after', () => eventsIn(after.text()).length >= count, 10_000);
+    } finally {
+      await after.stop();
+    }
+    expect(eventsIn(after.text()).join(''), 'the event stream opened after the writes').toBe(streamed);
+    // plant-store watch --json, running since the suite began: each change's JSON as the server
+    // sent it, one per line; this batch's are the lines numbered above `since`.
+    const ofBatch = () => watcher.lines().filter((line) => (JSON.parse(line) as { seq: number }).seq > since);
+    await until('plant-store watch', () => ofBatch().length >= changes.length, 10_000, {
+      detail: () => ofBatch().join('\n'),
+    });
+    expect(ofBatch(), 'plant-store watch --json').toEqual(changes.map((c) => JSON.stringify(c)));
 
     // Deletes of the batch before may still arrive: only creates and updates are this batch's.
     const delivered = () =>
@@ -314,7 +388,8 @@ const travel = async (store: TravelStore, requests: readonly CreatePlantRequest[
     await dataPaths(store, patched, run);
     tally.plants += created.length;
   } finally {
-    await mirror.close();
+    // The stream is checked (and stopped) above; after a failure it only has to end here.
+    await Promise.all([mirror.close(), live.stop().catch(() => undefined)]);
     for (const plant of created) await store.call('DELETE', `/plants/${plant.id}`);
   }
 };
@@ -330,10 +405,18 @@ const travelSuite = (kind: StoreKind) => {
 
   it('gives back every plant byte for byte on every path', async () => {
     const tally: Tally = { runs: 0, plants: 0, found: 0 };
-    await fc.assert(
-      fc.asyncProperty(batchArb, (batch) => travel(store, batch, tally)),
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
-    );
+    // One `plant-store watch` for the whole suite, from the empty store's first change on.
+    const watcher = store.watch(['--since', '0', '--json']);
+    let watched: { code: number | null; stderr: string };
+    try {
+      await fc.assert(
+        fc.asyncProperty(batchArb, (batch) => travel(store, batch, tally, watcher)),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+    } finally {
+      watched = await watcher.stop();
+    }
+    expect([watched.code, watched.stderr], 'plant-store watch ends at Ctrl-C').toEqual([130, '']);
     console.log(
       `plant-travels (${kind}): ${tally.runs} batches, ${tally.plants} plants, ${tally.found} searches found their plant, seed ${SEED}`,
     );
