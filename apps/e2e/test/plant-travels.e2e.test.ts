@@ -30,8 +30,9 @@ import {
  * CreatePlantRequest's codec go through every path that carries a plant, and each path must give
  * back the codec's encoding byte for byte: create (201 and Location; by HTTP, the client or the
  * CLI), a keyed replay, PATCH to the next plant's members (an optional one it lacks removed; by
- * HTTP, the client or the CLI), PUT to the members of the plant two ahead (by the same three), get, list, search, the change feed as JSON (whole and of one tag) and as an
- * event stream (one opened before the writes, one after), `plant-store watch --json`, webhook deliveries,
+ * HTTP, the client or the CLI), PUT to the members of the plant two ahead (by the same three),
+ * get, list, search, the change feed as JSON (whole and of one tag) and as an event stream (one
+ * opened before the writes, one after), `plant-store watch --json`, webhook deliveries,
  * plants.mirror(), the client's and the CLI's get and list, both CLIs' export, both CLIs' import
  * into an empty store (`plant-store import` through a second server), backup (SQLite), and
  * migrate to the other kind of store and back. Nothing here names a member of the plant: the
@@ -169,9 +170,12 @@ const replace = async (
     const put = await client.plants.put(plant.id, body);
     expect([put.created, JSON.stringify(put)]).toEqual([false, bytesOf(after)]);
   } else {
-    const args = ['put', String(plant.id), `--name=${to.name}`, '--json'];
-    if (to.tag !== undefined) args.push(`--tag=${to.tag}`);
-    const result = await store.cli(args);
+    // A PUT leaves out what the body lacks, so only the members `to` has become flags.
+    const members = MUTABLE.flatMap((member) => {
+      const value = memberOf(to, member);
+      return value === undefined ? [] : [`${flagOf(member)}=${String(value)}`];
+    });
+    const result = await store.cli(['put', String(plant.id), ...members, '--json']);
     expect(result.code, result.stderr).toBe(0);
     const { etag } = JSON.parse(result.stdout) as { etag: string };
     expect(result.stdout).toBe(cliJsonOf({ ...(JSON.parse(bytesOf(after)) as object), etag, created: false }));
