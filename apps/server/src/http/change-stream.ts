@@ -79,7 +79,9 @@ export class ChangeStream implements Follower {
     if (this.ended) return;
     // Ticks come about once a second: a bookmark or a comment when the next tick would be past the interval.
     const due = this.options.heartbeatMs - 1000;
-    if (this.position > this.sent && now - this.lastMark >= due) {
+    // Only a stream of one tag passes changes; the whole feed's never sends a bookmark (clients
+    // of the release before know no such event).
+    if (this.tag !== undefined && this.position > this.sent && now - this.lastMark >= due) {
       const at = this.position;
       this.lastMark = now;
       this.writeText(bookmarkEvent(at), []);
