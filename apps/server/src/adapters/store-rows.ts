@@ -210,7 +210,7 @@ const ChangeRow = new t.Type<Change, unknown, unknown>(
     if (!isCount(at)) return t.failure(at, c, 'expected at to be milliseconds since the epoch');
     if (type === 'plant.deleted') return t.success({ seq, type, at, id });
     // The plant after the change: the row's plant columns, with its plant_id as the id.
-    const plant = plantOfRow({ ...row, id });
+    const plant = plantOfRow(row, id);
     if (plant === undefined) return t.failure(u, c, 'expected the plant after the change');
     if (!isVersion(version)) return t.failure(version, c, 'expected a version from 0 to 2^53-1');
     return t.success({ ...plant, seq, type: type as 'plant.created' | 'plant.updated', at, version });
