@@ -17,11 +17,13 @@ export const STORES = [
   'sqlite-metrics',
   'sqlite-keyed',
   'sqlite-webhook',
+  'sqlite-webhook-baseline',
   'sqlite-redis-down',
   'sqlite-traced',
   'sqlite-traced-ratio',
   'sqlite-tag-small',
   'sqlite-tag-large',
+  'sqlite-tag-baseline',
   'fastify-postgres',
   'postgres',
   'postgres-baseline',
@@ -29,6 +31,7 @@ export const STORES = [
   'postgres-traced-ratio',
   'postgres-tag-small',
   'postgres-tag-large',
+  'postgres-tag-baseline',
 ] as const;
 export type StoreName = (typeof STORES)[number];
 /**
@@ -51,8 +54,17 @@ export const TAG_STORES: readonly StoreName[] = [
   'postgres-tag-small',
   'postgres-tag-large',
 ];
-/** Another build's server (BENCH_BASELINE_DIR) beside this one's, on each store. */
-export const BASELINE_STORES: readonly StoreName[] = ['sqlite-baseline', 'postgres-baseline'];
+/**
+ * Another build's server (BENCH_BASELINE_DIR) beside this one's: on each store, with a webhook
+ * endpoint (beside `sqlite-webhook`), and on the smaller tagged store of each (beside it).
+ */
+export const BASELINE_STORES: readonly StoreName[] = [
+  'sqlite-baseline',
+  'sqlite-webhook-baseline',
+  'sqlite-tag-baseline',
+  'postgres-baseline',
+  'postgres-tag-baseline',
+];
 /** Our server exporting its traces to an OTLP sink, every root trace kept or one in ten, on each store. */
 export const TRACED_STORES: readonly StoreName[] = [
   'sqlite-traced',

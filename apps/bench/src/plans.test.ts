@@ -63,6 +63,26 @@ describe('planStores', () => {
     ]);
   });
 
+  it('plans another build with a webhook endpoint and on the smaller tagged stores only with BENCH_BASELINE_DIR', () => {
+    const stores =
+      'sqlite-webhook,sqlite-webhook-baseline,sqlite-tag-small,sqlite-tag-baseline,postgres-tag-small,postgres-tag-baseline';
+    expect(planStores(configOf({ BENCH_STORES: stores }), ctx).map((p) => p.name)).toEqual([
+      'sqlite-webhook',
+      'sqlite-tag-small',
+      'postgres-tag-small',
+    ]);
+    const tagged = ['list-tag', 'list-name', 'list-name-desc', 'list-id-desc', 'list-q', 'count', 'count-tag'];
+    const plans = planStores(configOf({ BENCH_STORES: stores, BENCH_BASELINE_DIR: '/tmp/before/apps/server' }), ctx);
+    expect(plans.map((p) => [p.name, p.label, p.scenarios, p.tagged])).toEqual([
+      ['sqlite-webhook', 'sqlite FULL +webhook', ['create'], undefined],
+      ['sqlite-webhook-baseline', 'sqlite FULL +webhook baseline', ['create'], undefined],
+      ['sqlite-tag-small', 'sqlite FULL 10k', tagged, { size: 10_000 }],
+      ['sqlite-tag-baseline', 'sqlite FULL 10k baseline', tagged, { size: 10_000 }],
+      ['postgres-tag-small', 'postgres 10k', tagged, { size: 10_000 }],
+      ['postgres-tag-baseline', 'postgres 10k baseline', tagged, { size: 10_000 }],
+    ]);
+  });
+
   it('plans the peers beside our rows, each running what the rows of its store run', () => {
     const plans = planStores(
       configOf({ BENCH_STORES: 'ceiling,koa-minimal,fastify-sqlite,sqlite,sqlite-normal,fastify-postgres,postgres' }),

@@ -279,7 +279,7 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
    * (METRICS_PORT): the outbox is read from them around each run (metrics alone cost a create next
    * to nothing).
    */
-  const webhookPlan = (name: StoreName, label: string): Plan => {
+  const webhookPlan = (name: StoreName, label: string, serverDir?: string): Plan => {
     const lifetimeSeconds = helperLifetimeSeconds(config);
     return {
       name,
@@ -297,7 +297,8 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
           };
           const launched = await sqlitePlan(name, label, 'FULL', ['create'], {
             extraEnv: env,
-            prepare: (serverEnv) => addWebhookEndpoint(serverEnv, receiver.url),
+            prepare: (serverEnv) => addWebhookEndpoint(serverEnv, receiver.url, serverDir),
+            ...(serverDir === undefined ? {} : { serverDir }),
           }).start();
           if (typeof launched === 'string') throw new Error(launched);
           log(
@@ -433,6 +434,11 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
       case 'sqlite-webhook':
         plans.push(webhookPlan(store, 'sqlite FULL +webhook'));
         break;
+      case 'sqlite-webhook-baseline':
+        if (config.baselineDir === undefined)
+          ctx.skipped.push('sqlite-webhook-baseline: skipped, BENCH_BASELINE_DIR is not set');
+        else plans.push(webhookPlan(store, 'sqlite FULL +webhook baseline', config.baselineDir));
+        break;
       case 'sqlite-redis-down':
         // Rate limiting on, its counters in a Redis where nothing listens (port 1): every check
         // fails at once and the request is served unchecked. The limit is the highest allowed, so
@@ -457,6 +463,19 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         plans.push(sqlitePlan(store, `sqlite FULL ${compact(size)}`, 'FULL', TAGGED, { preload: size, tagged: true }));
         break;
       }
+      case 'sqlite-tag-baseline':
+        // Another build on the smaller tagged store, side by side with this build's.
+        if (config.baselineDir === undefined)
+          ctx.skipped.push('sqlite-tag-baseline: skipped, BENCH_BASELINE_DIR is not set');
+        else
+          plans.push(
+            sqlitePlan(store, `sqlite FULL ${compact(small)} baseline`, 'FULL', TAGGED, {
+              preload: small,
+              tagged: true,
+              serverDir: config.baselineDir,
+            }),
+          );
+        break;
       case 'postgres':
         plans.push(postgresPlan(store, 'postgres', OURS));
         break;
@@ -475,6 +494,17 @@ export const planStores = (config: BenchConfig, ctx: PlanContext): Plan[] => {
         plans.push(postgresPlan(store, `postgres ${compact(size)}`, TAGGED, { tagged: size }));
         break;
       }
+      case 'postgres-tag-baseline':
+        if (config.baselineDir === undefined)
+          ctx.skipped.push('postgres-tag-baseline: skipped, BENCH_BASELINE_DIR is not set');
+        else
+          plans.push(
+            postgresPlan(store, `postgres ${compact(small)} baseline`, TAGGED, {
+              tagged: small,
+              serverDir: config.baselineDir,
+            }),
+          );
+        break;
     }
   }
   return plans;

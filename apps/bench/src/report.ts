@@ -85,6 +85,7 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'sqlite-metrics': { store: 'sqlite', note: 'metrics off' },
   'sqlite-keyed': { store: 'sqlite', note: 'no key' },
   'sqlite-webhook': { store: 'sqlite', note: 'no webhook' },
+  'sqlite-webhook-baseline': { store: 'sqlite-webhook', note: 'this build' },
   'sqlite-redis-down': { store: 'sqlite', note: 'no rate limit' },
   'sqlite-traced': { store: 'sqlite', note: 'untraced' },
   'sqlite-traced-ratio': { store: 'sqlite', note: 'untraced' },
@@ -94,6 +95,8 @@ export const BASES: Partial<Record<StoreName, { readonly store: StoreName; reado
   'postgres-traced-ratio': { store: 'postgres', note: 'untraced' },
   'sqlite-tag-large': { store: 'sqlite-tag-small', note: 'smaller store' },
   'postgres-tag-large': { store: 'postgres-tag-small', note: 'smaller store' },
+  'sqlite-tag-baseline': { store: 'sqlite-tag-small', note: 'this build' },
+  'postgres-tag-baseline': { store: 'postgres-tag-small', note: 'this build' },
 };
 
 /** The floor of our own stack: Koa, its router and body parser, SQLite at NORMAL, nothing else. */

@@ -141,10 +141,11 @@ export const createToken = async (
 /**
  * Registers a webhook endpoint for every event type with the server's CLI (`plant-store-webhooks
  * add --url`), in the store `env.DATABASE_URL` names; `env` must allow the URL (WEBHOOK_ALLOW_HTTP,
- * WEBHOOK_ALLOW_PRIVATE for a loopback receiver). The CLI prints the signing secret alone on stdout.
+ * WEBHOOK_ALLOW_PRIVATE for a loopback receiver), with the CLI of `serverDir` (default this
+ * checkout's server). The CLI prints the signing secret alone on stdout.
  */
-export const addWebhookEndpoint = async (env: NodeJS.ProcessEnv, url: string): Promise<void> => {
-  const outcome = await runServerCli('plant-store-webhooks.js', ['add', '--url', url], env);
+export const addWebhookEndpoint = async (env: NodeJS.ProcessEnv, url: string, serverDir?: string): Promise<void> => {
+  const outcome = await runServerCli('plant-store-webhooks.js', ['add', '--url', url], env, serverDir);
   if (outcome.code !== 0 || !SECRET_SHAPE.test(outcome.stdout.trim())) {
     throw new Error(`webhooks cli add --url ${url} failed (exit ${outcome.code}): ${outcome.stderr.trim()}`);
   }

@@ -18,7 +18,7 @@ export const PlantId = new t.Type<t.Branded<number, PlantIdBrand>, number, unkno
   'PlantId',
   isPlantId,
   (u, c) => (isPlantId(u) ? t.success(u) : t.failure(u, c, `expected an integer ${idRange}, got ${describeValue(u)}`)),
-  (id) => id,
+  t.identity,
 );
 export type PlantId = t.TypeOf<typeof PlantId>;
 

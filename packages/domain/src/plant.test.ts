@@ -358,6 +358,12 @@ describe('plantOfRow', () => {
     expect(plantOfRow({ id: '3', name: 'Fern', tag: null })).toBeUndefined();
   });
 
+  it('takes the id given apart from the row instead of its id column', () => {
+    expect(plantOfRow({ id: '3', name: 'Fern', tag: null }, 3)).toEqual({ id: 3, name: 'Fern' });
+    expect(plantOfRow({ plant_id: 3, name: 'Fern', tag: 'green' }, 3)).toEqual({ id: 3, name: 'Fern', tag: 'green' });
+    expect(plantOfRow({ id: 3, name: 'Fern', tag: null }, '3')).toBeUndefined();
+  });
+
   it('gives a plant that encodes to the bytes of the decoded row', () => {
     const row = { version: 1, tag: 'green', name: 'Fern', id: 3 };
     const plant = plantOfRow(row);

@@ -99,12 +99,14 @@ const optionalMembers: ReadonlyArray<readonly [string, t.Mixed]> = Object.entrie
  * each of Plant's members passes its own type guard, else undefined: no validation context or
  * error arrays per row, for stores that read many (docs/explanation/performance.md, "Plant rows
  * checked by type guards first"). A row it refuses goes through `Plant` after `withoutNulls`,
- * which names what is wrong; both take their members from Plant's one declaration.
+ * which names what is wrong; both take their members from Plant's one declaration. `id`: the id
+ * when the store keeps it apart from the row's other members (PostgreSQL's int8 arrives as text,
+ * a change names it `plant_id`), instead of a copy of the row with it.
  */
-export const plantOfRow = (row: Readonly<Record<string, unknown>>): Plant | undefined => {
+export const plantOfRow = (row: Readonly<Record<string, unknown>>, id: unknown = row['id']): Plant | undefined => {
   const plant: Record<string, unknown> = {};
   for (const [key, codec] of requiredMembers) {
-    const value = row[key];
+    const value = key === 'id' ? id : row[key];
     if (!codec.is(value)) return undefined;
     plant[key] = value;
   }

@@ -53,6 +53,12 @@ export const struct = <R extends t.Props, O extends t.Props>(
   unknown: 'reject' | 'strip',
 ): StructType<R, O> => {
   const known = [...Object.keys(required), ...Object.keys(optional)];
+  // The members in the order a value is written, each with its encoder (undefined: io-ts's
+  // identity, as for every member of Plant), listed once and not per value: a page of plants
+  // encodes one per row.
+  const encoders = [...Object.entries(required), ...Object.entries(optional)].map(
+    ([key, codec]) => [key, codec.encode === t.identity ? undefined : codec.encode] as const,
+  );
   const allowed = `allowed: ${known.join(', ')}`;
   const members = (o: Record<string, unknown>, props: t.Props, isRequired: boolean) =>
     Object.keys(props).filter((key) => isRequired || (hasOwn(o, key) && o[key] !== undefined));
@@ -101,8 +107,9 @@ export const struct = <R extends t.Props, O extends t.Props>(
     (value) => {
       const output: Record<string, unknown> = {};
       const record = value as Record<string, unknown>;
-      for (const [key, codec] of [...Object.entries(required), ...Object.entries(optional)]) {
-        if (record[key] !== undefined) output[key] = (codec as t.Mixed).encode(record[key]);
+      for (const [key, encode] of encoders) {
+        const member = record[key];
+        if (member !== undefined) output[key] = encode === undefined ? member : encode(member);
       }
       return output as StructOutput<R, O>;
     },

@@ -41,6 +41,6 @@ export const textCodec = <B>(name: string, max: number): t.Type<t.Branded<string
       const problem = textProblem(u, max);
       return problem === undefined ? t.success(u as t.Branded<string, B>) : t.failure(u, c, problem);
     },
-    (s) => s,
+    t.identity,
   );
 };

@@ -254,7 +254,7 @@ const ChangeRow = new t.Type<Change, unknown, unknown>(
     const left = leftTag === undefined ? {} : { leftTag };
     if (type === 'plant.deleted') return t.success({ seq, type, at, id, ...left });
     // The plant after the change: the row's plant columns, with its plant_id as the id.
-    const plant = plantOfRow({ ...row, id });
+    const plant = plantOfRow(row, id);
     if (plant === undefined) return t.failure(u, c, 'expected the plant after the change');
     if (!isVersion(version)) return t.failure(version, c, 'expected a version from 0 to 2^53-1');
     return t.success({ ...plant, seq, type: type as 'plant.created' | 'plant.updated', at, version, ...left });

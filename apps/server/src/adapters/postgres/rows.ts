@@ -48,8 +48,7 @@ export const plantFromRow = (row: unknown): E.Either<StoreUnavailable, Plant> =>
   if (typeof row === 'object' && row !== null) {
     const columns = row as Readonly<Record<string, unknown>>;
     const text = columns['id'];
-    const plant =
-      typeof text === 'string' && CANONICAL_ID.test(text) ? plantOfRow({ ...columns, id: Number(text) }) : undefined;
+    const plant = typeof text === 'string' && CANONICAL_ID.test(text) ? plantOfRow(columns, Number(text)) : undefined;
     if (plant !== undefined) return E.right(plant);
   }
   return plantFromRowByCodecs(row);

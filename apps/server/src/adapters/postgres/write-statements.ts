@@ -30,8 +30,14 @@ const traceMembers = (trace: WriteTrace | undefined): { trace_parent?: string; t
     : { trace_parent: traceparent, trace_state: tracestate };
 };
 
-/** Every plant column (plant-columns.ts), and the same as a record's column definitions. */
+/**
+ * Every plant column (plant-columns.ts), bare and of each alias the statements use, and the same
+ * as a record's column definitions: made once, not per statement.
+ */
 const COLUMNS = plantColumnList();
+const PLANTS_COLUMNS = plantColumnList('plants');
+const X_COLUMNS = plantColumnList('x');
+const N_COLUMNS = plantColumnList('n');
 const RECORD = PLANT_COLUMNS.map((c) => `${c.field} ${postgresType(c.kind)}`).join(', ');
 
 /** A plant's columns as parameters, each cast to its column's type: `$1::text, $2::text`. */
@@ -129,7 +135,7 @@ export const createsStatement = (
         SELECT c.id, ${parameters(sql, only)}, ${fold(only.name)}::text
           FROM counter c WHERE c.id <= 9007199254740991
         ON CONFLICT (id) DO NOTHING
-        RETURNING plants.id, ${sql.unsafe(plantColumnList('plants'))}, plants.version
+        RETURNING plants.id, ${sql.unsafe(PLANTS_COLUMNS)}, plants.version
       ), ${lockedLog(sql, 'counter')}, ${outbox(sql, sql`${saved?.traceparent ?? null}::text AS trace_parent, ${saved?.tracestate ?? null}::text AS trace_state FROM stored s`)}
       SELECT 0 AS i, c.id::text AS id, s.id IS NOT NULL AS done, false AS found, s.version::text AS version,
              NULL::int2 AS saved_status, CASE WHEN s.id IS NOT NULL THEN (SELECT l.last_seq + 1 FROM log l) END::float8 AS change_seq
@@ -159,15 +165,15 @@ export const createsStatement = (
          SET next_id = GREATEST(next_id, ${maxExplicit}::int8 + 1) + ${autos}::int8
       RETURNING next_id - ${autos}::int8 AS base, clock_timestamp() AS at
     ), input AS (
-      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, ${sql.unsafe(plantColumnList('x'))}, x.folded, x.trace_parent, x.trace_state
+      SELECT x.i, COALESCE(x.id, c.base + x.auto) AS id, ${sql.unsafe(X_COLUMNS)}, x.folded, x.trace_parent, x.trace_state
         FROM (SELECT * FROM counter LIMIT 1) c,
              jsonb_to_recordset(${sql.json(input)}::jsonb)
                AS x(i int4, id int8, auto int8, ${sql.unsafe(RECORD)}, folded text, trace_parent text, trace_state text)
     ), stored AS (
       INSERT INTO plants (id, ${sql.unsafe(COLUMNS)}, name_folded)
-      SELECT n.id, ${sql.unsafe(plantColumnList('n'))}, n.folded FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
+      SELECT n.id, ${sql.unsafe(N_COLUMNS)}, n.folded FROM input n WHERE n.id <= 9007199254740991 ORDER BY n.id
       ON CONFLICT (id) DO NOTHING
-      RETURNING plants.id, ${sql.unsafe(plantColumnList('plants'))}, plants.version
+      RETURNING plants.id, ${sql.unsafe(PLANTS_COLUMNS)}, plants.version
     ), ${lockedLog(sql, 'counter')}, numbered AS (
       SELECT s.id, (SELECT l.last_seq FROM log l) + row_number() OVER (ORDER BY s.id) AS seq FROM stored s
     ), ${outbox(sql, sql`n.trace_parent, n.trace_state FROM stored s JOIN input n ON n.id = s.id`)}

@@ -153,10 +153,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const commits = new GroupCommit({
     db,
     sync: wal,
-    openBatch: () => {
-      const version = dataVersion.get();
-      return new SqliteBatch(plantIds.open(version), outbox.open(Date.now(), version), onEvents);
-    },
+    openBatch: () => new SqliteBatch(plantIds.open(dataVersion.get()), outbox.open(Date.now()), onEvents),
     maxBatchSize,
     logger,
     onBatch: (size) => {
