@@ -30,12 +30,9 @@ const RELEASED: readonly (readonly [number, string, string])[] = [
 ];
 
 describe('SQLITE_MIGRATIONS', () => {
-  it('lists the migrations in version order, from 1, without a gap but the version kept for another branch', () => {
-    // Version 10 is the one another branch of this release adds (PUT and X-Change-Seq on writes);
-    // once both are in, this is again every version from 1 on.
+  it('lists the migrations in version order, from 1, without a gap', () => {
     const versions = SQLITE_MIGRATIONS.map((m) => m.version);
-    const expected = Array.from({ length: Math.max(...versions) }, (_, i) => i + 1);
-    expect(versions).toEqual(versions.includes(10) ? expected : expected.filter((v) => v !== 10));
+    expect(versions).toEqual(Array.from({ length: Math.max(...versions) }, (_, i) => i + 1));
   });
 
   it('keeps every released migration byte for byte', () => {
