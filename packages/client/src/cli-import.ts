@@ -1,7 +1,7 @@
 /** `plant-store import`: creates the plants of a JSON Lines file in batches, safe to run again after an interruption. */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { CreatePlantRequest, decodeWith, jsonLines, type IdempotencyKey } from '@plant-store/domain';
+import { CreatePlantRequest, decodeWith, jsonLines, Plant, type IdempotencyKey } from '@plant-store/domain';
 import * as E from 'fp-ts/lib/Either.js';
 import { AbortError, ConflictError, NotFoundError, PlantStoreError } from './client-error.js';
 import type { PlantStoreClient } from './create-plant-store-client.js';
@@ -66,8 +66,9 @@ const outcomeOf = (error: unknown): LineOutcome => {
 };
 
 /**
- * A 409 for a line with an id: the id is taken. When the plant there is the line's (the same name
- * and tag), the line is already present, e.g. from an earlier import without keys; otherwise
+ * A 409 for a line with an id: the id is taken. When the plant there is the line's (every member
+ * the same, compared through Plant's encoding, so a member added to the codec counts too), the
+ * line is already present, e.g. from an earlier import without keys; otherwise
  * the line failed with the server's message.
  */
 const compareWithStored = async (
@@ -77,7 +78,7 @@ const compareWithStored = async (
 ): Promise<LineOutcome> => {
   try {
     const stored = await client.plants.get(input.id);
-    return stored.name === input.name && stored.tag === input.tag
+    return JSON.stringify(Plant.encode(stored)) === JSON.stringify(Plant.encode(input as Plant))
       ? { kind: 'present' }
       : failed(describeError(conflict));
   } catch (error) {
