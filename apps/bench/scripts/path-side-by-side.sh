@@ -29,8 +29,11 @@ start() { # <server dir> <name>: starts it on a free port, which it leaves in $p
   # The tokens CLI creates the store's schema, as the load bench's rows do.
   DATABASE_URL="sqlite:$work/$name/plant-store.db" node "$dir/bin/plant-store-tokens.js" create --name bench \
     --scope plants:read >/dev/null 2>&1
+  local on_core=()
+  if command -v taskset >/dev/null; then on_core=(taskset -c 0); fi
+  # A simple command, so that $! is the server itself (taskset execs it), which cleanup stops.
   NODE_ENV=production LOG_LEVEL=warn HOST=127.0.0.1 PORT=$port DATABASE_URL="sqlite:$work/$name/plant-store.db" \
-    pin 0 node "$dir/dist/main.js" >"$work/$name.log" 2>&1 &
+    "${on_core[@]}" node "$dir/dist/main.js" >"$work/$name.log" 2>&1 &
   pids+=($!)
 }
 start "$a" a
