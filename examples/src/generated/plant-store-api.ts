@@ -42,7 +42,7 @@ export interface paths {
         };
         /**
          * Follow the changes of the store
-         * @description Needs scope `plants:read`. Every committed change of a plant (a create, an update that changed it, a delete, an import) has a number, increasing in commit order over the whole store: a reader that has seen a number never later meets a smaller one it has not seen. This answers the changes numbered above `since` (or `Last-Event-ID`, which wins when both are sent; neither: only changes committed after the request arrived) in number order. With `Accept: text/event-stream` the answer is a stream that stays open: `retry: 2000`, then each change as an event (`id:` its number, `event:` its type, `data:` the change as one line of JSON), and a comment line at least every `CHANGES_HEARTBEAT_MS`. It ends when the client leaves, at the start of a shutdown, within 5 s of the token's revocation or expiry, or once more than `CHANGES_MAX_BUFFER_BYTES` wait unread; resume with `Last-Event-ID`. With `Accept: application/json`, `*\/*` or none: a JSON page of at most `limit` changes and a `Link` to the next; `wait` holds an empty page until a change arrives or the seconds pass (long polling). Any other `Accept` → 406. A stream or a waiting long poll counts once against the rate limit; an instance holds at most `CHANGES_MAX_STREAMS` of them (beyond: 503 with `Retry-After`). `EventSource` cannot send a bearer token: read the stream with `fetch`.
+         * @description Needs scope `plants:read`. Every committed change of a plant (a create, an update that changed it, a delete, an import) has a number, increasing in commit order over the whole store: a reader that has seen a number never later meets a smaller one it has not seen. This answers the changes numbered above `since` (or `Last-Event-ID`, which wins when both are sent; neither: only changes committed after the request arrived) in number order. With `Accept: text/event-stream` the answer is a stream that stays open: `retry: 2000`, then each change as an event (`id:` its number, `event:` its type, `data:` the change as one line of JSON), and a comment line at least every `CHANGES_HEARTBEAT_MS`. It ends when the client leaves, at the start of a shutdown, within 5 s of the token's revocation or expiry, or once more than `CHANGES_MAX_BUFFER_BYTES` wait unread; resume with `Last-Event-ID`. With `Accept: application/json`, `*\/*` or none: a JSON page of at most `limit` changes and a `Link` to the next; `wait` holds an empty page until a change arrives or the seconds pass (long polling). Any other `Accept` → 406. A stream or a waiting long poll counts once against the rate limit; an instance holds at most `CHANGES_MAX_STREAMS` of them (beyond: 503 with `Retry-After`). `EventSource` cannot send a bearer token: read the stream with `fetch`. With `tag`, only the changes of plants that have that tag before or after the change: a plant that enters the subset arrives as the change that brought it (`plant.created`, or `plant.updated` with the whole plant), one that leaves it (its tag changed or removed) as `plant.left` (`data` its id, no `etag`; the plant still exists), a delete of one of its plants as `plant.deleted`; every other change has the same `seq`, `timestamp` and `data` as in the whole feed. Its position keeps moving when nothing matches: a JSON page that is not full links to the newest change number the answer saw, and a stream sends `event: bookmark` (`id:` and `data: {"seq":M}`) at least every `CHANGES_HEARTBEAT_MS` while it has passed changes it did not send, so a client that resumes with `Last-Event-ID` reads none of them again and meets no 410 only because its subset was quiet.
          */
         get: operations["listChanges"];
         put?: never;
@@ -55,9 +55,33 @@ export interface paths {
         options: operations["optionsChanges"];
         /**
          * Follow the changes of the store (headers only)
-         * @description As `GET`, with the same status and headers and no body. Needs scope `plants:read`. Every committed change of a plant (a create, an update that changed it, a delete, an import) has a number, increasing in commit order over the whole store: a reader that has seen a number never later meets a smaller one it has not seen. This answers the changes numbered above `since` (or `Last-Event-ID`, which wins when both are sent; neither: only changes committed after the request arrived) in number order. With `Accept: text/event-stream` the answer is a stream that stays open: `retry: 2000`, then each change as an event (`id:` its number, `event:` its type, `data:` the change as one line of JSON), and a comment line at least every `CHANGES_HEARTBEAT_MS`. It ends when the client leaves, at the start of a shutdown, within 5 s of the token's revocation or expiry, or once more than `CHANGES_MAX_BUFFER_BYTES` wait unread; resume with `Last-Event-ID`. With `Accept: application/json`, `*\/*` or none: a JSON page of at most `limit` changes and a `Link` to the next; `wait` holds an empty page until a change arrives or the seconds pass (long polling). Any other `Accept` → 406. A stream or a waiting long poll counts once against the rate limit; an instance holds at most `CHANGES_MAX_STREAMS` of them (beyond: 503 with `Retry-After`). `EventSource` cannot send a bearer token: read the stream with `fetch`.
+         * @description As `GET`, with the same status and headers and no body. Needs scope `plants:read`. Every committed change of a plant (a create, an update that changed it, a delete, an import) has a number, increasing in commit order over the whole store: a reader that has seen a number never later meets a smaller one it has not seen. This answers the changes numbered above `since` (or `Last-Event-ID`, which wins when both are sent; neither: only changes committed after the request arrived) in number order. With `Accept: text/event-stream` the answer is a stream that stays open: `retry: 2000`, then each change as an event (`id:` its number, `event:` its type, `data:` the change as one line of JSON), and a comment line at least every `CHANGES_HEARTBEAT_MS`. It ends when the client leaves, at the start of a shutdown, within 5 s of the token's revocation or expiry, or once more than `CHANGES_MAX_BUFFER_BYTES` wait unread; resume with `Last-Event-ID`. With `Accept: application/json`, `*\/*` or none: a JSON page of at most `limit` changes and a `Link` to the next; `wait` holds an empty page until a change arrives or the seconds pass (long polling). Any other `Accept` → 406. A stream or a waiting long poll counts once against the rate limit; an instance holds at most `CHANGES_MAX_STREAMS` of them (beyond: 503 with `Retry-After`). `EventSource` cannot send a bearer token: read the stream with `fetch`. With `tag`, only the changes of plants that have that tag before or after the change: a plant that enters the subset arrives as the change that brought it (`plant.created`, or `plant.updated` with the whole plant), one that leaves it (its tag changed or removed) as `plant.left` (`data` its id, no `etag`; the plant still exists), a delete of one of its plants as `plant.deleted`; every other change has the same `seq`, `timestamp` and `data` as in the whole feed. Its position keeps moving when nothing matches: a JSON page that is not full links to the newest change number the answer saw, and a stream sends `event: bookmark` (`id:` and `data: {"seq":M}`) at least every `CHANGES_HEARTBEAT_MS` while it has passed changes it did not send, so a client that resumes with `Last-Event-ID` reads none of them again and meets no 410 only because its subset was quiet.
          */
         head: operations["headChanges"];
+        patch?: never;
+        trace?: never;
+    };
+    "/plants/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many plants at once, all or nothing
+         * @description Needs scope `plants:write`. The body is a JSON array of 1–1000 plants, each with the rules of `POST /plants` (`name`, optional `tag`, optional `id`); `Content-Type` and `Content-Encoding` as there. The body may be at most 4 MiB (4194304 bytes) as sent by default (`BULK_BODY_LIMIT_BYTES`) → else 413. The whole array is created in one transaction, or nothing is: each plant gets its own change in the log and its own `plant.created` event, all in the one commit, so a follower never sees part of an array (the order of its changes among themselves is the server's). Server-assigned ids never collide with existing plants nor with the ids the same array gives. A rate limit counts the array as one request.
+         */
+        post: operations["createPlants"];
+        delete?: never;
+        /**
+         * The methods of this path
+         * @description Answered before authentication and without looking at the request further: 204 with `Allow: POST, OPTIONS`.
+         */
+        options: operations["optionsPlantsBatch"];
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -363,7 +387,7 @@ export interface components {
         /** @description Any webhook payload, told apart by `type`. */
         WebhookEvent: components["schemas"]["PlantCreatedEvent"] | components["schemas"]["PlantUpdatedEvent"] | components["schemas"]["PlantDeletedEvent"];
         /**
-         * @description The same change has the same bytes wherever and whenever it is read.
+         * @description The same change has the same bytes wherever and whenever it is read, in the whole feed and in a feed of one tag; `plant.left` exists only in the latter.
          * @example {
          *       "seq": 42,
          *       "type": "plant.created",
@@ -379,17 +403,22 @@ export interface components {
         Change: {
             /** @description The change number. */
             seq: number;
-            /** @enum {string} */
-            type: "plant.created" | "plant.updated" | "plant.deleted";
+            /**
+             * @description `plant.left` only in a feed of one tag (`tag`): the plant left the subset, it was not deleted.
+             * @enum {string}
+             */
+            type: "plant.created" | "plant.updated" | "plant.deleted" | "plant.left";
             /** @description The commit time, RFC 3339 in UTC with milliseconds. */
             timestamp: string;
-            /** @description The plant after the change; for a delete, only its id. */
+            /** @description The plant after the change; for a delete or a `plant.left`, only its id. */
             data: components["schemas"]["Plant"] | {
                 id: components["schemas"]["PlantId"];
             };
-            /** @description The plant’s ETag after the change; absent for a delete. */
+            /** @description The plant’s ETag after the change; absent for a delete and a `plant.left`. */
             etag?: string;
         };
+        /** @description 1–1000 plants, each a `CreatePlantRequest`. The same `id` in two elements → 409 naming it; an id another plant has → 409 naming the ids taken. */
+        CreatePlantsRequest: components["schemas"]["CreatePlantRequest"][];
     };
     responses: never;
     parameters: {
@@ -1159,6 +1188,11 @@ export interface operations {
                  * @example 41
                  */
                 since?: number;
+                /**
+                 * @description Only the changes of plants that have this tag before or after the change (exactly, code point for code point), a plant that leaves it as `plant.left`. Form-urlencoded, as for `GET /plants`.
+                 * @example tropical
+                 */
+                tag?: components["schemas"]["PlantTag"];
                 /** @description JSON pages only: at most this many changes, decimal digits 1 … 1000. */
                 limit?: number;
                 /** @description JSON pages only: when no change is there yet, wait up to this many seconds (1 … 30) for one, then answer (an empty page when none came). */
@@ -1180,7 +1214,7 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description JSON pages only, always: the next page, `since` the last change’s number (or this page’s `since` when it is empty) and the `limit` used. */
+                    /** @description JSON pages only, always: the next page, `since` the last change’s number (or this page’s `since` when it is empty), `tag` when one was asked, and the `limit` used. With `tag`, `since` is the last change’s number when the page is full, else the newest change number the answer saw: a page may be empty and still move. */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -1201,17 +1235,10 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["Change"][];
-                    /**
-                     * @example retry: 2000
-                     *
-                     *     id: 42
-                     *     event: plant.created
-                     *     data: {"seq":42,"type":"plant.created","timestamp":"2026-11-24T10:00:00.123Z","data":{"id":7,"name":"Monstera deliciosa","tag":"tropical"},"etag":"\"1\""}
-                     */
                     "text/event-stream": string;
                 };
             };
-            /** @description Invalid `since`, `Last-Event-ID`, `limit` or `wait`, a number above the newest change’s, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            /** @description Invalid `since`, `Last-Event-ID`, `tag`, `limit` or `wait`, a number above the newest change’s, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
             400: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1314,7 +1341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A change numbered above `since` is older than `CHANGES_RETENTION`: the changes from there have expired. Read the plants again, then follow from the `X-Change-Seq` of the first page. */
+            /** @description A change numbered above `since` (of any tag) is older than `CHANGES_RETENTION`: the changes from there have expired. Read the plants again, then follow from the `X-Change-Seq` of the first page. With `tag`, also when `since` is older than what the log knows of the tags changes took plants away from. */
             410: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1451,6 +1478,11 @@ export interface operations {
                  * @example 41
                  */
                 since?: number;
+                /**
+                 * @description Only the changes of plants that have this tag before or after the change (exactly, code point for code point), a plant that leaves it as `plant.left`. Form-urlencoded, as for `GET /plants`.
+                 * @example tropical
+                 */
+                tag?: components["schemas"]["PlantTag"];
                 /** @description JSON pages only: at most this many changes, decimal digits 1 … 1000. */
                 limit?: number;
                 /** @description JSON pages only: when no change is there yet, wait up to this many seconds (1 … 30) for one, then answer (an empty page when none came). */
@@ -1472,13 +1504,13 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description JSON pages only, always: the next page, `since` the last change’s number (or this page’s `since` when it is empty) and the `limit` used. */
+                    /** @description JSON pages only, always: the next page, `since` the last change’s number (or this page’s `since` when it is empty), `tag` when one was asked, and the `limit` used. With `tag`, `since` is the last change’s number when the page is full, else the newest change number the answer saw: a page may be empty and still move. */
                     Link?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid `since`, `Last-Event-ID`, `limit` or `wait`, a number above the newest change’s, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
+            /** @description Invalid `since`, `Last-Event-ID`, `tag`, `limit` or `wait`, a number above the newest change’s, an unknown or repeated parameter, or a malformed bearer credential (`error="invalid_request"`). */
             400: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1541,7 +1573,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A change numbered above `since` is older than `CHANGES_RETENTION`: the changes from there have expired. Read the plants again, then follow from the `X-Change-Seq` of the first page. */
+            /** @description A change numbered above `since` (of any tag) is older than `CHANGES_RETENTION`: the changes from there have expired. Read the plants again, then follow from the `X-Change-Seq` of the first page. With `tag`, also when `since` is older than what the log knows of the tags changes took plants away from. */
             410: {
                 headers: {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1600,6 +1632,341 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /** @description Seconds to wait before trying again (always 1). */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createPlants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the whole array safe to retry, with the syntax and the rules of the key of `POST /plants` (1–255 characters from `A–Z a–z 0–9 . _ : ~ + / = -`, bare or as an RFC 8941 string; owned by the principal that sent it). The outcome of an array that reached the store — the 201 with its body and its `X-Change-Seq`, or a 409 for ids already taken — is saved with the key in the transaction of the plants, and kept for 86400 seconds from its commit (`IDEMPOTENCY_TTL_SECONDS`). The same key with an equal array (equal JSON values, element for element, in the same order) → the saved status and body again with `Idempotent-Replayed: true` and the original `X-Change-Seq`; nothing changes. The same key with an array that differs in any element or in their order, or a key used on `POST /plants`, → 422. Other outcomes (400, a 409 for an id given twice, 401, 403, 413, 415, 429, 5xx) save nothing. One key space for both routes: while a request with the key is being processed by this server process → 409 with `Retry-After: 1`.
+                 * @example import:8f14e45fceea167a:0
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "name": "Monstera deliciosa",
+                 *         "tag": "tropical"
+                 *       },
+                 *       {
+                 *         "id": 42,
+                 *         "name": "Ficus lyrata"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["CreatePlantsRequest"];
+            };
+        };
+        responses: {
+            /** @description Created, after the commit: every plant of the array, with its id, in request order. No `Location` and no `ETag` (a `GET` of a plant gives its ETag). */
+            201: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The number of the newest of the array's changes in the change log (each plant has its own change, all in one commit): follow `GET /plants/changes?since=` from below it to see them. On a replay, the number the original answer had. */
+                    "X-Change-Seq": number;
+                    /** @description `true` when this is the saved answer of an earlier request with the same `Idempotency-Key` (absent otherwise). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 41,
+                     *         "name": "Monstera deliciosa",
+                     *         "tag": "tropical"
+                     *       },
+                     *       {
+                     *         "id": 42,
+                     *         "name": "Ficus lyrata"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Plant"][];
+                };
+            };
+            /** @description Not a JSON array, an empty one, more than 1000 elements, or an invalid element: the message names the first invalid element in array order, counted from 0, and its failing fields (`[3].name: …`). Or a malformed `Idempotency-Key`, or a malformed bearer credential (`error="invalid_request"`). Nothing was created. */
+            400: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "[3].name: expected 1–200 characters, got 0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, another scheme, or an unknown, expired or revoked token. */
+            401: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description RFC 6750 challenge: `Bearer realm="plant-store"`, with `error="invalid_request"` (400), `error="invalid_token"` (401 for an unknown, expired or revoked token) or `error="insufficient_scope", scope="…"` (403). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "this operation needs the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The route exists but not with this method (answered before authentication). */
+            405: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods the route has. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 405,
+                     *       "message": "method PUT is not allowed on /plants; allowed: GET, POST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An id given twice in the array (the message names it; decided before the store, never saved with a key), or ids other plants already have (the message names them; with an `Idempotency-Key`, saved and replayed with `Idempotent-Replayed: true`). Nothing was created. Or, with `Retry-After: 1`: a request with the same `Idempotency-Key` is still being processed; nothing was done or saved, retry. */
+            409: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Only on the in-flight answer: retry the same request with the same key after this many seconds. */
+                    "Retry-After"?: 1;
+                    /** @description `true` when this is the saved answer of an earlier request with the same `Idempotency-Key` (absent otherwise). */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 409,
+                     *       "message": "plants with ids 42, 43 already exist; nothing was created"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than `BULK_BODY_LIMIT_BYTES` (4 MiB by default). */
+            413: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 413,
+                     *       "message": "request body larger than 4194304 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not `application/json`, or a compressed body. */
+            415: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 415,
+                     *       "message": "expected Content-Type application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was already used, within its time to live, with a different array (any element or their order), or on `POST /plants`. The saved outcome stays; send a new key for a new request. */
+            422: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 422,
+                     *       "message": "Idempotency-Key \"import-17\" was already used with a different request; send a new key for a new request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: only where the operator configured a limit (off by default). The limit holds per principal (a token, or a JWT subject) for the whole deployment: every instance and worker draws from one budget. With `RATE_LIMIT_PER_SECOND` = R and `RATE_LIMIT_BURST` = B (a multiple of R, default 2 × R), a principal may make B requests in a fixed window of B / R seconds, which starts with its first request after the previous window ended: R per second on average, at most B at once (and up to 2 × B across the end of one window and the start of the next). Only authenticated requests with the scope count, reads and writes alike, 429s included; 401 and 403 never do. Every answer under `/plants` to such a request — this one, and every other status — carries the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=B;w=B/R` and `RateLimit: "default";r=<requests left in the window>;t=<seconds until it ends>`; on a 429, `t` equals `Retry-After`. If the server cannot reach the store of its counters it serves requests unchecked (fail open) and sends `RateLimit-Policy` without `RateLimit`. */
+            429: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Whole seconds until the window ends and the quota is whole again. */
+                    "Retry-After": number;
+                    /** @description The policy, as an RFC 8941 item: `"default";q=<requests per window>;w=<window in seconds>`. Also on every other answer under `/plants` to an authenticated request with the scope. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: `"default";r=<requests left in the window>;t=<seconds until it ends>` (here `r=0`, and `t` equals `Retry-After`). Also on every other answer under `/plants` to an authenticated request with the scope, unless the counters could not be reached. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "rate limit of 10 requests per second exceeded; retry after 2 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are only in the server log. */
+            500: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `Transfer-Encoding` that ends in `chunked` but names another coding too (`gzip, chunked`): a coding this server does not understand (RFC 9112 §6.1). */
+            501: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 501,
+                     *       "message": "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with chunked alone or with Content-Length"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store is unreachable (a restart, a network fault, a failover to a standby under way), or the server is shutting down. Try again after `Retry-After`; a create sent again with its `Idempotency-Key` is applied once, whether or not the first one was. */
+            503: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Seconds to wait before trying again (always 1). */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "the store is unavailable; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsPlantsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path has, in `Allow`. No body. */
+            204: {
+                headers: {
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The methods of this path. */
+                    Allow: "POST, OPTIONS";
                     [name: string]: unknown;
                 };
                 content?: never;
