@@ -11,6 +11,12 @@ describe('withoutNulls', () => {
     );
   });
 
+  it('keeps a member named __proto__ as a member, not as the prototype', () => {
+    const present = withoutNulls(JSON.parse('{"__proto__": 0, "tag": null}') as Record<string, unknown>);
+    expect(Object.keys(present)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(present)).toBe(Object.prototype);
+  });
+
   it('makes a fresh object and leaves the row alone', () => {
     const row = { id: 1, name: 'Fern', tag: null };
     const present = withoutNulls(row);

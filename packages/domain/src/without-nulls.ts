@@ -11,8 +11,7 @@ export type WithoutNulls<T> = { readonly [K in keyof T as null extends T[K] ? ne
  * member is left out: every `null` member is dropped, whatever its name, so a field added to a
  * codec needs nothing here. A fresh object holding the row's own enumerable members.
  */
-export const withoutNulls = <T extends object>(row: T): WithoutNulls<T> => {
-  const present: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) if (value !== null) present[key] = value;
-  return present as WithoutNulls<T>;
-};
+export const withoutNulls = <T extends object>(row: T): WithoutNulls<T> =>
+  // fromEntries defines each member as the object's own, a `__proto__` too (an assignment would
+  // set the prototype instead).
+  Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null)) as WithoutNulls<T>;
